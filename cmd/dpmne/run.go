@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmne/dpmne/fetch"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise
+// the module version from the build info is used.
+var version = ""
+
+// run executes the dpmne command line args, writing to stdout and stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	dataDir string
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "dpmne",
+		Short: "Node embeddings for partial multiplex networks (DPMNE)",
+		Long: `dpmne learns node embeddings from partial multiplex networks: one set of
+nodes, several views (each with its own edges and features), and nodes
+missing from some views.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory of the named data sets (default $"+multiplex.DataDirEnv+", else ~/.local/share/dpmne)")
+	root.AddCommand(newDataCmd(g), newGenerateCmd(g), newVersionCmd())
+	return root
+}
+
+func (g *globals) dir() string {
+	if g.dataDir != "" {
+		return g.dataDir
+	}
+	return multiplex.DefaultDataDir()
+}
+
+// syntheticName is the built-in synthetic data set: synth.Default() with
+// seed 1, generated in memory.
+const syntheticName = "synthetic"
+
+// loadNetwork loads a named data set, a manifest, or the synthetic default.
+func (g *globals) loadNetwork(name string) (*multiplex.Network, error) {
+	if name == syntheticName {
+		return synth.Generate(synth.Default(), rand.New(rand.NewPCG(1, 0)))
+	}
+	return multiplex.Load(name, g.dir())
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v := version
+			if v == "" {
+				v = "(devel)"
+				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+					v = bi.Main.Version
+				}
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "dpmne", v)
+			return nil
+		},
+	}
+}
+
+func newDataCmd(g *globals) *cobra.Command {
+	data := &cobra.Command{Use: "data", Short: "Inspect and fetch data sets"}
+	var asJSON bool
+	var pdr float64
+	var seed uint64
+	info := &cobra.Command{
+		Use:   "info <name|manifest|dir>",
+		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features, labels",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			net, err := g.loadNetwork(args[0])
+			if err != nil {
+				return err
+			}
+			if pdr > 0 {
+				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 0))); err != nil {
+					return err
+				}
+			}
+			s := multiplex.Summarize(net)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			return printSummary(cmd.OutOrStdout(), s)
+		},
+	}
+	info.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
+	info.Flags().Float64Var(&pdr, "pdr", 0, "remove this fraction of nodes from each view first (the paper's partial-data protocol)")
+	info.Flags().Uint64Var(&seed, "seed", 1, "seed for --pdr")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the named data sets and whether they are in the data directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "name\tfiles\tsource")
+			fmt.Fprintf(tw, "%s\tbuilt in\tgenerated in memory (synth.Default, seed 1)\n", syntheticName)
+			for _, name := range multiplex.Names() {
+				ds := fetch.Sources[name]
+				status := "present"
+				for _, f := range ds.Files {
+					if _, err := os.Stat(filepath.Join(g.dir(), filepath.FromSlash(f.Path))); err != nil {
+						status = "missing (dpmne data fetch " + name + ")"
+						break
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, status, ds.Source)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\ndata directory: %s\n", g.dir())
+			return nil
+		},
+	}
+	var baseURL string
+	fetchCmd := &cobra.Command{
+		Use:   "fetch <name>",
+		Short: "Download a named data set from its public source, checking SHA-256 sums",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return fetch.Fetch(cmd.Context(), args[0], g.dir(), fetch.Options{BaseURL: baseURL, Log: cmd.ErrOrStderr()})
+		},
+	}
+	fetchCmd.Flags().StringVar(&baseURL, "base-url", "", "mirror replacing https://raw.githubusercontent.com/ in every URL")
+	data.AddCommand(info, list, fetchCmd)
+	return data
+}
+
+func printSummary(w io.Writer, s *multiplex.Summary) error {
+	writeTable(w, []string{"dataset", "nodes", "views", "classes"},
+		[][]string{{s.Name, fmt.Sprint(s.Nodes), fmt.Sprint(len(s.Views)), fmt.Sprint(len(s.Classes))}})
+	fmt.Fprintln(w)
+	var rows [][]string
+	for _, v := range s.Views {
+		dims := fmt.Sprint(v.FeatureDims)
+		if !v.OwnFeatures {
+			dims += " (adjacency)"
+		}
+		rows = append(rows, []string{v.Name, fmt.Sprint(v.Observed), fmt.Sprintf("%.3f", v.PDR), fmt.Sprint(v.Edges),
+			fmt.Sprintf("%.5f", v.Density), dims, fmt.Sprint(v.FeatureNNZ)})
+	}
+	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "feature dims", "feature nnz"}, rows)
+	if len(s.Classes) > 0 {
+		fmt.Fprintln(w)
+		rows = rows[:0]
+		for _, c := range s.Classes {
+			rows = append(rows, []string{c.Name, fmt.Sprint(c.Count)})
+		}
+		if s.Unlabelled > 0 {
+			rows = append(rows, []string{"(unlabelled)", fmt.Sprint(s.Unlabelled)})
+		}
+		writeTable(w, []string{"class", "nodes"}, rows)
+	}
+	return nil
+}
+
+// writeTable prints an aligned plain-text table: the first column left-aligned,
+// the others right-aligned.
+func writeTable(w io.Writer, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for c, cell := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		var b strings.Builder
+		for c, cell := range r {
+			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell))
+			if c == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func newGenerateCmd(g *globals) *cobra.Command {
+	cfg := synth.Default()
+	var out string
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "generate --out DIR",
+		Short: "Generate a partial multiplex stochastic block model and write it in the native format",
+		Long: `Generate a partial multiplex stochastic block model: planted classes, per-view
+edge densities inside and across classes, class-correlated sparse 0/1
+features, and per-view missing nodes. Per-view flags take one value for all
+views or one per view, comma-separated. The same flags and seed always write
+the same files.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return fmt.Errorf("--out: give the directory to write the data set to")
+			}
+			net, err := synth.Generate(cfg, rand.New(rand.NewPCG(seed, 0)))
+			if err != nil {
+				return err
+			}
+			if err := multiplex.WriteNative(net, out); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d nodes, %d views (load it with: dpmne data info %s)\n", out, net.N(), len(net.Views), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "directory to write (created if needed)")
+	f.Uint64Var(&seed, "seed", 1, "random seed")
+	f.IntVar(&cfg.Nodes, "nodes", cfg.Nodes, "number of nodes")
+	f.IntVar(&cfg.Classes, "classes", cfg.Classes, "number of planted classes")
+	f.IntVar(&cfg.Views, "views", cfg.Views, "number of views")
+	f.Float64SliceVar(&cfg.DegreeIn, "degree-in", cfg.DegreeIn, "expected neighbours inside the class, per view")
+	f.Float64SliceVar(&cfg.DegreeOut, "degree-out", cfg.DegreeOut, "expected neighbours outside the class, per view")
+	f.IntSliceVar(&cfg.FeatureDims, "feature-dims", cfg.FeatureDims, "feature width per view (0: adjacency rows serve)")
+	f.IntSliceVar(&cfg.FeatureNNZ, "feature-nnz", cfg.FeatureNNZ, "non-zero features per node, per view")
+	f.Float64SliceVar(&cfg.Signal, "signal", cfg.Signal, "fraction of features drawn from the class's dimensions, per view")
+	f.Float64SliceVar(&cfg.Missing, "missing", cfg.Missing, "fraction of nodes missing from each view (partial data ratio)")
+	return cmd
+}

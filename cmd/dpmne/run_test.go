@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// runCLI runs the command in-process and returns stdout and stderr.
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", p, got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"info-synthetic.golden", []string{"data", "info", "synthetic"}},
+		{"info-synthetic-json.golden", []string{"data", "info", "synthetic", "--json"}},
+		{"info-synthetic-pdr.golden", []string{"data", "info", "synthetic", "--pdr", "0.4", "--seed", "2"}},
+		{"info-tiny.golden", []string{"data", "info", "testdata/tiny"}},
+		{"info-tiny-manifest.golden", []string{"data", "info", "testdata/tiny/manifest.json"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, stderr, err := runCLI(t, tc.args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			golden(t, tc.golden, out)
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"data", "info", "nosuchset"}, `unknown data set "nosuchset"`},
+		{[]string{"data", "info"}, "accepts 1 arg"},
+		{[]string{"data", "info", "synthetic", "--pdr", "1.5"}, "want 0 ≤ pdr < 1"},
+		{[]string{"data", "info", "synthetic", "--pdr", "x"}, `invalid argument "x"`},
+		{[]string{"generate"}, "--out"},
+		{[]string{"generate", "--out", "x", "--nodes", "1"}, "nodes = 1"},
+		{[]string{"generate", "--out", "x", "--missing", "0.1,0.2"}, "missing has 2 values"},
+		{[]string{"data", "info", "testdata/nosuch/manifest.json"}, "no such file"},
+		{[]string{"data", "fetch", "nosuch"}, "no public source"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	}
+	for _, tc := range tests {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want it to contain %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+// TestGenerateThenInfo writes the synthetic default to disk and checks that
+// reading it back summarizes exactly as the in-memory data set does.
+func TestGenerateThenInfo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "synth")
+	out, _, err := runCLI(t, "generate", "--out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "2000 nodes, 3 views") {
+		t.Errorf("generate printed %q", out)
+	}
+	fromDisk, _, err := runCLI(t, "data", "info", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory, _, _ := runCLI(t, "data", "info", "synthetic", "--json")
+	if fromDisk != inMemory {
+		t.Errorf("generated files summarize differently:\n%s\nvs in memory\n%s", fromDisk, inMemory)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := runCLI(t, "version")
+	if err != nil || !strings.HasPrefix(out, "dpmne ") {
+		t.Errorf("version: %q, %v", out, err)
+	}
+}
+
+// TestInfoCoraAnyDirectory runs `dpmne data info cora` from an unrelated
+// working directory with DPMNE_DATA set.
+func TestInfoCoraAnyDirectory(t *testing.T) {
+	dir := testenv.DataDir(t)
+	t.Setenv("DPMNE_DATA", dir)
+	t.Chdir(t.TempDir())
+	out, _, err := runCLI(t, "data", "info", "cora")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cora", "2708", "5278", "1433", "49216", "Neural_Networks", "818"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

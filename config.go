@@ -1,0 +1,169 @@
+package dpmne
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/proximity"
+)
+
+// YReg selects the regulariser R(Y).
+type YReg int
+
+const (
+	// Orth is R(Y) = ‖YᵀY − I‖², the form the paper's gradient (eq. 9)
+	// implies. It keeps Y from collapsing under the Laplacian term.
+	Orth YReg = iota
+	// Fro is R(Y) = ‖Y‖², the form §3.3 writes.
+	Fro
+)
+
+func (r YReg) String() string {
+	switch r {
+	case Orth:
+		return "orth"
+	case Fro:
+		return "fro"
+	}
+	return fmt.Sprintf("YReg(%d)", int(r))
+}
+
+// ParseYReg parses "orth" or "fro".
+func ParseYReg(s string) (YReg, error) {
+	switch s {
+	case "orth":
+		return Orth, nil
+	case "fro":
+		return Fro, nil
+	}
+	return 0, fmt.Errorf("unknown Y regulariser %q: want orth or fro", s)
+}
+
+// Config holds every setting of a DPMNE fit. The zero value of a field means
+// its default, given in the comment; Defaults returns them filled in.
+type Config struct {
+	Dim int // embedding dimension d (128, as the paper)
+
+	// Autoencoders (one per view).
+	Hidden        []int // encoder widths; the last is the code size (default [200])
+	Activation    nn.Activation
+	Loss          nn.Loss
+	NonzeroWeight float64 // weight of non-zero inputs for weighted losses (1)
+	LearningRate  float64 // Adam step (1e-3)
+	Batch         int     // minibatch size (256)
+	Pretrain      int     // autoencoder pretraining epochs before the first Y step (10)
+	Epochs        int     // autoencoder epochs per outer iteration (1)
+
+	// Objective weights.
+	Alpha   float64 // consistency α (1)
+	Beta    float64 // proximity β (1)
+	Lambda  float64 // λ on R(Y) (1)
+	LambdaB float64 // ridge on each B^s (1e-3)
+	LambdaW float64 // weight decay on the autoencoders (0)
+	YReg    YReg
+
+	// Proximity.
+	Norm      proximity.Norm
+	Laplacian proximity.Laplacian
+	Weights   []float64 // w_1…w_l (the paper's 1, 1/2, 1/4, 1/8, 1/16)
+
+	// Coordinate descent.
+	Iterations int     // outer iterations (60, paper §4.1.3)
+	YSteps     int     // at most this many Y steps per iteration (5)
+	YTol       float64 // stop the Y steps when one lowers f by less than YTol·|f| (1e-5)
+
+	// Ablations (Table 4).
+	NoAutoencoder bool // H^s = X^s: identity encoders, no reconstruction term
+	NoConsistency bool // α = 0: Y from the proximity term alone
+	NoProximity   bool // β = 0
+
+	// Workers bounds the goroutines of the sparse products (0: GOMAXPROCS).
+	Workers int
+}
+
+// Defaults returns c with every zero field set to its default.
+func (c Config) Defaults() Config {
+	set := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	seti := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	seti(&c.Dim, 128)
+	if len(c.Hidden) == 0 {
+		c.Hidden = []int{200}
+	}
+	set(&c.NonzeroWeight, 1)
+	set(&c.LearningRate, 1e-3)
+	seti(&c.Batch, 256)
+	seti(&c.Pretrain, 10)
+	seti(&c.Epochs, 1)
+	set(&c.Alpha, 1)
+	set(&c.Beta, 1)
+	set(&c.Lambda, 1)
+	set(&c.LambdaB, 1e-3)
+	if c.Weights == nil {
+		c.Weights = proximity.PaperWeights()
+	}
+	seti(&c.Iterations, 60)
+	seti(&c.YSteps, 5)
+	set(&c.YTol, 1e-5)
+	return c
+}
+
+// Validate reports the first setting out of range, by its flag name.
+func (c Config) Validate() error {
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("%s = %v: want %s", name, v, want)
+	}
+	if c.Dim < 1 {
+		return bad("dim", c.Dim, "at least 1")
+	}
+	for i, h := range c.Hidden {
+		if h < 1 {
+			return bad(fmt.Sprintf("hidden[%d]", i), h, "a positive width")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"alpha", c.Alpha}, {"beta", c.Beta}, {"lambda", c.Lambda}, {"lambda-b", c.LambdaB}, {"lambda-w", c.LambdaW}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return bad(f.name, f.v, "finite and ≥ 0")
+		}
+	}
+	if !(c.LearningRate > 0) {
+		return bad("learning-rate", c.LearningRate, "> 0")
+	}
+	if c.NonzeroWeight < 1 {
+		return bad("nonzero-weight", c.NonzeroWeight, "≥ 1")
+	}
+	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.Iterations < 0 || c.YSteps < 1 {
+		return fmt.Errorf("batch, pretrain, epochs, iterations and y-steps must be positive (got %d, %d, %d, %d, %d)",
+			c.Batch, c.Pretrain, c.Epochs, c.Iterations, c.YSteps)
+	}
+	if c.LambdaB == 0 && !c.NoConsistency {
+		return bad("lambda-b", c.LambdaB, "> 0: the B step is a ridge regression")
+	}
+	if c.NoConsistency && c.NoProximity {
+		return fmt.Errorf("no-consistency and no-proximity together leave nothing tying Y to the data")
+	}
+	return nil
+}
+
+func (c Config) nnConfig() nn.Config {
+	return nn.Config{
+		Hidden:        c.Hidden,
+		Activation:    c.Activation,
+		OutActivation: nn.Sigmoid,
+		Loss:          c.Loss,
+		NonzeroWeight: float32(c.NonzeroWeight),
+		LearningRate:  float32(c.LearningRate),
+		WeightDecay:   float32(c.LambdaW),
+	}
+}

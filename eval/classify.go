@@ -1,0 +1,320 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// ClassifyOptions configures Classify; the zero value gives the defaults.
+type ClassifyOptions struct {
+	TrainRatio float64   // fraction of labelled nodes used for training; default 0.5
+	Repeats    int       // number of random splits; default 10
+	Seed       uint64    // seed of the splits and of the inner folds
+	Cs         []float64 // grid for C; default {0.01, 0.1, 1, 10, 100}
+	// Folds is the number of inner CV folds on the training part: 0 means
+	// the default 5 (so that the zero value is the paper's protocol), 1
+	// means no inner CV (use Cs[0], see NoInnerCV), negative is an error.
+	Folds      int
+	Stratified bool // stratify the outer splits by class (inner folds are always stratified)
+	Workers    int  // repeats run in parallel goroutines; the result does not depend on it; 0 = GOMAXPROCS
+	// MaxIter and Tol are passed to every LogReg (0 = its defaults).
+	MaxIter int
+	Tol     float64
+}
+
+// NoInnerCV as ClassifyOptions.Folds skips the inner cross-validation and
+// fits every repeat with Cs[0].
+const NoInnerCV = 1
+
+// DefaultCs is the default grid of C values.
+var DefaultCs = []float64{0.01, 0.1, 1, 10, 100}
+
+// Stat is a mean and a sample standard deviation (divisor n−1) over repeats;
+// Std is 0 when there is a single repeat.
+type Stat struct{ Mean, Std float64 }
+
+// RepeatResult holds the scores of one repeat and the C chosen for it.
+type RepeatResult struct {
+	MicroF1, MacroF1, C float64
+	// Folds is the number of inner CV folds actually used: opt.Folds, lowered
+	// to the smallest per-class training count when that is smaller (≥ 2),
+	// or 0 when no inner CV ran.
+	Folds int
+}
+
+// ClassifyResult is the outcome of Classify.
+type ClassifyResult struct {
+	MicroF1, MacroF1 Stat           // over repeats
+	PerRepeat        []RepeatResult // micro, macro, chosen C per repeat
+	Classes          int            // number of distinct labels among labelled nodes
+	Labelled         int            // number of labelled nodes
+}
+
+// Classify runs the node-classification protocol on the embeddings emb
+// (row-major n×d) with per-node labels (any negative value = unknown); see the
+// package documentation for the protocol. Labels may be any non-negative
+// integers; they are compacted to the classes that occur.
+//
+// Errors: n·d ≠ len(emb), len(labels) ≠ n, non-finite embedding values (the
+// first offending row is named), fewer than 2 classes among labelled nodes,
+// TrainRatio outside (0, 1), a non-positive or non-finite C, negative Folds,
+// a training part where some class has fewer than 2 nodes while inner CV is
+// requested (the folds are otherwise lowered to fit, see RepeatResult.Folds),
+// and ctx's error when it is cancelled.
+func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt ClassifyOptions) (*ClassifyResult, error) {
+	if n <= 0 || d <= 0 {
+		return nil, fmt.Errorf("eval: Classify: need n > 0 and d > 0, got n=%d d=%d", n, d)
+	}
+	if len(emb) != n*d {
+		return nil, fmt.Errorf("eval: Classify: len(emb) = %d, want n·d = %d·%d = %d", len(emb), n, d, n*d)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("eval: Classify: len(labels) = %d, want n = %d", len(labels), n)
+	}
+	for i, v := range emb {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("eval: Classify: embedding row %d has a non-finite value (%v in column %d)", i/d, v, i%d)
+		}
+	}
+	if opt.TrainRatio == 0 {
+		opt.TrainRatio = 0.5
+	}
+	if !(opt.TrainRatio > 0 && opt.TrainRatio < 1) {
+		return nil, fmt.Errorf("eval: Classify: TrainRatio %v not in (0, 1)", opt.TrainRatio)
+	}
+	if opt.Repeats == 0 {
+		opt.Repeats = 10
+	}
+	if opt.Repeats < 0 {
+		return nil, fmt.Errorf("eval: Classify: Repeats = %d, want ≥ 1", opt.Repeats)
+	}
+	if len(opt.Cs) == 0 {
+		opt.Cs = DefaultCs
+	}
+	for _, c := range opt.Cs {
+		if !(c > 0) || math.IsInf(c, 1) {
+			return nil, fmt.Errorf("eval: Classify: C = %v in the grid, want finite > 0", c)
+		}
+	}
+	if opt.Folds < 0 {
+		return nil, fmt.Errorf("eval: Classify: Folds = %d, want ≥ 0", opt.Folds)
+	}
+	if opt.Folds == 0 {
+		opt.Folds = 5
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	// Compact the labels to 0..K-1.
+	ids := map[int]int{}
+	var distinct []int
+	for _, l := range labels {
+		if l >= 0 {
+			if _, ok := ids[l]; !ok {
+				ids[l] = 0
+				distinct = append(distinct, l)
+			}
+		}
+	}
+	slices.Sort(distinct)
+	for i, l := range distinct {
+		ids[l] = i
+	}
+	K := len(distinct)
+	if K < 2 {
+		return nil, fmt.Errorf("eval: Classify: %d class(es) among labelled nodes, need at least 2", K)
+	}
+	y := make([]int, n)
+	labelled := 0
+	for i, l := range labels {
+		y[i] = -1
+		if l >= 0 {
+			y[i] = ids[l]
+			labelled++
+		}
+	}
+
+	splits, err := RandomSplits(y, opt.TrainRatio, opt.Repeats, opt.Stratified, opt.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("eval: Classify: %w", err)
+	}
+	cs := slices.Clone(opt.Cs)
+	slices.Sort(cs) // warm starts follow increasing C (decreasing penalty)
+
+	res := &ClassifyResult{PerRepeat: make([]RepeatResult, opt.Repeats), Classes: K, Labelled: labelled}
+	errs := make([]error, opt.Repeats)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, opt.Repeats); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				rr, err := runRepeat(ctx, emb, d, y, K, splits[r], opt, cs, r)
+				if err != nil {
+					errs[r] = err
+					cancel()
+					continue
+				}
+				res.PerRepeat[r] = rr
+			}
+		}()
+	}
+	dispatched := 0
+	for ; dispatched < opt.Repeats && ctx.Err() == nil; dispatched++ {
+		next <- dispatched
+	}
+	close(next)
+	wg.Wait()
+	// Report the first failing repeat's own error; the cancellation it
+	// caused in the other repeats is not the cause.
+	incomplete := dispatched < opt.Repeats
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
+			return nil, e
+		}
+		incomplete = incomplete || e != nil
+	}
+	if incomplete {
+		return nil, fmt.Errorf("eval: Classify: %w", context.Cause(ctx))
+	}
+	micro := make([]float64, opt.Repeats)
+	macro := make([]float64, opt.Repeats)
+	for r, rr := range res.PerRepeat {
+		micro[r], macro[r] = rr.MicroF1, rr.MacroF1
+	}
+	res.MicroF1, res.MacroF1 = stat(micro), stat(macro)
+	return res, nil
+}
+
+func stat(v []float64) Stat {
+	var s Stat
+	for _, x := range v {
+		s.Mean += x
+	}
+	s.Mean /= float64(len(v))
+	if len(v) > 1 {
+		var ss float64
+		for _, x := range v {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Std = math.Sqrt(ss / float64(len(v)-1))
+	}
+	return s
+}
+
+// runRepeat runs one repeat: inner CV over the grid on the training part,
+// then a fit with the chosen C on the whole training part, scored on the
+// test part.
+func runRepeat(ctx context.Context, emb []float64, d int, y []int, K int, sp Split, opt ClassifyOptions, cs []float64, r int) (RepeatResult, error) {
+	rr := RepeatResult{C: opt.Cs[0]}
+	newModel := func() *LogReg { return &LogReg{MaxIter: opt.MaxIter, Tol: opt.Tol} }
+	fitErr := func(err error, what string) error {
+		return fmt.Errorf("eval: Classify: repeat %d: %s: %w", r, what, err)
+	}
+	var warm *LogReg // solution at the chosen C from the last inner fold
+	if opt.Folds > 1 && len(cs) > 1 {
+		count := make([]int, K)
+		for _, i := range sp.Train {
+			count[y[i]]++
+		}
+		folds := opt.Folds
+		for c, cnt := range count {
+			if cnt > 0 && cnt < folds {
+				if cnt < 2 {
+					return rr, fmt.Errorf("eval: Classify: repeat %d: class %d has %d training node(s), too few for inner cross-validation (set Folds ≤ 1, or use a larger TrainRatio or Stratified)", r, c, cnt)
+				}
+				folds = cnt
+			}
+		}
+		rr.Folds = folds
+		fold := KFold(sp.Train, y, folds, splitmix(opt.Seed)^uint64(r))
+		score := make([]float64, len(cs))
+		lastW := make([][]float64, len(cs))
+		lastB := make([][]float64, len(cs))
+		inFold := make([]bool, len(y))
+		for v, test := range fold {
+			for _, i := range test {
+				inFold[i] = true
+			}
+			train := make([]int, 0, len(sp.Train)-len(test))
+			for _, i := range sp.Train {
+				if !inFold[i] {
+					train = append(train, i)
+				}
+			}
+			for _, i := range test {
+				inFold[i] = false
+			}
+			xtr, ytr, xte, yte := prepare(emb, d, y, train, test)
+			m := newModel()
+			for ci, c := range cs {
+				if err := ctx.Err(); err != nil {
+					return rr, err
+				}
+				m.C = c
+				if err := m.Fit(xtr, len(train), d, ytr, K); err != nil {
+					return rr, fitErr(err, fmt.Sprintf("inner fold %d, C=%v", v, c))
+				}
+				score[ci] += MicroF1(yte, m.Predict(xte, len(test)), K) / float64(folds)
+				if v == len(fold)-1 {
+					lastW[ci] = slices.Clone(m.W)
+					lastB[ci] = slices.Clone(m.B)
+				}
+			}
+		}
+		best := 0 // highest mean accuracy; ties to the smaller C
+		for ci := range cs {
+			if score[ci] > score[best] {
+				best = ci
+			}
+		}
+		rr.C = cs[best]
+		warm = &LogReg{W: lastW[best], B: lastB[best], Classes: K}
+	}
+	if err := ctx.Err(); err != nil {
+		return rr, err
+	}
+	xtr, ytr, xte, yte := prepare(emb, d, y, sp.Train, sp.Test)
+	m := newModel()
+	if warm != nil {
+		m.W, m.B, m.Classes = warm.W, warm.B, warm.Classes
+	}
+	m.C = rr.C
+	if err := m.Fit(xtr, len(sp.Train), d, ytr, K); err != nil {
+		return rr, fitErr(err, fmt.Sprintf("final fit, C=%v", rr.C))
+	}
+	pred := m.Predict(xte, len(sp.Test))
+	rr.MicroF1 = MicroF1(yte, pred, K)
+	rr.MacroF1 = MacroF1(yte, pred, K)
+	return rr, nil
+}
+
+// prepare standardises with statistics of the train rows and gathers the
+// train and test rows into contiguous buffers.
+func prepare(emb []float64, d int, y []int, train, test []int) (xtr []float64, ytr []int, xte []float64, yte []int) {
+	n := len(emb) / d
+	s := FitStandardizer(emb, n, d, train)
+	xtr = make([]float64, len(train)*d)
+	xte = make([]float64, len(test)*d)
+	s.gather(xtr, emb, d, train)
+	s.gather(xte, emb, d, test)
+	ytr = make([]int, len(train))
+	for i, r := range train {
+		ytr[i] = y[r]
+	}
+	yte = make([]int, len(test))
+	for i, r := range test {
+		yte[i] = y[r]
+	}
+	return
+}

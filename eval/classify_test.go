@@ -1,0 +1,199 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestClassifySeparable: well-separated synthetic embeddings (5 classes,
+// d = 8, means 6 apart, unit noise, a third of the nodes unlabelled) give
+// micro- and macro-F1 ≥ 0.95 in every repeat.
+func TestClassifySeparable(t *testing.T) {
+	const n, d, k = 300, 8, 5
+	x, y := blobs(n, d, k, 6, 1, 1)
+	for i := range y {
+		if i%3 == 2 {
+			y[i] = -1
+		}
+	}
+	for _, strat := range []bool{false, true} {
+		res, err := Classify(context.Background(), x, n, d, y, ClassifyOptions{Repeats: 4, Seed: 1, Stratified: strat, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Classes != k || res.Labelled != 200 || len(res.PerRepeat) != 4 {
+			t.Fatalf("classes %d labelled %d repeats %d", res.Classes, res.Labelled, len(res.PerRepeat))
+		}
+		for r, rr := range res.PerRepeat {
+			if rr.MicroF1 < 0.95 || rr.MacroF1 < 0.95 {
+				t.Errorf("stratified=%v repeat %d: micro %.3f macro %.3f", strat, r, rr.MicroF1, rr.MacroF1)
+			}
+			if rr.Folds != 5 {
+				t.Errorf("repeat %d: %d folds", r, rr.Folds)
+			}
+		}
+		if res.MicroF1.Mean < 0.95 || res.MacroF1.Mean < 0.95 {
+			t.Errorf("stratified=%v: micro %+v macro %+v", strat, res.MicroF1, res.MacroF1)
+		}
+	}
+}
+
+// TestClassifyDeterministic: same seed → identical results for 1, 2 and 3
+// workers (exact equality); another seed → different per-repeat results.
+func TestClassifyDeterministic(t *testing.T) {
+	const n, d, k = 240, 6, 4
+	x, y := randomMeans(n, d, k, 4, 3) // overlapping: scores vary with the split
+	opt := ClassifyOptions{Repeats: 3, Seed: 7, Cs: []float64{0.1, 1, 10}, Folds: 3}
+	var first *ClassifyResult
+	for _, w := range []int{1, 2, 3} {
+		opt.Workers = w
+		res, err := Classify(context.Background(), x, n, d, y, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		if !reflect.DeepEqual(first, res) {
+			t.Errorf("Workers=%d: %+v differs from Workers=1: %+v", w, res, first)
+		}
+	}
+	opt.Seed = 8
+	other, err := Classify(context.Background(), x, n, d, y, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(first.PerRepeat, other.PerRepeat) {
+		t.Error("seeds 7 and 8 gave identical per-repeat results")
+	}
+	// Stat: mean and sample std of the per-repeat values.
+	var m, ss float64
+	for _, rr := range first.PerRepeat {
+		m += rr.MicroF1 / 3
+	}
+	for _, rr := range first.PerRepeat {
+		ss += (rr.MicroF1 - m) * (rr.MicroF1 - m)
+	}
+	if math.Abs(first.MicroF1.Mean-m) > 1e-12 || math.Abs(first.MicroF1.Std-math.Sqrt(ss/2)) > 1e-12 {
+		t.Errorf("MicroF1 stat %+v, want mean %v std %v", first.MicroF1, m, math.Sqrt(ss/2))
+	}
+}
+
+// TestClassifyFoldFallback: a class with 3 training nodes lowers the inner
+// folds from 5 to 3; one with a single training node is an error; Folds 1
+// runs without inner CV (C = Cs[0]).
+func TestClassifyFoldFallback(t *testing.T) {
+	x, y := blobs(100, 4, 2, 6, 1, 2)
+	// Class 2: 6 labelled nodes → 3 training nodes in a stratified 50% split.
+	for i := 0; i < 6; i++ {
+		y[i*10] = 2
+		x[i*10*4+2] += 12
+	}
+	res, err := Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range res.PerRepeat {
+		if rr.Folds != 3 {
+			t.Errorf("folds %d, want 3", rr.Folds)
+		}
+	}
+	// Class 2 with 2 labelled nodes → 1 training node.
+	for i := 2; i < 6; i++ {
+		y[i*10] = i % 2
+	}
+	_, err = Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true})
+	if err == nil || !strings.Contains(err.Error(), "too few for inner cross-validation") {
+		t.Errorf("error %v", err)
+	}
+	res, err = Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true, Folds: 1, Cs: []float64{3, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range res.PerRepeat {
+		if rr.C != 3 || rr.Folds != 0 {
+			t.Errorf("no-CV repeat: C %v folds %d, want C 3 folds 0", rr.C, rr.Folds)
+		}
+	}
+}
+
+func TestClassifyErrors(t *testing.T) {
+	x, y := blobs(20, 2, 2, 5, 1, 1)
+	nan := append([]float64(nil), x...)
+	nan[7*2+1] = math.Inf(1)
+	one := make([]int, 20)
+	for i := range one {
+		one[i] = -1
+	}
+	one[3], one[4] = 1, 1
+	for _, tc := range []struct {
+		name   string
+		x      []float64
+		n, d   int
+		labels []int
+		opt    ClassifyOptions
+		want   string
+	}{
+		{"n·d", x, 20, 3, y, ClassifyOptions{}, "len(emb)"},
+		{"labels length", x, 20, 2, y[:19], ClassifyOptions{}, "len(labels)"},
+		{"non-finite", nan, 20, 2, y, ClassifyOptions{}, "row 7"},
+		{"one class", x, 20, 2, one, ClassifyOptions{}, "need at least 2"},
+		{"ratio 1", x, 20, 2, y, ClassifyOptions{TrainRatio: 1}, "TrainRatio"},
+		{"ratio negative", x, 20, 2, y, ClassifyOptions{TrainRatio: -0.5}, "TrainRatio"},
+		{"bad C", x, 20, 2, y, ClassifyOptions{Cs: []float64{1, 0}}, "C = 0"},
+		{"negative folds", x, 20, 2, y, ClassifyOptions{Folds: -1}, "Folds"},
+		{"negative repeats", x, 20, 2, y, ClassifyOptions{Repeats: -1}, "Repeats"},
+		{"empty", nil, 0, 2, nil, ClassifyOptions{}, "n > 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Classify(context.Background(), tc.x, tc.n, tc.d, tc.labels, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Classify(ctx, x, 20, 2, y, ClassifyOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: error %v", err)
+	}
+}
+
+// BenchmarkClassify runs the full protocol on Cora-sized synthetic
+// embeddings: 10 repeats × 5 inner folds × 5 values of C, plus the final fits.
+func BenchmarkClassify(b *testing.B) {
+	for _, bc := range []struct{ n, d, k int }{{2708, 128, 7}} {
+		x, y := randomMeans(bc.n, bc.d, bc.k, 2.5, 1)
+		b.Run(fmtSize(bc.n, bc.d, bc.k), func(b *testing.B) {
+			var res *ClassifyResult
+			for b.Loop() {
+				var err error
+				res, err = Classify(context.Background(), x, bc.n, bc.d, y, ClassifyOptions{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(res.MicroF1.Mean, "micro-F1")
+		})
+	}
+}
+
+func fmtSize(n, d, k int) string {
+	return "n=" + itoa(n) + "_d=" + itoa(d) + "_k=" + itoa(k)
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; v > 0; v /= 10 {
+		b = append([]byte{byte('0' + v%10)}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,50 @@
+package dpmne
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dpmne/dpmne/eval"
+	"github.com/dpmne/dpmne/internal/testenv"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// TestExplore is a development aid: DPMNE_EXPLORE='{"Beta":1000}' go test -run Explore
+func TestExplore(t *testing.T) {
+	spec := os.Getenv("DPMNE_EXPLORE")
+	if spec == "" {
+		t.Skip("set DPMNE_EXPLORE to a JSON Config")
+	}
+	var cfg Config
+	if err := json.Unmarshal([]byte(spec), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	name := os.Getenv("DPMNE_EXPLORE_DATA")
+	if name == "" {
+		name = "cora"
+	}
+	net, err := multiplex.Load(name, testenv.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
+		if it.Iteration%10 == 0 {
+			t.Logf("it %d: O %.4g cons %.4g prox %.4g regY %.4g regB %.3g recon %.4g ysteps %d (Y %v B %v AE %v)", it.Iteration, it.Terms.Total(), it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Terms.RegB, it.Terms.Reconstruction, it.YSteps, it.YTime, it.BTime, it.AETime)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitTime := time.Since(start)
+	c := m.Config
+	res, err := eval.Classify(context.Background(), m.Y.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %s: micro %.3f ± %.3f macro %.3f (fit %v)", name, spec, res.MicroF1.Mean, res.MicroF1.Std, res.MacroF1.Mean, fitTime)
+}

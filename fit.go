@@ -1,0 +1,372 @@
+package dpmne
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/proximity"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Iteration reports one outer iteration of coordinate descent.
+type Iteration struct {
+	Iteration int   // 0 after initialisation, then 1…Iterations
+	Terms     Terms // every term of O after the iteration
+	YSteps    int   // Y steps taken
+	// Time spent in each phase during this iteration.
+	YTime, BTime, AETime time.Duration
+}
+
+// Options carries what is not part of the model's configuration.
+type Options struct {
+	// Progress, if set, is called after initialisation and after every
+	// iteration.
+	Progress func(Iteration)
+}
+
+// Model is a fitted DPMNE model.
+type Model struct {
+	Config Config
+	IDs    []string    // node ids, in row order of the embedding
+	Y      *mat.Dense  // n×d common embedding
+	Views  []ViewModel // per view, in network order
+}
+
+// ViewModel is one view's part of a fitted model.
+type ViewModel struct {
+	Name string
+	In   int             // feature width
+	B    *mat.Dense      // d×h basis
+	AE   *nn.Autoencoder // nil for the no-autoencoder ablation
+}
+
+// Embedding returns the n×d embedding, one row per node in IDs order.
+func (m *Model) Embedding() *mat.Dense { return m.Y }
+
+// ErrCanceled wraps the context error when a fit is cancelled; the Model
+// returned with it holds the last completed iteration.
+var ErrCanceled = errors.New("dpmne: fit cancelled")
+
+// Fit learns a DPMNE embedding of net. Randomness (autoencoder
+// initialisation, minibatch order, the randomised SVD of the initial Y) comes
+// only from rng, so the same rng state and Workers give the same bytes.
+//
+// Initialisation: each autoencoder is pretrained for cfg.Pretrain epochs on
+// its view's observed nodes; Y is then the top-d left singular vectors of
+// [H¹ … H^t] (zero rows where unobserved) without centring, found by a
+// randomised SVD, so that an orthonormal Y can carry the codes' common mean
+// direction; each B^s follows by its closed form.
+//
+// Each iteration then (1) takes up to YSteps preconditioned descent steps on
+// Y with an exact line search, (2) solves each B^s in closed form, and (3)
+// trains each autoencoder for Epochs epochs with the regression target
+// y_i B^s on its observed nodes.
+//
+// If ctx is cancelled, Fit returns the model as of the last completed
+// iteration together with an error wrapping ErrCanceled and ctx.Err().
+func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	n, d := net.N(), cfg.Dim
+	alpha, beta := cfg.Alpha, cfg.Beta
+	if cfg.NoConsistency {
+		alpha = 0
+	}
+	if cfg.NoProximity {
+		beta = 0
+	}
+	t := len(net.Views)
+	xs := make([]*sparse.CSR, t)
+	obsRows := make([][]int, t)
+	trainers := make([]*nn.Trainer, t)
+	views := make([]*viewFit, t)
+	start := time.Now()
+	for s, v := range net.Views {
+		xs[s] = v.FeatureMatrix()
+		for i, o := range v.Observed {
+			if o {
+				obsRows[s] = append(obsRows[s], i)
+			}
+		}
+		vf := &viewFit{obs: v.Observed}
+		if cfg.NoAutoencoder {
+			vf.h = newSparseCodes(xs[s], cfg.Workers)
+		} else {
+			ae, err := nn.New(xs[s].Cols, cfg.nnConfig(), rng)
+			if err != nil {
+				return nil, fmt.Errorf("view %q: %w", v.Name, err)
+			}
+			trainers[s] = nn.NewTrainer(ae)
+			vf.h = &denseCodes{n: n, h: ae.CodeDim(), data: make([]float64, n*ae.CodeDim())}
+		}
+		views[s] = vf
+	}
+	var recon, regW float64
+	var aeTime time.Duration
+	if !cfg.NoAutoencoder {
+		for s := range t {
+			for range cfg.Pretrain {
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, err)
+				}
+				if _, err := trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, rng, nil, 0); err != nil {
+					return nil, fmt.Errorf("view %q: pretraining: %w", net.Views[s].Name, err)
+				}
+			}
+			updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
+		}
+		aeTime = time.Since(start)
+	}
+	var lap *proximity.Operator
+	if beta > 0 {
+		adjs := make([]*sparse.CSR, t)
+		for s, v := range net.Views {
+			adjs[s] = v.Adj
+		}
+		var err error
+		lap, err = proximity.New(adjs, proximity.Config{Weights: cfg.Weights, Norm: cfg.Norm, Laplacian: cfg.Laplacian, Workers: cfg.Workers})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sub := newSubspace(n, d, views, lap, alpha, beta, cfg.Lambda, cfg.LambdaB, cfg.YReg == Orth)
+	initY(sub, rng)
+	bStart := time.Now()
+	if err := sub.bStep(); err != nil {
+		return nil, err
+	}
+	sub.updateLY()
+	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs) }
+	report := func(it, ysteps int, yt, bt, at time.Duration) error {
+		terms := sub.terms()
+		terms.Reconstruction, terms.RegW = recon, regW
+		if err := terms.check(); err != nil {
+			return fmt.Errorf("iteration %d: %w", it, err)
+		}
+		if opt.Progress != nil {
+			opt.Progress(Iteration{Iteration: it, Terms: terms, YSteps: ysteps, YTime: yt, BTime: bt, AETime: at})
+		}
+		return nil
+	}
+	if !cfg.NoAutoencoder {
+		recon, regW = reconTerms(trainers, xs, obsRows)
+	}
+	if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
+		return nil, err
+	}
+	for it := 1; it <= cfg.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
+		}
+		t0 := time.Now()
+		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		t1 := time.Now()
+		if err := sub.bStep(); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		t2 := time.Now()
+		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
+			recon, regW = 0, 0
+			for s := range t {
+				target, a := regressionTarget(sub, views[s], alpha)
+				var last nn.StepLoss
+				for range cfg.Epochs {
+					if last, err = trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, rng, target, a); err != nil {
+						return nil, fmt.Errorf("iteration %d: view %q: %w", it, net.Views[s].Name, err)
+					}
+				}
+				recon += last.Recon
+				regW += last.Weight
+				updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
+				sub.refreshView(views[s])
+			}
+		}
+		t3 := time.Now()
+		if err := report(it, steps, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)); err != nil {
+			return nil, err
+		}
+	}
+	return model(), nil
+}
+
+// regressionTarget returns the autoencoder's target callback y_i B^s and the
+// weight α of the regression term (nil, 0 without the consistency term).
+func regressionTarget(sub *subspace, v *viewFit, alpha float64) (func(int, []float32), float32) {
+	if alpha == 0 {
+		return nil, 0
+	}
+	d, h := sub.d, v.h.Dim()
+	return func(node int, dst []float32) {
+		y := sub.y[node*d : (node+1)*d]
+		for j := range h {
+			var s float64
+			for c := range d {
+				s += y[c] * v.b[c*h+j]
+			}
+			dst[j] = float32(s)
+		}
+	}, float32(alpha)
+}
+
+// updateCodes encodes the observed rows into the dense codes.
+func updateCodes(ae *nn.Autoencoder, x *sparse.CSR, rows []int, c *denseCodes) {
+	buf := make([]float32, len(rows)*c.h)
+	ae.Encode(x, rows, buf)
+	for k, i := range rows {
+		for j := range c.h {
+			c.data[i*c.h+j] = float64(buf[k*c.h+j])
+		}
+	}
+}
+
+// reconTerms evaluates the reconstruction loss and the weight penalty
+// exactly, in batches over every view's observed rows.
+func reconTerms(trainers []*nn.Trainer, xs []*sparse.CSR, rows [][]int) (recon, regW float64) {
+	for s, tr := range trainers {
+		const batch = 1024
+		for lo := 0; lo < len(rows[s]); lo += batch {
+			l := tr.Loss(xs[s], rows[s][lo:min(lo+batch, len(rows[s]))], nil, 0)
+			recon += l.Recon
+		}
+		ae := tr.Autoencoder()
+		var w float64
+		for _, l := range ae.Layers {
+			for _, v := range l.W {
+				w += float64(v) * float64(v)
+			}
+		}
+		regW += float64(ae.Cfg.WeightDecay) * w
+	}
+	return recon, regW
+}
+
+// initY sets Y to the top-d left singular vectors of M = [H¹ … H^t] by a
+// randomised SVD (Halko, Martinsson & Tropp 2011: range finder with 10 extra
+// columns and two power iterations, then the SVD of the small projection),
+// so nothing larger than n×(d+10) or (Σh)×(d+10) is formed.
+func initY(sub *subspace, rng *rand.Rand) {
+	n, d := sub.n, sub.d
+	k := d + 10
+	z := make([]float64, n*k)
+	tmp := make([]float64, n*k)
+	wt := make([][]float64, len(sub.views))
+	for s, v := range sub.views {
+		om := make([]float64, v.h.Dim()*k)
+		for i := range om {
+			om[i] = rng.NormFloat64()
+		}
+		v.h.MulRight(tmp, om, k)
+		axpy(1, tmp, z)
+		wt[s] = make([]float64, v.h.Dim()*k)
+	}
+	orthonormalize(z, n, k, rng)
+	for range 2 {
+		clear(tmp)
+		for s, v := range sub.views {
+			v.h.MulLeftT(wt[s], z, k)
+		}
+		clear(z)
+		for s, v := range sub.views {
+			v.h.MulRight(tmp, wt[s], k)
+			axpy(1, tmp, z)
+		}
+		orthonormalize(z, n, k, rng)
+	}
+	// W = Mᵀ Q (Σh × k) = U Σ Vᵀ, so M ≈ Q V Σ Uᵀ: left singular vectors Q V.
+	var rows int
+	for s, v := range sub.views {
+		v.h.MulLeftT(wt[s], z, k)
+		rows += v.h.Dim()
+	}
+	w := mat.NewDense(rows, k, nil)
+	r := 0
+	for s, v := range sub.views {
+		for i := range v.h.Dim() {
+			for j := range k {
+				w.Set(r, j, wt[s][i*k+j])
+			}
+			r++
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(w, mat.SVDThin) {
+		// Fall back to the range basis itself.
+		for i := range n {
+			copy(sub.y[i*d:(i+1)*d], z[i*k:i*k+d])
+		}
+		return
+	}
+	var vm mat.Dense
+	svd.VTo(&vm) // k×k
+	vd := make([]float64, k*d)
+	for i := range k {
+		for j := range d {
+			vd[i*d+j] = vm.At(i, j)
+		}
+	}
+	gemm(false, false, 1, z, n, k, vd, k, d, 0, sub.y)
+}
+
+// orthonormalize makes the k columns of the n×k row-major matrix z
+// orthonormal by modified Gram–Schmidt, applied twice for stability; a
+// column that vanishes (rank deficiency) is replaced by a random one.
+func orthonormalize(z []float64, n, k int, rng *rand.Rand) {
+	col := make([]float64, n)
+	for c := range k {
+		for attempt := 0; attempt < 10; attempt++ {
+			for i := range n {
+				col[i] = z[i*k+c]
+			}
+			orig := math.Sqrt(sumSq(col))
+			for range 2 {
+				for p := range c {
+					var proj float64
+					for i := range n {
+						proj += z[i*k+p] * col[i]
+					}
+					for i := range n {
+						col[i] -= proj * z[i*k+p]
+					}
+				}
+			}
+			if nrm := math.Sqrt(sumSq(col)); nrm > 1e-8*orig {
+				for i := range n {
+					z[i*k+c] = col[i] / nrm
+				}
+				break
+			}
+			for i := range n {
+				z[i*k+c] = rng.NormFloat64()
+			}
+		}
+	}
+}
+
+func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR) *Model {
+	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, append([]float64(nil), sub.y...))}
+	for s, v := range net.Views {
+		h := sub.views[s].h.Dim()
+		vm := ViewModel{Name: v.Name, In: xs[s].Cols, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...))}
+		if trainers[s] != nil {
+			vm.AE = trainers[s].Autoencoder().Clone()
+		}
+		m.Views = append(m.Views, vm)
+	}
+	return m
+}

@@ -1,0 +1,337 @@
+package multiplex
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// MultiplexEdgesOptions configures LoadMultiplexEdges.
+type MultiplexEdgesOptions struct {
+	// Layers is the optional layers file: a header line, then
+	// "<layerID> <name…>" per layer. Only the position of the columns is
+	// used, not the header's words (EU-Air's header is mislabelled).
+	Layers string
+	// Nodes is the optional nodes file: a header line naming the columns,
+	// the first being the node id, then one line per node.
+	Nodes string
+	// LabelColumn names the nodes-file column that holds the class of each
+	// node, e.g. "nodeCity". Integer values are compared as integers ("01"
+	// is class "1"); "", "NA" and "NaN" mean unknown.
+	LabelColumn string
+	// LabelRanges assigns classes to integer node ids by range, for data
+	// whose labels are only described in prose (Vickers: 1–12 boys, 13–29
+	// girls). Used when LabelColumn is empty.
+	LabelRanges []LabelRange
+	// Merge combines an edge listed more than once within a layer
+	// (default MergeMax: a directed pair listed both ways keeps its weight).
+	Merge sparse.Merge
+	// SelfLoops keeps self-loops instead of dropping them.
+	SelfLoops bool
+}
+
+// LabelRange gives the class Label to every integer node id in [From, To].
+type LabelRange struct {
+	From  int    `json:"from"`
+	To    int    `json:"to"`
+	Label string `json:"label"`
+}
+
+// LoadMultiplexEdges reads a multiplex edge list in the format of Manlio De
+// Domenico's multiplex collection: one edge per line,
+//
+//	<layerID> <nodeID> <nodeID> [weight]
+//
+// space- or tab-separated, weight 1 when absent. Each layer becomes a view
+// named by the layers file (or "layer<ID>" without one), in increasing layer
+// id order. Edges are made undirected. A node is observed in a layer when an
+// edge there names it; nodes that no edge names are dropped, since they carry
+// no data in any view. Views have no features of their own, so their
+// adjacency rows serve as features. CRLF line endings are accepted anywhere.
+func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, error) {
+	var layerName map[int]string
+	if opt.Layers != "" {
+		var err error
+		if layerName, err = readLayers(opt.Layers); err != nil {
+			return nil, err
+		}
+	}
+	f, err := openText(edges)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	type edge struct {
+		u, v int32
+		w    float32
+	}
+	nodes := NewNodes()
+	byLayer := make(map[int][]edge)
+	lr := newLineReader(edges, f, true)
+	for lr.next() {
+		fs := lr.fields
+		if len(fs) != 3 && len(fs) != 4 {
+			return nil, lr.errorf(0, "%d fields, want <layerID> <nodeID> <nodeID> [weight]", len(fs))
+		}
+		layer, err := strconv.Atoi(string(fs[0]))
+		if err != nil {
+			return nil, lr.errorf(1, "layer id %q is not an integer", fs[0])
+		}
+		if layerName != nil {
+			if _, ok := layerName[layer]; !ok {
+				return nil, lr.errorf(1, "layer %d is not in %s", layer, opt.Layers)
+			}
+		}
+		w := 1.0
+		if len(fs) == 4 {
+			if w, err = strconv.ParseFloat(string(fs[3]), 32); err != nil || w != w {
+				return nil, lr.errorf(4, "weight %q is not a number", fs[3])
+			}
+		}
+		u := nodes.Add(string(fs[1]))
+		v := nodes.Add(string(fs[2]))
+		byLayer[layer] = append(byLayer[layer], edge{int32(u), int32(v), float32(w)})
+	}
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	if nodes.Len() == 0 {
+		return nil, &InputError{File: edges, Msg: "no edges"}
+	}
+	// Number nodes by integer id when all ids are integers, so that node
+	// order follows the data set's ids rather than first appearance.
+	order, nodes := sortedNodes(nodes)
+	ids := make([]int, 0, len(byLayer))
+	for id := range byLayer {
+		ids = append(ids, id)
+	}
+	if layerName != nil {
+		ids = ids[:0]
+		for id := range layerName {
+			ids = append(ids, id)
+		}
+	}
+	sortInts(ids)
+	n := nodes.Len()
+	net := &Network{Name: "multiplex", Nodes: nodes}
+	for _, id := range ids {
+		name := fmt.Sprintf("layer%d", id)
+		if layerName != nil {
+			name = layerName[id]
+		}
+		b := sparse.NewBuilder(n, n)
+		obs := make([]bool, n)
+		for _, e := range byLayer[id] {
+			u, v := order[e.u], order[e.v]
+			b.Add(u, v, e.w)
+			obs[u], obs[v] = true, true
+		}
+		adj, err := undirected(b, opt.Merge, opt.SelfLoops)
+		if err != nil {
+			return nil, fmt.Errorf("%s: layer %d: %w", edges, id, err)
+		}
+		net.Views = append(net.Views, &View{Name: name, Adj: adj, Observed: obs})
+	}
+	switch {
+	case opt.LabelColumn != "":
+		if opt.Nodes == "" {
+			return nil, fmt.Errorf("%s: label column %q needs a nodes file", edges, opt.LabelColumn)
+		}
+		l, err := readLabelColumn(opt.Nodes, opt.LabelColumn, nodes)
+		if err != nil {
+			return nil, err
+		}
+		net.Labels = l
+	case len(opt.LabelRanges) > 0:
+		l, err := labelsFromRanges(opt.LabelRanges, nodes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", edges, err)
+		}
+		net.Labels = l
+	default:
+		if opt.Nodes != "" {
+			// Still check that the nodes file names every node.
+			if _, err := readLabelColumn(opt.Nodes, "", nodes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return net, nil
+}
+
+// sortedNodes renumbers nodes by integer id when every id is an integer and
+// returns the old→new index map with the new id map.
+func sortedNodes(nodes *Nodes) ([]int, *Nodes) {
+	n := nodes.Len()
+	order := make([]int, n)
+	vals := make([]int, n)
+	for i, id := range nodes.IDs() {
+		v, err := strconv.Atoi(id)
+		if err != nil {
+			for i := range order {
+				order[i] = i
+			}
+			return order, nodes
+		}
+		vals[i] = v
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	sortIndexBy(perm, vals)
+	sorted := NewNodes()
+	for newi, oldi := range perm {
+		order[oldi] = newi
+		sorted.Add(nodes.ID(oldi))
+	}
+	return order, sorted
+}
+
+func readLayers(path string) (map[int]string, error) {
+	f, err := openText(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names := make(map[int]string)
+	seen := make(map[string]bool)
+	lr := newLineReader(path, f, false)
+	header := true
+	for lr.next() {
+		if header {
+			header = false
+			continue
+		}
+		if len(lr.fields) < 2 {
+			return nil, lr.errorf(0, "want <layerID> <name>")
+		}
+		id, err := strconv.Atoi(string(lr.fields[0]))
+		if err != nil {
+			return nil, lr.errorf(1, "layer id %q is not an integer", lr.fields[0])
+		}
+		name := strings.Join(fieldStrings(lr.fields[1:]), " ")
+		if _, dup := names[id]; dup {
+			return nil, lr.errorf(1, "layer id %d appears twice", id)
+		}
+		if seen[name] {
+			return nil, lr.errorf(2, "layer name %q appears twice", name)
+		}
+		names[id], seen[name] = name, true
+	}
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, &InputError{File: path, Msg: "no layers after the header line"}
+	}
+	return names, nil
+}
+
+// readLabelColumn reads a nodes file with a header and returns labels from
+// the named column for the given nodes. Every node must have a line; lines for
+// ids outside nodes are ignored (nodes without edges). With column "" it only
+// checks the file and returns nil labels.
+func readLabelColumn(path, column string, nodes *Nodes) (*Labels, error) {
+	f, err := openText(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	lr := newLineReader(path, f, false)
+	if !lr.next() {
+		if err := lr.err(); err != nil {
+			return nil, err
+		}
+		return nil, &InputError{File: path, Msg: "no header line"}
+	}
+	col := -1
+	header := fieldStrings(lr.fields)
+	for c, h := range header {
+		if h == column {
+			col = c
+		}
+	}
+	if column != "" && col < 0 {
+		return nil, lr.errorf(0, "no column %q in header %q", column, strings.Join(header, " "))
+	}
+	names := make([]string, nodes.Len())
+	have := make([]bool, nodes.Len())
+	seen := make(map[string]bool)
+	for lr.next() {
+		id := string(lr.fields[0])
+		if id2, err := strconv.Atoi(id); err == nil {
+			id = strconv.Itoa(id2)
+		}
+		if seen[id] {
+			return nil, lr.errorf(1, "node id %q appears twice", id)
+		}
+		seen[id] = true
+		i, ok := nodes.Index(id)
+		if !ok {
+			continue
+		}
+		have[i] = true
+		if col < 0 {
+			continue
+		}
+		if col >= len(lr.fields) {
+			return nil, lr.errorf(0, "%d fields, want at least %d for column %q", len(lr.fields), col+1, column)
+		}
+		names[i] = canonicalLabel(string(lr.fields[col]))
+	}
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	for i, ok := range have {
+		if !ok {
+			return nil, &InputError{File: path, Msg: fmt.Sprintf("node %q, named by the edges, has no line", nodes.ID(i))}
+		}
+	}
+	if col < 0 {
+		return nil, nil
+	}
+	return labelsFromNames(names), nil
+}
+
+// canonicalLabel maps integer spellings to one form ("01" → "1") and missing
+// markers to "".
+func canonicalLabel(s string) string {
+	switch s {
+	case "NA", "NaN", "nan", "?":
+		return ""
+	}
+	if v, err := strconv.Atoi(s); err == nil {
+		return strconv.Itoa(v)
+	}
+	return s
+}
+
+func labelsFromRanges(ranges []LabelRange, nodes *Nodes) (*Labels, error) {
+	names := make([]string, nodes.Len())
+	for i, id := range nodes.IDs() {
+		v, err := strconv.Atoi(id)
+		if err != nil {
+			return nil, fmt.Errorf("label ranges need integer node ids, got %q", id)
+		}
+		for _, r := range ranges {
+			if v >= r.From && v <= r.To {
+				if names[i] != "" {
+					return nil, fmt.Errorf("node %d is in two label ranges", v)
+				}
+				names[i] = r.Label
+			}
+		}
+	}
+	return labelsFromNames(names), nil
+}
+
+func fieldStrings(fs [][]byte) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out
+}

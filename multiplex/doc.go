@@ -1,0 +1,32 @@
+// Package multiplex is dpmne's data model for partial multiplex networks and
+// its loaders.
+//
+// A Network has n nodes with external string ids (Nodes), several Views, and
+// optional Labels. Each View has its own symmetric weighted adjacency and
+// sparse node features (both sparse.CSR), and an Observed mask: the nodes
+// missing from a view have empty rows there. A view's partial data ratio is
+// PDR = 1 − observed/n.
+//
+// Every data set is described by a Manifest: the named data sets (cora, acm,
+// dblp4057, ckm, lazega, vickers, aarhus, euair) are built-in manifests
+// resolved under a data directory, and a user's own data is a manifest.json
+// in the native format described on Manifest. Load resolves either and
+// validates the result.
+//
+// Readers for the formats the public data sets use:
+//
+//   - LoadLINQS: LINQS .content/.cites (Cora), as the DPMNE paper builds its
+//     citation and attribute views.
+//   - LoadMultiplexEdges: "layer node node weight" edge lists with layers and
+//     nodes files (Manlio De Domenico's multiplex collection).
+//   - The native format reads text edge lists and sparse features, NumPy
+//     .npy, scipy.sparse .npz (package npy) and MATLAB v5 .mat variables
+//     (internal/mat5), and builds meta-path views from bipartite tables.
+//
+// Partial applies the paper's partial-data protocol, removing a fraction of
+// nodes from each view independently. WriteNative writes any network in the
+// native format.
+//
+// Bad input never panics: errors name the file, line (or byte offset) and
+// field, and say what was expected (see InputError).
+package multiplex

@@ -1,0 +1,108 @@
+package multiplex
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The fuzz targets feed arbitrary bytes to every text parser; they must
+// return a network that validates or an error, never panic.
+
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(`{"name":"x","views":[{"name":"v","edges":"e.txt"}]}`))
+	f.Add([]byte(`{"format":"linqs","content":"a","cites":"b","knn":3}`))
+	f.Add([]byte(`{"format":"multiplex-edges","edges":"e","label_ranges":[{"from":1,"to":2,"label":"a"}]}`))
+	f.Add([]byte("{\n\"views\": [\n"))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseManifest("fuzz.json", data)
+		if err == nil && m == nil {
+			t.Fatal("nil manifest without error")
+		}
+	})
+}
+
+// loadOne writes data as the file name inside a fresh directory with a fixed
+// manifest and loads it.
+func loadOne(t *testing.T, manifest, name string, data []byte) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	net, err := Load(dir, "")
+	if err == nil {
+		if verr := net.Validate(); verr != nil {
+			t.Fatalf("loaded a network that does not validate: %v", verr)
+		}
+	}
+}
+
+func FuzzNativeEdges(f *testing.F) {
+	f.Add([]byte("a b\nb c 2\n"))
+	f.Add([]byte("a b\r\n# c\r\nb b 1e9\n"))
+	f.Add([]byte("a\n"))
+	f.Add([]byte("a b NaN\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		loadOne(t, `{"views":[{"name":"v","edges":"e.txt","merge":"sum"}]}`, "e.txt", data)
+	})
+}
+
+func FuzzNativeFeatures(f *testing.F) {
+	f.Add([]byte("a 0:1 3:2\nb 1:1\nc\n"))
+	f.Add([]byte("a 0:1 0:2\n"))
+	f.Add([]byte("a 2147483647:1\n"))
+	f.Add([]byte("a -1:1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		loadOne(t, `{"views":[{"name":"v","features":"f.txt","knn":2}]}`, "f.txt", data)
+	})
+}
+
+func FuzzNativeLabels(f *testing.F) {
+	f.Add([]byte("a x\nb y z\n"))
+	f.Add([]byte("a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "e.txt"), []byte("a b\nb c\n"), 0o644)
+		loadOne(t, `{"labels":"l.txt","views":[{"name":"v","edges":"../`+filepath.Base(dir)+`/e.txt"}]}`, "l.txt", data)
+	})
+}
+
+func FuzzLINQS(f *testing.F) {
+	f.Add([]byte("1\t0\t1\tA\n2\t1\t1\tB\n3\t1\t0\tA\n"), []byte("1\t2\n3\t1\n"))
+	f.Add([]byte("1 0 1 A\n1 0 1 A\n"), []byte("1 1\n"))
+	f.Add([]byte("1 x 1 A\n"), []byte(""))
+	f.Fuzz(func(t *testing.T, content, cites []byte) {
+		dir := t.TempDir()
+		c, e := filepath.Join(dir, "c"), filepath.Join(dir, "e")
+		os.WriteFile(c, content, 0o644)
+		os.WriteFile(e, cites, 0o644)
+		net, err := LoadLINQS(c, e, LINQSOptions{KNN: 2})
+		if err == nil {
+			if verr := net.Validate(); verr != nil {
+				t.Fatalf("loaded a network that does not validate: %v", verr)
+			}
+		}
+	})
+}
+
+func FuzzMultiplexEdges(f *testing.F) {
+	f.Add([]byte("1 1 2 1\n2 2 3\n1 3 3 0.5\n"), []byte("nodeID nodeCity\r\n1 1\n2 01\n3 NA\n"))
+	f.Add([]byte("x 1 2\n"), []byte("id\n"))
+	f.Add([]byte("1 1 2 1\n"), []byte(""))
+	f.Fuzz(func(t *testing.T, edges, nodes []byte) {
+		dir := t.TempDir()
+		e, n := filepath.Join(dir, "e"), filepath.Join(dir, "n")
+		os.WriteFile(e, edges, 0o644)
+		os.WriteFile(n, nodes, 0o644)
+		net, err := LoadMultiplexEdges(e, MultiplexEdgesOptions{Nodes: n, LabelColumn: "nodeCity"})
+		if err == nil {
+			if verr := net.Validate(); verr != nil {
+				t.Fatalf("loaded a network that does not validate: %v", verr)
+			}
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package multiplex
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// KNNGraph returns the undirected k-nearest-neighbour graph of the rows of x
+// under cosine similarity: each row with at least one non-zero is linked to
+// the k other rows most similar to it (similarity > 0, ties broken by the
+// smaller index), and the directed choices are made undirected by union, all
+// weights 1. Rows for which include is false (when include is non-nil) take
+// no part. It uses an inverted index, so its cost is Σ over columns of
+// (column count)², not n²; rows are processed in parallel on workers
+// goroutines (0 means GOMAXPROCS) with a result that does not depend on it.
+func KNNGraph(x *sparse.CSR, k int, include []bool, workers int) (*sparse.CSR, error) {
+	return topKGraph(x, k, include, workers, true)
+}
+
+// TopKProductGraph returns the undirected graph that links each row of x to
+// the k other rows with the largest inner product x_i·x_j > 0 (ties broken by
+// the smaller index), the directed choices made undirected by union, each
+// edge weighted by that inner product. It computes the same way as KNNGraph.
+func TopKProductGraph(x *sparse.CSR, k int, workers int) (*sparse.CSR, error) {
+	return topKGraph(x, k, nil, workers, false)
+}
+
+func topKGraph(x *sparse.CSR, k int, include []bool, workers int, cosine bool) (*sparse.CSR, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("knn: k = %d, want at least 1", k)
+	}
+	n := x.Rows
+	norm := make([]float64, n)
+	for i := range n {
+		if include != nil && !include[i] {
+			continue
+		}
+		_, val := x.Row(i)
+		for _, v := range val {
+			norm[i] += float64(v) * float64(v)
+		}
+		norm[i] = math.Sqrt(norm[i])
+	}
+	xt := x.Transpose()
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if !cosine {
+		for i := range norm {
+			if norm[i] > 0 {
+				norm[i] = 1
+			}
+		}
+	}
+	nbrs := make([][]int32, n)
+	wts := make([][]float32, n)
+	var wg sync.WaitGroup
+	const chunk = 256
+	var next int
+	var mu sync.Mutex
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			acc := make([]float64, n)
+			var touched []int32
+			type cand struct {
+				j int32
+				s float64
+			}
+			var cands []cand
+			for {
+				mu.Lock()
+				lo := next
+				next += chunk
+				mu.Unlock()
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+chunk, n); i++ {
+					if norm[i] == 0 {
+						continue
+					}
+					ind, val := x.Row(i)
+					touched = touched[:0]
+					for p, c := range ind {
+						rows, rv := xt.Row(int(c))
+						for q, j := range rows {
+							if int(j) == i || norm[j] == 0 {
+								continue
+							}
+							if acc[j] == 0 {
+								touched = append(touched, j)
+							}
+							acc[j] += float64(val[p]) * float64(rv[q])
+						}
+					}
+					cands = cands[:0]
+					for _, j := range touched {
+						if s := acc[j] / (norm[i] * norm[j]); s > 0 {
+							cands = append(cands, cand{j, s})
+						}
+						acc[j] = 0
+					}
+					slices.SortFunc(cands, func(a, b cand) int {
+						if c := cmp.Compare(b.s, a.s); c != 0 {
+							return c
+						}
+						return cmp.Compare(a.j, b.j)
+					})
+					m := min(k, len(cands))
+					nb := make([]int32, m)
+					wt := make([]float32, m)
+					for t := range m {
+						nb[t] = cands[t].j
+						wt[t] = float32(cands[t].s)
+					}
+					nbrs[i], wts[i] = nb, wt
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b := sparse.NewBuilder(n, n)
+	for i, nb := range nbrs {
+		for t, j := range nb {
+			w := float32(1)
+			if !cosine {
+				w = wts[i][t]
+			}
+			b.Add(i, int(j), w)
+			b.Add(int(j), i, w)
+		}
+	}
+	return b.Build(sparse.MergeMax)
+}

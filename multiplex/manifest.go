@@ -1,0 +1,288 @@
+package multiplex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Manifest describes a data set on disk. It is the one way dpmne loads data:
+// the named data sets are built-in manifests resolved under the data
+// directory, and a user's own data is a manifest.json beside its files.
+//
+// Paths are relative to the manifest's directory. Format selects how the
+// fields are read:
+//
+//   - "native" (the default): Nodes, Labels and Views, described below.
+//   - "linqs": Content and Cites, read by LoadLINQS with KNN.
+//   - "multiplex-edges": Edges, with optional Layers and Nodes, and labels
+//     from LabelColumn or LabelRanges, read by LoadMultiplexEdges.
+//
+// # The native format
+//
+// Nodes (optional) is a text file with one node id per line (the first
+// field; further fields are ignored). With it, every other file must name only
+// these ids. Without it, the nodes are the rows of the first matrix file
+// (.npy, .npz, .mat) read, named "0", "1", …, and then any new id met in a
+// text file, in manifest order: labels, then each view's edges, features and
+// observed list.
+//
+// Labels (optional) is either a text file of lines "<id> <class> [<class>…]"
+// (more than one class makes the data multi-label), a .npy integer vector
+// with one class per node (negative means unknown), or "file.mat:VAR", a
+// one-hot n×c matrix (all-zero rows unknown, several ones multi-label) or an
+// integer vector.
+//
+// Each view has a unique Name and at least one of:
+//
+//   - Edges: a text edge list "<id> <id> [weight]" per line (weight 1 when
+//     absent), a scipy sparse .npz (csr, csc or coo), a dense 2-D .npy, or
+//     "file.mat:VAR" (dense or sparse). Edges are made undirected,
+//     duplicates combined by Merge ("max" by default, or "sum", "first",
+//     "error") and self-loops dropped unless SelfLoops is set.
+//   - Features: a sparse text file of lines "<id> <index>:<value> …"
+//     (0-based indices; FeatureDim gives the width, by default the largest
+//     index + 1), a dense 2-D .npy, a scipy sparse .npz, or "file.mat:VAR".
+//     The rows of a matrix file are the nodes in order, or the ids listed in
+//     FeatureIDs (one per line) when given.
+//   - KNN: with Features and no Edges, the edges are the cosine KNN-nearest-
+//     neighbour graph of the features (see KNNGraph).
+//   - Metapath: edges from a bipartite table (see MetapathSpec).
+//
+// A view without Features uses its adjacency rows as features. A node is
+// observed in a view when it has a feature row or an edge there; Observed
+// names a file listing the observed ids instead, and then an edge or feature
+// row of any other node is an error.
+//
+// Comments (#) and blank lines are allowed in every text file, fields are
+// separated by spaces or tabs, and CRLF line endings are accepted.
+type Manifest struct {
+	Name   string `json:"name"`
+	Format string `json:"format,omitempty"`
+
+	Nodes  string     `json:"nodes,omitempty"`
+	Labels string     `json:"labels,omitempty"`
+	Views  []ViewSpec `json:"views,omitempty"`
+
+	// linqs
+	Content string `json:"content,omitempty"`
+	Cites   string `json:"cites,omitempty"`
+	KNN     int    `json:"knn,omitempty"`
+
+	// multiplex-edges (with Nodes as the nodes file)
+	Edges       string       `json:"edges,omitempty"`
+	Layers      string       `json:"layers,omitempty"`
+	LabelColumn string       `json:"label_column,omitempty"`
+	LabelRanges []LabelRange `json:"label_ranges,omitempty"`
+
+	// Dir is the directory relative paths are resolved against; it is set
+	// by ReadManifest and not part of the JSON.
+	Dir string `json:"-"`
+}
+
+// ViewSpec describes one view of a native-format manifest.
+type ViewSpec struct {
+	Name       string        `json:"name"`
+	Edges      string        `json:"edges,omitempty"`
+	Features   string        `json:"features,omitempty"`
+	FeatureIDs string        `json:"feature_ids,omitempty"`
+	FeatureDim int           `json:"feature_dim,omitempty"`
+	Observed   string        `json:"observed,omitempty"`
+	KNN        int           `json:"knn,omitempty"`
+	Metapath   *MetapathSpec `json:"metapath,omitempty"`
+	Merge      string        `json:"merge,omitempty"`
+	SelfLoops  bool          `json:"self_loops,omitempty"`
+}
+
+// MetapathSpec builds a view from a bipartite table, as heterogeneous
+// networks define meta-path views. Groups is a text file of lines
+// "<group> <node>" (e.g. DBLP's pa.txt: paper author). Without Attributes,
+// two nodes are linked with weight = the number of groups they share (A-P-A).
+// With Attributes, a text file of lines "<group> <attribute>" (pt.txt: paper
+// term), the weight is the number of group-attribute-group paths between them,
+// Σ_t c(a,t)·c(b,t) with c(a,t) the number of a's groups carrying t (A-P-T-P-A).
+// Such views are dense (DBLP's APTPA is 43% of all pairs), so each node keeps
+// only its TopK heaviest links (ties to the smaller index) before the links
+// are made undirected by union; TopK 0 means DefaultMetapathTopK.
+type MetapathSpec struct {
+	Groups     string `json:"groups"`
+	Attributes string `json:"attributes,omitempty"`
+	TopK       int    `json:"top_k,omitempty"`
+}
+
+// DefaultMetapathTopK is the number of links each node keeps in a metapath
+// view when MetapathSpec.TopK is 0.
+const DefaultMetapathTopK = 10
+
+// ReadManifest reads a manifest from a JSON file, or from manifest.json in
+// the directory path. Unknown fields are an error.
+func ReadManifest(path string) (*Manifest, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		path = filepath.Join(path, "manifest.json")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseManifest(path, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Dir = filepath.Dir(path)
+	return m, nil
+}
+
+// ParseManifest decodes manifest JSON; file names the source in errors.
+func ParseManifest(file string, data []byte) (*Manifest, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &InputError{File: file, Msg: "file is empty, want a JSON manifest"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, jsonError(file, data, dec, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &InputError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the manifest object"}
+	}
+	if err := m.check(file); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func jsonError(file string, data []byte, dec *json.Decoder, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &InputError{File: file, Line: lineAt(data, syn.Offset), Msg: "invalid JSON: " + syn.Error()}
+	case errors.As(err, &typ):
+		return &InputError{File: file, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: got JSON %s, want %s", typ.Field, typ.Value, typ.Type)}
+	case err == io.ErrUnexpectedEOF:
+		return &InputError{File: file, Line: lineAt(data, int64(len(data))), Msg: "truncated JSON"}
+	}
+	return &InputError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: err.Error()}
+}
+
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+func (m *Manifest) check(file string) error {
+	bad := func(format string, args ...any) error {
+		return &InputError{File: file, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch m.Format {
+	case "", "native":
+		if len(m.Views) == 0 {
+			return bad("no views: a native manifest needs \"views\"")
+		}
+		seen := make(map[string]bool)
+		for k, v := range m.Views {
+			if v.Name == "" {
+				return bad("views[%d]: missing \"name\"", k)
+			}
+			if seen[v.Name] {
+				return bad("views[%d]: view name %q appears twice", k, v.Name)
+			}
+			seen[v.Name] = true
+			n := 0
+			for _, set := range []bool{v.Edges != "", v.KNN > 0, v.Metapath != nil} {
+				if set {
+					n++
+				}
+			}
+			if n > 1 {
+				return bad("view %q: give only one of \"edges\", \"knn\", \"metapath\"", v.Name)
+			}
+			if n == 0 && v.Features == "" {
+				return bad("view %q: needs \"edges\", \"features\", \"knn\" or \"metapath\"", v.Name)
+			}
+			if v.KNN < 0 {
+				return bad("view %q: \"knn\" = %d, want a positive number of neighbours", v.Name, v.KNN)
+			}
+			if v.KNN > 0 && v.Features == "" {
+				return bad("view %q: \"knn\" needs \"features\"", v.Name)
+			}
+			if v.Metapath != nil && (v.Metapath.Groups == "" || v.Metapath.TopK < 0) {
+				return bad("view %q: \"metapath\" needs \"groups\" and a non-negative \"top_k\"", v.Name)
+			}
+			if v.FeatureDim < 0 {
+				return bad("view %q: \"feature_dim\" = %d, want ≥ 0", v.Name, v.FeatureDim)
+			}
+			if v.Merge != "" {
+				if _, err := parseMerge(v.Merge); err != nil {
+					return bad("view %q: %v", v.Name, err)
+				}
+			}
+		}
+	case "linqs":
+		if m.Content == "" || m.Cites == "" {
+			return bad("format linqs needs \"content\" and \"cites\"")
+		}
+	case "multiplex-edges":
+		if m.Edges == "" {
+			return bad("format multiplex-edges needs \"edges\"")
+		}
+	default:
+		return bad("unknown format %q: want native, linqs or multiplex-edges", m.Format)
+	}
+	return nil
+}
+
+// path resolves a manifest-relative path.
+func (m *Manifest) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(m.Dir, p)
+}
+
+// Load reads the data set the manifest describes and validates it.
+func (m *Manifest) Load() (*Network, error) {
+	var net *Network
+	var err error
+	switch m.Format {
+	case "linqs":
+		net, err = LoadLINQS(m.path(m.Content), m.path(m.Cites), LINQSOptions{KNN: m.KNN})
+	case "multiplex-edges":
+		net, err = LoadMultiplexEdges(m.path(m.Edges), MultiplexEdgesOptions{
+			Layers:      m.path(m.Layers),
+			Nodes:       m.path(m.Nodes),
+			LabelColumn: m.LabelColumn,
+			LabelRanges: m.LabelRanges,
+		})
+	default:
+		net, err = m.loadNative()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Name != "" {
+		net.Name = m.Name
+	}
+	if err := net.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Name, err)
+	}
+	return net, nil
+}
+
+// splitVar splits "file.mat:VAR" into the file and the variable.
+func splitVar(p string) (file, variable string) {
+	if i := strings.LastIndex(p, ".mat:"); i >= 0 {
+		return p[:i+4], p[i+5:]
+	}
+	return p, ""
+}

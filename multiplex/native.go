@@ -1,0 +1,622 @@
+package multiplex
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// nodeTable resolves ids while a native manifest loads. Once fixed, an id
+// it does not know is an error.
+type nodeTable struct {
+	*Nodes
+	fixed  bool
+	source string // what fixed the ids, for errors
+}
+
+func (t *nodeTable) resolve(lr *lineReader, field int, id []byte) (int, error) {
+	if i, ok := t.Index(string(id)); ok {
+		return i, nil
+	}
+	if t.fixed {
+		return 0, lr.errorf(field, "node id %q is not among the %d nodes of %s", id, t.Len(), t.source)
+	}
+	return t.Add(string(id)), nil
+}
+
+// fixRows makes the node set "0".."rows-1" (or checks it) for a matrix file
+// read without an id list.
+func (t *nodeTable) fixRows(file string, rows int) error {
+	if t.fixed {
+		if rows != t.Len() {
+			return &InputError{File: file, Msg: fmt.Sprintf("%d rows, want one per node: %d nodes in %s", rows, t.Len(), t.source)}
+		}
+		return nil
+	}
+	for i := range rows {
+		t.Add(strconv.Itoa(i))
+	}
+	t.fixed, t.source = true, file
+	return nil
+}
+
+type loadedView struct {
+	spec      ViewSpec
+	adj       *sparse.CSR // n0×n0 from a matrix file, or nil
+	er, ec    []int32     // text edges
+	ew        []float32
+	feat      *sparse.CSR // from a matrix file: rows are nodes, or featRow
+	featRow   []int       // node index of each matrix row when FeatureIDs given
+	fr, fc    []int32     // text features
+	fv        []float32
+	featDim   int
+	featHas   []int // nodes with a text feature line
+	observed  []int // nodes from the Observed file, nil when absent
+	metaGroup [][2]int32
+	metaAttr  map[string][]int32
+	metaAttrN int
+}
+
+func (m *Manifest) loadNative() (*Network, error) {
+	nodes := &nodeTable{Nodes: NewNodes()}
+	mats := newMatCache(m)
+	if m.Nodes != "" {
+		p := m.path(m.Nodes)
+		ids, err := readIDList(p)
+		if err != nil {
+			return nil, err
+		}
+		nn, err := NodesOf(ids)
+		if err != nil {
+			return nil, &InputError{File: p, Msg: err.Error()}
+		}
+		nodes.Nodes, nodes.fixed, nodes.source = nn, true, p
+	}
+	// Pass 1: matrix files whose rows are the nodes in order.
+	var labelMat *matrixLabels
+	views := make([]*loadedView, len(m.Views))
+	if isMatrixFile(m.Labels) {
+		l, err := readMatrixLabels(m.path(m.Labels), mats)
+		if err != nil {
+			return nil, err
+		}
+		if err := nodes.fixRows(m.path(m.Labels), len(l.class)); err != nil {
+			return nil, err
+		}
+		labelMat = l
+	}
+	for k, spec := range m.Views {
+		lv := &loadedView{spec: spec}
+		views[k] = lv
+		if isMatrixFile(spec.Edges) {
+			p := m.path(spec.Edges)
+			a, err := readMatrix(p, mats)
+			if err != nil {
+				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
+			}
+			if a.Rows != a.Cols {
+				return nil, &InputError{File: p, Msg: fmt.Sprintf("adjacency is %d×%d, want a square matrix", a.Rows, a.Cols)}
+			}
+			if err := nodes.fixRows(p, a.Rows); err != nil {
+				return nil, err
+			}
+			lv.adj = a
+		}
+		if isMatrixFile(spec.Features) {
+			p := m.path(spec.Features)
+			f, err := readMatrix(p, mats)
+			if err != nil {
+				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
+			}
+			lv.feat = f
+			if spec.FeatureIDs == "" {
+				if err := nodes.fixRows(p, f.Rows); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	mats = nil
+	// Pass 2: text files, in manifest order.
+	var labelText []labelLine
+	if m.Labels != "" && labelMat == nil {
+		var err error
+		if labelText, err = readLabelText(m.path(m.Labels), nodes); err != nil {
+			return nil, err
+		}
+	}
+	for _, lv := range views {
+		if err := lv.readText(m, nodes); err != nil {
+			return nil, err
+		}
+	}
+	if nodes.Len() == 0 {
+		return nil, fmt.Errorf("%s: no nodes in any file", m.Name)
+	}
+	n := nodes.Len()
+	net := &Network{Nodes: nodes.Nodes}
+	for _, lv := range views {
+		v, err := lv.assemble(m, n, nodes.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		net.Views = append(net.Views, v)
+	}
+	switch {
+	case labelMat != nil:
+		net.Labels = labelMat.labels()
+	case labelText != nil:
+		net.Labels = labelsFromLines(labelText, n)
+	}
+	return net, nil
+}
+
+func isMatrixFile(p string) bool {
+	if p == "" {
+		return false
+	}
+	f, _ := splitVar(p)
+	switch strings.ToLower(filepath.Ext(f)) {
+	case ".npy", ".npz", ".mat":
+		return true
+	}
+	return false
+}
+
+func parseMerge(s string) (sparse.Merge, error) {
+	if s == "" {
+		return sparse.MergeMax, nil
+	}
+	return sparse.ParseMerge(s)
+}
+
+func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
+	spec := lv.spec
+	if spec.Edges != "" && lv.adj == nil {
+		if err := lv.readEdgeText(m.path(spec.Edges), nodes); err != nil {
+			return err
+		}
+	}
+	if spec.Features != "" && lv.feat == nil {
+		if err := lv.readFeatureText(m.path(spec.Features), nodes); err != nil {
+			return err
+		}
+	}
+	if spec.FeatureIDs != "" {
+		p := m.path(spec.FeatureIDs)
+		if lv.feat == nil {
+			return &InputError{File: m.path(spec.Features), Msg: "\"feature_ids\" applies only to .npy, .npz or .mat features"}
+		}
+		ids, err := readIDList(p)
+		if err != nil {
+			return err
+		}
+		if len(ids) != lv.feat.Rows {
+			return &InputError{File: p, Msg: fmt.Sprintf("%d ids for the %d feature rows of %s", len(ids), lv.feat.Rows, m.path(spec.Features))}
+		}
+		seen := make(map[string]int, len(ids))
+		for r, id := range ids {
+			if prev, dup := seen[id]; dup {
+				return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("id %q already given on line %d", id, prev+1)}
+			}
+			seen[id] = r
+			i, ok := nodes.Index(id)
+			if !ok {
+				if nodes.fixed {
+					return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("node id %q is not among the %d nodes of %s", id, nodes.Len(), nodes.source)}
+				}
+				i = nodes.Add(id)
+			}
+			lv.featRow = append(lv.featRow, i)
+		}
+	}
+	if spec.Observed != "" {
+		p := m.path(spec.Observed)
+		ids, err := readIDList(p)
+		if err != nil {
+			return err
+		}
+		for r, id := range ids {
+			i, ok := nodes.Index(id)
+			if !ok {
+				if nodes.fixed {
+					return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("node id %q is not among the %d nodes of %s", id, nodes.Len(), nodes.source)}
+				}
+				i = nodes.Add(id)
+			}
+			lv.observed = append(lv.observed, i)
+		}
+	}
+	if mp := spec.Metapath; mp != nil {
+		if err := lv.readMetapath(m, mp, nodes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
+	f, err := openText(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(p, f, true)
+	for lr.next() {
+		fs := lr.fields
+		if len(fs) != 2 && len(fs) != 3 {
+			return lr.errorf(0, "%d fields, want <id> <id> [weight]", len(fs))
+		}
+		u, err := nodes.resolve(lr, 1, fs[0])
+		if err != nil {
+			return err
+		}
+		v, err := nodes.resolve(lr, 2, fs[1])
+		if err != nil {
+			return err
+		}
+		w := 1.0
+		if len(fs) == 3 {
+			w, err = strconv.ParseFloat(string(fs[2]), 32)
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+				return lr.errorf(3, "weight %q is not a finite number", fs[2])
+			}
+		}
+		lv.er = append(lv.er, int32(u))
+		lv.ec = append(lv.ec, int32(v))
+		lv.ew = append(lv.ew, float32(w))
+	}
+	return lr.err()
+}
+
+func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
+	f, err := openText(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(p, f, true)
+	seen := make(map[int]int)
+	maxIdx := -1
+	for lr.next() {
+		fs := lr.fields
+		i, err := nodes.resolve(lr, 1, fs[0])
+		if err != nil {
+			return err
+		}
+		if prev, dup := seen[i]; dup {
+			return lr.errorf(1, "node %q already has features on line %d", fs[0], prev)
+		}
+		seen[i] = lr.line
+		lv.featHas = append(lv.featHas, i)
+		for k, tok := range fs[1:] {
+			c := strings.IndexByte(string(tok), ':')
+			if c < 0 {
+				return lr.errorf(k+2, "%q: want <index>:<value>", tok)
+			}
+			idx, err := strconv.Atoi(string(tok[:c]))
+			if err != nil || idx < 0 || idx >= math.MaxInt32 {
+				return lr.errorf(k+2, "feature index %q is not a non-negative integer", tok[:c])
+			}
+			if lv.spec.FeatureDim > 0 && idx >= lv.spec.FeatureDim {
+				return lr.errorf(k+2, "feature index %d is outside [0,%d) (feature_dim)", idx, lv.spec.FeatureDim)
+			}
+			val, err := strconv.ParseFloat(string(tok[c+1:]), 32)
+			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
+				return lr.errorf(k+2, "feature value %q is not a finite number", tok[c+1:])
+			}
+			maxIdx = max(maxIdx, idx)
+			lv.fr = append(lv.fr, int32(i))
+			lv.fc = append(lv.fc, int32(idx))
+			lv.fv = append(lv.fv, float32(val))
+		}
+	}
+	if err := lr.err(); err != nil {
+		return err
+	}
+	if len(lv.featHas) == 0 {
+		return &InputError{File: p, Msg: "no feature lines"}
+	}
+	lv.featDim = max(lv.spec.FeatureDim, maxIdx+1)
+	return nil
+}
+
+func (lv *loadedView) readMetapath(m *Manifest, mp *MetapathSpec, nodes *nodeTable) error {
+	p := m.path(mp.Groups)
+	f, err := openText(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	groups := make(map[string]int32)
+	lr := newLineReader(p, f, true)
+	for lr.next() {
+		if len(lr.fields) != 2 {
+			return lr.errorf(0, "%d fields, want <group> <node>", len(lr.fields))
+		}
+		g, ok := groups[string(lr.fields[0])]
+		if !ok {
+			g = int32(len(groups))
+			groups[string(lr.fields[0])] = g
+		}
+		i, err := nodes.resolve(lr, 2, lr.fields[1])
+		if err != nil {
+			return err
+		}
+		lv.metaGroup = append(lv.metaGroup, [2]int32{g, int32(i)})
+	}
+	if err := lr.err(); err != nil {
+		return err
+	}
+	if mp.Attributes == "" {
+		return nil
+	}
+	p = m.path(mp.Attributes)
+	af, err := openText(p)
+	if err != nil {
+		return err
+	}
+	defer af.Close()
+	attrs := make(map[string]int32)
+	lv.metaAttr = make(map[string][]int32)
+	lr = newLineReader(p, af, true)
+	for lr.next() {
+		if len(lr.fields) != 2 {
+			return lr.errorf(0, "%d fields, want <group> <attribute>", len(lr.fields))
+		}
+		gid := string(lr.fields[0])
+		if _, ok := groups[gid]; !ok {
+			return lr.errorf(1, "group %q is not in %s", gid, m.path(mp.Groups))
+		}
+		a, ok := attrs[string(lr.fields[1])]
+		if !ok {
+			a = int32(len(attrs))
+			attrs[string(lr.fields[1])] = a
+		}
+		lv.metaAttr[gid] = append(lv.metaAttr[gid], a)
+	}
+	lv.metaAttrN = len(attrs)
+	// Re-key by group index.
+	byIndex := make(map[string][]int32, len(lv.metaAttr))
+	for gid, as := range lv.metaAttr {
+		byIndex[strconv.Itoa(int(groups[gid]))] = as
+	}
+	lv.metaAttr = byIndex
+	return lr.err()
+}
+
+// metapathAdj builds the metapath view's adjacency (see MetapathSpec).
+func (lv *loadedView) metapathAdj(n int) (*sparse.CSR, error) {
+	mp := lv.spec.Metapath
+	k := mp.TopK
+	if k == 0 {
+		k = DefaultMetapathTopK
+	}
+	ngroups := 0
+	for _, gi := range lv.metaGroup {
+		ngroups = max(ngroups, int(gi[0])+1)
+	}
+	var x *sparse.CSR
+	var err error
+	if lv.metaAttr == nil {
+		b := sparse.NewBuilder(n, ngroups)
+		for _, gi := range lv.metaGroup {
+			b.Add(int(gi[1]), int(gi[0]), 1)
+		}
+		x, err = b.Build(sparse.MergeMax)
+	} else {
+		b := sparse.NewBuilder(n, lv.metaAttrN)
+		for _, gi := range lv.metaGroup {
+			for _, a := range lv.metaAttr[strconv.Itoa(int(gi[0]))] {
+				b.Add(int(gi[1]), int(a), 1)
+			}
+		}
+		x, err = b.Build(sparse.MergeSum)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return TopKProductGraph(x, k, 0)
+}
+
+func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) {
+	spec := lv.spec
+	merge, _ := parseMerge(spec.Merge)
+	v := &View{Name: spec.Name, Observed: make([]bool, n)}
+	// Features.
+	switch {
+	case lv.feat != nil && lv.featRow != nil:
+		b := sparse.NewBuilder(n, lv.feat.Cols)
+		b.Grow(lv.feat.NNZ())
+		for r, i := range lv.featRow {
+			ind, val := lv.feat.Row(r)
+			for k, j := range ind {
+				b.Add(i, int(j), val[k])
+			}
+			v.Observed[i] = true
+		}
+		f, err := b.Build(sparse.MergeSum)
+		if err != nil {
+			return nil, err
+		}
+		v.Features = f
+	case lv.feat != nil:
+		v.Features = lv.feat
+		for i := range n {
+			v.Observed[i] = true
+		}
+	case lv.featHas != nil:
+		b := sparse.NewBuilder(n, lv.featDim)
+		b.Grow(len(lv.fr))
+		for k := range lv.fr {
+			b.Add(int(lv.fr[k]), int(lv.fc[k]), lv.fv[k])
+		}
+		f, err := b.Build(sparse.MergeSum)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.path(spec.Features), err)
+		}
+		v.Features = f
+		for _, i := range lv.featHas {
+			v.Observed[i] = true
+		}
+	}
+	// Edges.
+	var adj *sparse.CSR
+	var err error
+	switch {
+	case lv.adj != nil:
+		adj = lv.adj
+		if !spec.SelfLoops {
+			adj = adj.DropDiagonal()
+		}
+		adj, err = adj.Symmetrize(sparse.MergeMax)
+		if err == nil {
+			markRows(v.Observed, lv.adj)
+		}
+	case spec.KNN > 0:
+		adj, err = KNNGraph(v.Features, spec.KNN, v.Observed, 0)
+	case spec.Metapath != nil:
+		adj, err = lv.metapathAdj(n)
+		if err == nil {
+			for _, gi := range lv.metaGroup {
+				v.Observed[gi[1]] = true
+			}
+		}
+	case lv.er != nil || spec.Edges != "":
+		b := sparse.NewBuilder(n, n)
+		b.Grow(len(lv.er))
+		for k := range lv.er {
+			b.Add(int(lv.er[k]), int(lv.ec[k]), lv.ew[k])
+			v.Observed[lv.er[k]] = true
+			v.Observed[lv.ec[k]] = true
+		}
+		adj, err = undirected(b, merge, spec.SelfLoops)
+	default:
+		adj = sparse.Zeros(n, n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
+	}
+	v.Adj = adj
+	if lv.observed != nil {
+		obs := make([]bool, n)
+		for _, i := range lv.observed {
+			obs[i] = true
+		}
+		for i := range n {
+			if v.Observed[i] && !obs[i] {
+				return nil, &InputError{File: m.path(spec.Observed), Msg: fmt.Sprintf("view %q: node %q has edges or features but is not listed as observed", spec.Name, nodes.ID(i))}
+			}
+		}
+		v.Observed = obs
+	}
+	return v, nil
+}
+
+// markRows marks as observed every node with a stored entry in the raw
+// adjacency (self-loops included: a node whose only entry is on the diagonal
+// is present in the view).
+func markRows(observed []bool, raw *sparse.CSR) {
+	for i := range raw.Rows {
+		if raw.RowNNZ(i) > 0 {
+			observed[i] = true
+		}
+	}
+}
+
+// readIDList reads one id per line (the first field).
+func readIDList(p string) ([]string, error) {
+	f, err := openText(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ids []string
+	lr := newLineReader(p, f, true)
+	for lr.next() {
+		ids = append(ids, string(lr.fields[0]))
+	}
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, &InputError{File: p, Msg: "no ids"}
+	}
+	return ids, nil
+}
+
+type labelLine struct {
+	node    int
+	classes []string
+}
+
+func readLabelText(p string, nodes *nodeTable) ([]labelLine, error) {
+	f, err := openText(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []labelLine
+	seen := make(map[int]int)
+	lr := newLineReader(p, f, true)
+	for lr.next() {
+		if len(lr.fields) < 2 {
+			return nil, lr.errorf(0, "want <id> <class> [<class>…]")
+		}
+		i, err := nodes.resolve(lr, 1, lr.fields[0])
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[i]; dup {
+			return nil, lr.errorf(1, "node %q already labelled on line %d", lr.fields[0], prev)
+		}
+		seen[i] = lr.line
+		out = append(out, labelLine{i, fieldStrings(lr.fields[1:])})
+	}
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, &InputError{File: p, Msg: "no label lines"}
+	}
+	return out, nil
+}
+
+func labelsFromLines(lines []labelLine, n int) *Labels {
+	set := make(map[string]bool)
+	multi := false
+	for _, l := range lines {
+		for _, c := range l.classes {
+			set[c] = true
+		}
+		multi = multi || len(l.classes) > 1
+	}
+	lab := &Labels{Class: make([]int, n)}
+	for c := range set {
+		lab.Names = append(lab.Names, c)
+	}
+	sortStrings(lab.Names)
+	idx := make(map[string]int)
+	for c, s := range lab.Names {
+		idx[s] = c
+	}
+	for i := range lab.Class {
+		lab.Class[i] = -1
+	}
+	if multi {
+		lab.Multi = make([][]int, n)
+	}
+	for _, l := range lines {
+		lab.Class[l.node] = idx[l.classes[0]]
+		if multi {
+			for _, c := range l.classes {
+				lab.Multi[l.node] = append(lab.Multi[l.node], idx[c])
+			}
+		}
+	}
+	return lab
+}

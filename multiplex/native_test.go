@@ -1,0 +1,275 @@
+package multiplex
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne/npy"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// writeFiles writes name → content into a new temporary directory.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func npyBytes(t *testing.T, write func(*bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// tinyFiles is a valid three-view native data set: text edges with weights
+// and CRLF endings, sparse text features, an explicit observed list, a dense
+// .npy feature matrix with an id list, and multi-word labels.
+func tinyFiles(t *testing.T) map[string]string {
+	return map[string]string{
+		"manifest.json": `{
+  "name": "tiny",
+  "nodes": "nodes.txt",
+  "labels": "labels.txt",
+  "views": [
+    {"name": "friends", "edges": "friends.edges", "features": "friends.feat", "feature_dim": 4},
+    {"name": "work", "edges": "work.edges", "observed": "work.observed"},
+    {"name": "profile", "features": "profile.npy", "feature_ids": "profile.ids", "knn": 1}
+  ]
+}`,
+		"nodes.txt":     "# ids\na\nb\nc\nd\n",
+		"labels.txt":    "a x\r\nb y\r\nc x\r\n",
+		"friends.edges": "a b\r\nb c 2.5\r\nb a\r\nc c\r\n",
+		"friends.feat":  "a 0:1 3:2\nb 1:1\nc\n",
+		"work.edges":    "# u v\nc d\n",
+		"work.observed": "c\nd\nb\n",
+		"profile.ids":   "d\na\n",
+		"profile.npy": npyBytes(t, func(b *bytes.Buffer) error {
+			return npy.WriteFloat32(b, []int{2, 3}, []float32{1, 0, 2, 0, 1, 1})
+		}),
+	}
+}
+
+func TestNativeLoad(t *testing.T) {
+	dir := writeFiles(t, tinyFiles(t))
+	net, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := net.Nodes.IDs(); !reflect.DeepEqual(got, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("ids %v", got)
+	}
+	fr, _ := net.View("friends")
+	// a-b given both ways merges to one edge, c-c is a dropped self-loop.
+	if fr.NumEdges() != 2 || fr.Adj.At(1, 2) != 2.5 || fr.Adj.At(2, 1) != 2.5 {
+		t.Errorf("friends: %d edges, b-c weight %v; want 2, 2.5", fr.NumEdges(), fr.Adj.At(1, 2))
+	}
+	if want := []bool{true, true, true, false}; !reflect.DeepEqual(fr.Observed, want) {
+		t.Errorf("friends observed %v, want %v", fr.Observed, want)
+	}
+	if fr.Features.Cols != 4 || fr.Features.At(0, 3) != 2 || fr.Features.RowNNZ(2) != 0 {
+		t.Errorf("friends features wrong: %+v", fr.Features)
+	}
+	wk, _ := net.View("work")
+	if want := []bool{false, true, true, true}; !reflect.DeepEqual(wk.Observed, want) {
+		t.Errorf("work observed %v, want %v (b listed without edges)", wk.Observed, want)
+	}
+	pr, _ := net.View("profile")
+	if want := []bool{true, false, false, true}; !reflect.DeepEqual(pr.Observed, want) {
+		t.Errorf("profile observed %v, want %v", pr.Observed, want)
+	}
+	// Row 0 of profile.npy belongs to d (index 3), row 1 to a.
+	if pr.Features.At(3, 0) != 1 || pr.Features.At(3, 2) != 2 || pr.Features.At(0, 1) != 1 {
+		t.Errorf("profile features not placed by feature_ids")
+	}
+	if pr.NumEdges() != 1 {
+		t.Errorf("profile kNN edges %d, want 1 (a-d)", pr.NumEdges())
+	}
+	if net.Labels.Class[3] != -1 || net.Labels.Names[net.Labels.Class[1]] != "y" {
+		t.Errorf("labels %+v", net.Labels)
+	}
+}
+
+// TestNativeRoundTrip writes a loaded network and reads it back unchanged.
+func TestNativeRoundTrip(t *testing.T) {
+	net, err := Load(writeFiles(t, tinyFiles(t)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := Partial(net, 0.25, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, orig := range []*Network{net, part} {
+		dir := t.TempDir()
+		if err := WriteNative(orig, dir); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(dir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back.Nodes.IDs(), orig.Nodes.IDs()) || !reflect.DeepEqual(back.Labels, orig.Labels) {
+			t.Fatalf("ids or labels differ after round trip")
+		}
+		for k, v := range orig.Views {
+			b := back.Views[k]
+			if !reflect.DeepEqual(v.Observed, b.Observed) || !equalCSR(v.Adj, b.Adj) || !equalCSR(v.Features, b.Features) {
+				t.Errorf("view %s differs after round trip:\n%v %+v %+v\n%v %+v %+v", v.Name, v.Observed, v.Adj, v.Features, b.Observed, b.Adj, b.Features)
+			}
+		}
+	}
+}
+
+func TestNativeMultiLabel(t *testing.T) {
+	files := tinyFiles(t)
+	files["labels.txt"] = "a x y\nb y\n"
+	net, err := Load(writeFiles(t, files), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.Labels.Multi == nil || len(net.Labels.Multi[0]) != 2 || net.Labels.Multi[2] != nil {
+		t.Errorf("multi-label %+v", net.Labels.Multi)
+	}
+}
+
+// TestNativeErrors checks that each kind of bad input gives an error naming
+// the file and the line (or byte offset) and what was expected.
+func TestNativeErrors(t *testing.T) {
+	good := tinyFiles(t)
+	npy3 := npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{3, 3}, make([]float32, 9)) })
+	tests := []struct {
+		name   string
+		change map[string]string
+		want   []string // substrings of the error
+	}{
+		{"unknown node in edges", map[string]string{"work.edges": "c d\nc zz\n"}, []string{"work.edges:2", "field 2", `"zz"`, "nodes.txt"}},
+		{"duplicate node id", map[string]string{"nodes.txt": "a\nb\na\n"}, []string{"nodes.txt", `"a" appears twice`}},
+		{"non-numeric weight", map[string]string{"friends.edges": "a b\nb c heavy\n"}, []string{"friends.edges:2", "field 3", "weight"}},
+		{"non-numeric feature", map[string]string{"friends.feat": "a 0:1\nb 1:x\n"}, []string{"friends.feat:2", "field 2", "not a finite number"}},
+		{"feature without colon", map[string]string{"friends.feat": "a 0:1 7\n"}, []string{"friends.feat:1", "field 3", "<index>:<value>"}},
+		{"feature index beyond dim", map[string]string{"friends.feat": "a 9:1\n"}, []string{"friends.feat:1", "feature_dim"}},
+		{"too many edge fields", map[string]string{"work.edges": "c d 1 2\n"}, []string{"work.edges:1", "want <id> <id> [weight]"}},
+		{"empty edge file", map[string]string{"work.edges": ""}, []string{"work.edges", "empty"}},
+		{"empty nodes file", map[string]string{"nodes.txt": ""}, []string{"nodes.txt", "empty"}},
+		{"only comments", map[string]string{"nodes.txt": "# nothing\n"}, []string{"nodes.txt", "no ids"}},
+		{"feature rows and ids disagree", map[string]string{"profile.ids": "d\na\nb\n"}, []string{"profile.ids", "3 ids for the 2 feature rows"}},
+		{"observed list omits a node with edges", map[string]string{"work.observed": "c\n"}, []string{"work.observed", `"d"`, "not listed as observed"}},
+		{"missing file", map[string]string{"manifest.json": strings.Replace(good["manifest.json"], "work.edges", "nowhere.edges", 1)}, []string{"nowhere.edges", "no such file"}},
+		{"truncated npy", map[string]string{"profile.npy": good["profile.npy"][:len(good["profile.npy"])-5]}, []string{"profile.npy", "byte", "truncated"}},
+		{"npy bad magic", map[string]string{"profile.npy": "NOTNUMPY" + good["profile.npy"][8:]}, []string{"profile.npy", "byte 0"}},
+		{"label duplicate", map[string]string{"labels.txt": "a x\na y\n"}, []string{"labels.txt:2", "already labelled on line 1"}},
+		{"manifest syntax", map[string]string{"manifest.json": "{\n  \"name\": \"x\",\n  \"views\": [\n}"}, []string{"manifest.json:4", "invalid JSON"}},
+		{"manifest unknown field", map[string]string{"manifest.json": `{"name":"x","vews":[]}`}, []string{"manifest.json", `unknown field "vews"`}},
+		{"manifest wrong type", map[string]string{"manifest.json": `{"name":"x","views":[{"name":"v","knn":"three"}]}`}, []string{"manifest.json:1", "knn"}},
+		{"manifest empty", map[string]string{"manifest.json": ""}, []string{"manifest.json", "empty"}},
+		{"manifest no views", map[string]string{"manifest.json": `{"name":"x"}`}, []string{"manifest.json", "no views"}},
+		{"manifest duplicate view", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"work.edges"},{"name":"v","edges":"work.edges"}]}`}, []string{"manifest.json", `"v" appears twice`}},
+		{"labels and features disagree", map[string]string{
+			"manifest.json": `{"labels":"labels.npy","views":[{"name":"v","features":"f.npy","knn":1}]}`,
+			"labels.npy":    npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteInt64(b, []int{4}, []int64{0, 1, 0, 1}) }),
+			"f.npy":         npy3,
+		}, []string{"f.npy", "3 rows, want one per node: 4 nodes in", "labels.npy"}},
+		{"nonsquare adjacency", map[string]string{
+			"manifest.json": `{"views":[{"name":"v","edges":"e.npy"}]}`,
+			"e.npy":         npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{2, 3}, make([]float32, 6)) }),
+		}, []string{"e.npy", "2×3", "square"}},
+		{"mat without variable", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat"}]}`, "x.mat": "MATLAB"}, []string{"x.mat", "file.mat:VAR"}},
+		{"truncated mat", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat:A"}]}`, "x.mat": "MATLAB 5.0 MAT-file"}, []string{"x.mat"}},
+		{"truncated npz", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.npz"}]}`, "x.npz": "PK\x03\x04trunc"}, []string{"x.npz"}},
+		{"node observed nowhere", map[string]string{"nodes.txt": "a\nb\nc\nd\ne\n"}, []string{`"e"`, "observed in no view"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := make(map[string]string)
+			for k, v := range good {
+				files[k] = v
+			}
+			for k, v := range tc.change {
+				files[k] = v
+			}
+			_, err := Load(writeFiles(t, files), "")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPartial(t *testing.T) {
+	net, err := Load(writeFiles(t, map[string]string{
+		"manifest.json": `{"views":[{"name":"a","edges":"e.txt"},{"name":"b","edges":"e.txt"},{"name":"c","edges":"e.txt"}]}`,
+		"e.txt":         ring(200),
+	}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pdr := range []float64{0, 0.2, 0.4, 0.6} {
+		p1, err := Partial(net, pdr, rand.New(rand.NewPCG(7, 7)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, _ := Partial(net, pdr, rand.New(rand.NewPCG(7, 7)))
+		if !reflect.DeepEqual(p1.Views[0].Observed, p2.Views[0].Observed) {
+			t.Fatalf("pdr %v: same seed, different result", pdr)
+		}
+		if err := p1.Validate(); err != nil {
+			t.Fatalf("pdr %v: %v", pdr, err)
+		}
+		for _, v := range p1.Views {
+			// Each view loses round(pdr·n) nodes, less the few restored
+			// because they were missing everywhere (≈ pdr³·n of 200 here).
+			if got := v.PDR(); got > pdr+1e-12 || got < pdr-pdr*pdr*pdr-0.05 {
+				t.Errorf("pdr %v: view %s has PDR %.3f", pdr, v.Name, got)
+			}
+			for i := range v.Observed {
+				if !v.Observed[i] && v.Adj.RowNNZ(i) != 0 {
+					t.Errorf("removed node %d keeps edges", i)
+				}
+			}
+		}
+	}
+	if _, err := Partial(net, 1, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("pdr 1 accepted")
+	}
+}
+
+func ring(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Join([]string{itoa(i), itoa((i + 1) % n)}, " ") + "\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func equalCSR(a, b *sparse.CSR) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Rows == b.Rows && a.Cols == b.Cols && slices.Equal(a.Ptr, b.Ptr) && slices.Equal(a.Ind, b.Ind) && slices.Equal(a.Val, b.Val)
+}

@@ -1,0 +1,241 @@
+package multiplex
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Nodes maps external string ids to dense indices 0..n-1 and back.
+type Nodes struct {
+	ids   []string
+	index map[string]int
+}
+
+// NewNodes returns an empty id map.
+func NewNodes() *Nodes { return &Nodes{index: make(map[string]int)} }
+
+// NodesOf returns the id map of ids in order, or an error naming the first
+// duplicate.
+func NodesOf(ids []string) (*Nodes, error) {
+	n := &Nodes{ids: make([]string, 0, len(ids)), index: make(map[string]int, len(ids))}
+	for k, id := range ids {
+		if j, ok := n.index[id]; ok {
+			return nil, fmt.Errorf("node id %q appears twice (positions %d and %d)", id, j, k)
+		}
+		n.Add(id)
+	}
+	return n, nil
+}
+
+// Add returns the index of id, adding it when it is new.
+func (n *Nodes) Add(id string) int {
+	if i, ok := n.index[id]; ok {
+		return i
+	}
+	n.index[id] = len(n.ids)
+	n.ids = append(n.ids, id)
+	return len(n.ids) - 1
+}
+
+// Index returns the index of id.
+func (n *Nodes) Index(id string) (int, bool) {
+	i, ok := n.index[id]
+	return i, ok
+}
+
+// ID returns the external id of node i.
+func (n *Nodes) ID(i int) string { return n.ids[i] }
+
+// IDs returns the ids in index order. The slice must not be modified.
+func (n *Nodes) IDs() []string { return n.ids }
+
+// Len returns the number of nodes.
+func (n *Nodes) Len() int { return len(n.ids) }
+
+// View is one relation of a multiplex network: its own edges and node
+// features, and the set of nodes observed in it.
+//
+// Adj is the n×n symmetric weighted adjacency with no self-loops; the rows and
+// columns of unobserved nodes are empty. Features is n×d with the rows of
+// unobserved nodes empty, or nil when the view has no features of its own, in
+// which case FeatureMatrix returns the adjacency rows (the paper's convention
+// for views that are only a graph).
+type View struct {
+	Name     string
+	Adj      *sparse.CSR
+	Features *sparse.CSR
+	Observed []bool
+}
+
+// FeatureMatrix returns the view's features, or its adjacency when it has none.
+func (v *View) FeatureMatrix() *sparse.CSR {
+	if v.Features != nil {
+		return v.Features
+	}
+	return v.Adj
+}
+
+// NumObserved returns the number of nodes observed in the view.
+func (v *View) NumObserved() int {
+	c := 0
+	for _, o := range v.Observed {
+		if o {
+			c++
+		}
+	}
+	return c
+}
+
+// PDR returns the view's partial data ratio, 1 − observed/n.
+func (v *View) PDR() float64 {
+	if len(v.Observed) == 0 {
+		return 0
+	}
+	return 1 - float64(v.NumObserved())/float64(len(v.Observed))
+}
+
+// NumEdges returns the number of undirected edges (stored off-diagonal
+// entries / 2).
+func (v *View) NumEdges() int { return (v.Adj.NNZ() - v.Adj.CountDiagonal()) / 2 }
+
+// Density returns the fraction of possible edges among observed nodes that
+// are present: 2m / (n_obs (n_obs − 1)).
+func (v *View) Density() float64 {
+	o := float64(v.NumObserved())
+	if o < 2 {
+		return 0
+	}
+	return 2 * float64(v.NumEdges()) / (o * (o - 1))
+}
+
+// Labels assigns classes to nodes. Class[i] is the class index of node i, or
+// -1 when unknown. Names holds the class names in index order. For
+// multi-label data Multi[i] lists every class of node i and Class[i] is the
+// first of them; Multi is nil for single-label data.
+type Labels struct {
+	Names []string
+	Class []int
+	Multi [][]int
+}
+
+// Counts returns the number of nodes of each class (first class for
+// multi-label nodes) and the number of unlabelled nodes.
+func (l *Labels) Counts() (perClass []int, unknown int) {
+	perClass = make([]int, len(l.Names))
+	for _, c := range l.Class {
+		if c < 0 {
+			unknown++
+			continue
+		}
+		perClass[c]++
+	}
+	return perClass, unknown
+}
+
+// Network is a partial multiplex network: n nodes, several views over them,
+// and optional labels.
+type Network struct {
+	Name   string
+	Nodes  *Nodes
+	Views  []*View
+	Labels *Labels // nil when unlabelled
+}
+
+// N returns the number of nodes.
+func (net *Network) N() int { return net.Nodes.Len() }
+
+// View returns the view called name.
+func (net *Network) View(name string) (*View, bool) {
+	for _, v := range net.Views {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// Validate checks the shapes and invariants that every consumer relies on:
+// adjacency square, symmetric, without self-loops and empty outside observed
+// nodes; features with n rows, empty outside observed nodes; finite values;
+// labels in range; every node observed in at least one view.
+func (net *Network) Validate() error {
+	n := net.N()
+	if len(net.Views) == 0 {
+		return fmt.Errorf("network %q has no views", net.Name)
+	}
+	seen := make(map[string]bool)
+	for _, v := range net.Views {
+		if seen[v.Name] {
+			return fmt.Errorf("view name %q appears twice", v.Name)
+		}
+		seen[v.Name] = true
+		if len(v.Observed) != n {
+			return fmt.Errorf("view %q: observed mask has %d entries, want %d nodes", v.Name, len(v.Observed), n)
+		}
+		if v.Adj == nil || v.Adj.Rows != n || v.Adj.Cols != n {
+			return fmt.Errorf("view %q: adjacency must be %d×%d", v.Name, n, n)
+		}
+		if err := v.Adj.Check(); err != nil {
+			return fmt.Errorf("view %q: adjacency: %w", v.Name, err)
+		}
+		if v.Adj.CountDiagonal() != 0 {
+			return fmt.Errorf("view %q: adjacency has self-loops", v.Name)
+		}
+		if !v.Adj.IsSymmetric() {
+			return fmt.Errorf("view %q: adjacency is not symmetric", v.Name)
+		}
+		if err := checkRows(v.Name, "adjacency", v.Adj, v.Observed); err != nil {
+			return err
+		}
+		if v.Features != nil {
+			if v.Features.Rows != n {
+				return fmt.Errorf("view %q: features have %d rows, want %d nodes", v.Name, v.Features.Rows, n)
+			}
+			if err := v.Features.Check(); err != nil {
+				return fmt.Errorf("view %q: features: %w", v.Name, err)
+			}
+			if err := checkRows(v.Name, "features", v.Features, v.Observed); err != nil {
+				return err
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		any := false
+		for _, v := range net.Views {
+			any = any || v.Observed[i]
+		}
+		if !any {
+			return fmt.Errorf("node %q is observed in no view", net.Nodes.ID(i))
+		}
+	}
+	if l := net.Labels; l != nil {
+		if len(l.Class) != n {
+			return fmt.Errorf("labels: %d entries, want %d nodes", len(l.Class), n)
+		}
+		for i, c := range l.Class {
+			if c < -1 || c >= len(l.Names) {
+				return fmt.Errorf("labels: node %q has class %d outside [-1,%d)", net.Nodes.ID(i), c, len(l.Names))
+			}
+		}
+		if l.Multi != nil && len(l.Multi) != n {
+			return fmt.Errorf("labels: %d multi-label entries, want %d nodes", len(l.Multi), n)
+		}
+	}
+	return nil
+}
+
+func checkRows(view, what string, m *sparse.CSR, observed []bool) error {
+	for i := 0; i < m.Rows; i++ {
+		if !observed[i] && m.RowNNZ(i) > 0 {
+			return fmt.Errorf("view %q: %s row %d is not empty but the node is unobserved", view, what, i)
+		}
+	}
+	for _, v := range m.Val {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("view %q: %s has a non-finite value", view, what)
+		}
+	}
+	return nil
+}

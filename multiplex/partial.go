@@ -1,0 +1,132 @@
+package multiplex
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Partial returns a copy of net with a fraction pdr of the nodes removed
+// from each view independently (the paper's protocol, its Fig. 1): in each
+// view, round(pdr·n) nodes drawn uniformly from all n nodes lose their
+// features and edges there. A node then missing from every view is restored
+// in one of the views it was removed from, drawn at random, so every node
+// stays observed somewhere; the effective PDR per view (View.PDR) is
+// therefore a little below pdr, more so with few views. Nodes already
+// missing from a view in net stay missing. Labels and ids are shared with
+// net; the result is deterministic for a given rng state.
+func Partial(net *Network, pdr float64, rng *rand.Rand) (*Network, error) {
+	pdrs := make([]float64, len(net.Views))
+	for s := range pdrs {
+		pdrs[s] = pdr
+	}
+	return PartialViews(net, pdrs, rng)
+}
+
+// PartialViews is Partial with its own ratio for each view.
+func PartialViews(net *Network, pdr []float64, rng *rand.Rand) (*Network, error) {
+	n, t := net.N(), len(net.Views)
+	if len(pdr) != t {
+		return nil, fmt.Errorf("%d partial data ratios for %d views", len(pdr), t)
+	}
+	remove := make([][]bool, t)
+	for s := range t {
+		if !(pdr[s] >= 0 && pdr[s] < 1) {
+			return nil, fmt.Errorf("view %q: partial data ratio %v: want 0 ≤ pdr < 1", net.Views[s].Name, pdr[s])
+		}
+		k := int(math.Round(pdr[s] * float64(n)))
+		remove[s] = make([]bool, n)
+		perm := rng.Perm(n)
+		for _, i := range perm[:k] {
+			remove[s][i] = true
+		}
+	}
+	for i := range n {
+		var removedFrom []int
+		kept := false
+		for s, v := range net.Views {
+			if !v.Observed[i] {
+				continue
+			}
+			if remove[s][i] {
+				removedFrom = append(removedFrom, s)
+			} else {
+				kept = true
+			}
+		}
+		if !kept && len(removedFrom) > 0 {
+			remove[removedFrom[rng.IntN(len(removedFrom))]][i] = false
+		}
+	}
+	out := &Network{Name: net.Name, Nodes: net.Nodes, Labels: net.Labels}
+	for s, v := range net.Views {
+		keep := make([]bool, n)
+		for i := range n {
+			keep[i] = v.Observed[i] && !remove[s][i]
+		}
+		out.Views = append(out.Views, v.Restrict(keep))
+	}
+	return out, nil
+}
+
+// Restrict returns the view observed only on the nodes with keep[i] (which
+// must be a subset of v.Observed): their features and edges are kept, those
+// of all other nodes removed.
+func (v *View) Restrict(keep []bool) *View {
+	out := &View{Name: v.Name, Observed: keep, Adj: v.Adj.Mask(keep)}
+	if v.Features != nil {
+		out.Features = v.Features.RowSelect(keep)
+	}
+	return out
+}
+
+// Summary holds the statistics `dpmne data info` prints.
+type Summary struct {
+	Name    string        `json:"name"`
+	Nodes   int           `json:"nodes"`
+	Views   []ViewSummary `json:"views"`
+	Classes []ClassCount  `json:"classes,omitempty"`
+	// Unlabelled counts nodes without a class when the data is labelled.
+	Unlabelled int  `json:"unlabelled"`
+	MultiLabel bool `json:"multi_label,omitempty"`
+}
+
+// ViewSummary describes one view.
+type ViewSummary struct {
+	Name        string  `json:"name"`
+	Observed    int     `json:"observed"`
+	PDR         float64 `json:"pdr"`
+	Edges       int     `json:"edges"`
+	Density     float64 `json:"density"`
+	FeatureDims int     `json:"feature_dims"`
+	FeatureNNZ  int     `json:"feature_nnz"`
+	// OwnFeatures is false when the view's features are its adjacency rows.
+	OwnFeatures bool `json:"own_features"`
+}
+
+// ClassCount is the number of nodes in one class.
+type ClassCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// Summarize computes the statistics of net.
+func Summarize(net *Network) *Summary {
+	s := &Summary{Name: net.Name, Nodes: net.N()}
+	for _, v := range net.Views {
+		f := v.FeatureMatrix()
+		s.Views = append(s.Views, ViewSummary{
+			Name: v.Name, Observed: v.NumObserved(), PDR: v.PDR(), Edges: v.NumEdges(), Density: v.Density(),
+			FeatureDims: f.Cols, FeatureNNZ: f.NNZ(), OwnFeatures: v.Features != nil,
+		})
+	}
+	if l := net.Labels; l != nil {
+		counts, unknown := l.Counts()
+		for c, name := range l.Names {
+			s.Classes = append(s.Classes, ClassCount{name, counts[c]})
+		}
+		s.Unlabelled = unknown
+		s.MultiLabel = l.Multi != nil
+	}
+	return s
+}

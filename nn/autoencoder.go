@@ -1,0 +1,361 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Config describes an autoencoder and its optimiser. A zero field takes the
+// default named in its comment, so Config{Hidden: []int{200, 128}} is the
+// paper's sigmoid autoencoder with squared error and Adam.
+type Config struct {
+	// Hidden holds the encoder widths, e.g. [200, 128]; the last is the
+	// code size. The decoder mirrors them: in → 200 → 128 → 200 → in.
+	Hidden []int
+	// Activation is the non-linearity of every hidden layer, the code layer
+	// included (default Sigmoid, as in the paper).
+	Activation Activation
+	// OutActivation is the decoder's output non-linearity for SquaredError
+	// and WeightedSquaredError (default Sigmoid). CrossEntropy always uses a
+	// sigmoid output, whatever this says.
+	OutActivation Activation
+	// Loss is the reconstruction loss (default SquaredError).
+	Loss Loss
+	// NonzeroWeight (≥ 1, default 1 = unweighted) is SDNE's weight on the
+	// non-zero inputs for WeightedSquaredError and the weight of the positive
+	// terms for CrossEntropy. SquaredError is unweighted and rejects a
+	// weight above 1.
+	NonzeroWeight float32
+	// LearningRate is Adam's step size (default 1e-3).
+	LearningRate float32
+	// Beta1, Beta2 and Eps are Adam's moment decays and denominator guard
+	// (defaults 0.9, 0.999, 1e-8). Zero means the default, so a decay of
+	// exactly 0 cannot be asked for.
+	Beta1, Beta2, Eps float32
+	// WeightDecay is the coefficient of the Frobenius penalty
+	// WeightDecay·Σ‖W‖² on the weight matrices (not the biases), the paper's
+	// λ‖W‖²; its gradient is 2·WeightDecay·W. It is added once per Step.
+	WeightDecay float32
+}
+
+func (c Config) withDefaults() Config {
+	c.Hidden = slices.Clone(c.Hidden)
+	if c.NonzeroWeight == 0 {
+		c.NonzeroWeight = 1
+	}
+	if c.LearningRate == 0 {
+		c.LearningRate = 1e-3
+	}
+	if c.Beta1 == 0 {
+		c.Beta1 = 0.9
+	}
+	if c.Beta2 == 0 {
+		c.Beta2 = 0.999
+	}
+	if c.Eps == 0 {
+		c.Eps = 1e-8
+	}
+	return c
+}
+
+func finite32(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+
+// validate checks a configuration that has had its defaults filled in.
+func (c Config) validate() error {
+	if len(c.Hidden) == 0 {
+		return errors.New("nn: Config.Hidden is empty: give at least the code width")
+	}
+	for i, h := range c.Hidden {
+		if h <= 0 {
+			return fmt.Errorf("nn: Config.Hidden[%d] = %d: widths must be positive", i, h)
+		}
+	}
+	if !c.Activation.valid() {
+		return fmt.Errorf("nn: Config.Activation = %d is not a known activation", int(c.Activation))
+	}
+	if !c.OutActivation.valid() {
+		return fmt.Errorf("nn: Config.OutActivation = %d is not a known activation", int(c.OutActivation))
+	}
+	if !c.Loss.valid() {
+		return fmt.Errorf("nn: Config.Loss = %d is not a known loss", int(c.Loss))
+	}
+	if !(c.NonzeroWeight >= 1) || !finite32(c.NonzeroWeight) {
+		return fmt.Errorf("nn: Config.NonzeroWeight = %g must be finite and ≥ 1", c.NonzeroWeight)
+	}
+	if c.Loss == SquaredError && c.NonzeroWeight != 1 {
+		return fmt.Errorf("nn: Config.NonzeroWeight = %g has no effect with Loss %s: use %s", c.NonzeroWeight, SquaredError, WeightedSquaredError)
+	}
+	if !(c.LearningRate > 0) || !finite32(c.LearningRate) {
+		return fmt.Errorf("nn: Config.LearningRate = %g must be finite and positive", c.LearningRate)
+	}
+	if !(c.Beta1 > 0 && c.Beta1 < 1) {
+		return fmt.Errorf("nn: Config.Beta1 = %g must lie in (0, 1)", c.Beta1)
+	}
+	if !(c.Beta2 > 0 && c.Beta2 < 1) {
+		return fmt.Errorf("nn: Config.Beta2 = %g must lie in (0, 1)", c.Beta2)
+	}
+	if !(c.Eps > 0) || !finite32(c.Eps) {
+		return fmt.Errorf("nn: Config.Eps = %g must be finite and positive", c.Eps)
+	}
+	if !(c.WeightDecay >= 0) || !finite32(c.WeightDecay) {
+		return fmt.Errorf("nn: Config.WeightDecay = %g must be finite and ≥ 0", c.WeightDecay)
+	}
+	return nil
+}
+
+// Layer is one affine map followed by an activation: a = Act(h·W + B) for a
+// row vector h of width In.
+type Layer struct {
+	In, Out int
+	W       []float32 // In×Out, row-major: W[i*Out+j] connects input i to output j
+	B       []float32 // Out
+	Act     Activation
+}
+
+// Autoencoder is a deep autoencoder for one view: len(Cfg.Hidden) encoder
+// layers followed by as many mirrored decoder layers. Its fields are exported
+// so that a model can be saved and loaded with encoding/json or encoding/gob;
+// Check validates a loaded model.
+type Autoencoder struct {
+	In     int      // input (and output) width
+	Cfg    Config   // the configuration, defaults filled in
+	Layers []*Layer // encoder layers 0…K−1, then decoder layers K…2K−1
+}
+
+// New returns an autoencoder for inputs of width in, with Xavier/Glorot
+// uniform weights U(−a, a), a = √(6/(fan_in+fan_out)), drawn from rng layer by
+// layer in row-major order, and zero biases. If rng is nil the global source
+// of math/rand/v2 is used. Defaults are filled into the returned Cfg; an
+// invalid configuration is reported with the name of the offending field.
+func New(in int, cfg Config, rng *rand.Rand) (*Autoencoder, error) {
+	if in <= 0 {
+		return nil, fmt.Errorf("nn: input width %d must be positive", in)
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	widths := make([]int, 0, 2*len(cfg.Hidden)+1)
+	widths = append(widths, in)
+	widths = append(widths, cfg.Hidden...)
+	for i := len(cfg.Hidden) - 2; i >= 0; i-- {
+		widths = append(widths, cfg.Hidden[i])
+	}
+	widths = append(widths, in)
+
+	uniform := rand.Float32
+	if rng != nil {
+		uniform = rng.Float32
+	}
+	ae := &Autoencoder{In: in, Cfg: cfg}
+	for l := 0; l+1 < len(widths); l++ {
+		lay := &Layer{In: widths[l], Out: widths[l+1], Act: cfg.Activation}
+		lay.W = make([]float32, lay.In*lay.Out)
+		lay.B = make([]float32, lay.Out)
+		a := float32(math.Sqrt(6 / float64(lay.In+lay.Out)))
+		for i := range lay.W {
+			lay.W[i] = (2*uniform() - 1) * a
+		}
+		ae.Layers = append(ae.Layers, lay)
+	}
+	out := ae.Layers[len(ae.Layers)-1]
+	out.Act = cfg.OutActivation
+	if cfg.Loss == CrossEntropy {
+		out.Act = Sigmoid
+	}
+	return ae, nil
+}
+
+// Check verifies that the layers chain from In back to In through the widths
+// of Cfg.Hidden with slices of the right lengths, and that the configuration
+// is valid: use it on a model that was loaded rather than built by New.
+func (ae *Autoencoder) Check() error {
+	if err := ae.Cfg.validate(); err != nil {
+		return err
+	}
+	k := len(ae.Cfg.Hidden)
+	if len(ae.Layers) != 2*k {
+		return fmt.Errorf("nn: %d layers, want 2·len(Cfg.Hidden) = %d", len(ae.Layers), 2*k)
+	}
+	prev := ae.In
+	for l, lay := range ae.Layers {
+		want := ae.In
+		switch {
+		case l < k:
+			want = ae.Cfg.Hidden[l]
+		case l < 2*k-1:
+			want = ae.Cfg.Hidden[2*k-2-l]
+		}
+		if lay == nil {
+			return fmt.Errorf("nn: layer %d is nil", l)
+		}
+		if lay.In != prev || lay.Out != want {
+			return fmt.Errorf("nn: layer %d is %d→%d, want %d→%d", l, lay.In, lay.Out, prev, want)
+		}
+		if len(lay.W) != lay.In*lay.Out || len(lay.B) != lay.Out {
+			return fmt.Errorf("nn: layer %d has len(W) = %d, len(B) = %d, want %d and %d", l, len(lay.W), len(lay.B), lay.In*lay.Out, lay.Out)
+		}
+		if !lay.Act.valid() {
+			return fmt.Errorf("nn: layer %d has unknown activation %d", l, int(lay.Act))
+		}
+		prev = lay.Out
+	}
+	if out := ae.Layers[len(ae.Layers)-1]; ae.Cfg.Loss == CrossEntropy && out.Act != Sigmoid {
+		return fmt.Errorf("nn: output layer has activation %s, but Loss %s needs %s", out.Act, CrossEntropy, Sigmoid)
+	}
+	return nil
+}
+
+// CodeDim returns the width of the code, the last of Cfg.Hidden.
+func (ae *Autoencoder) CodeDim() int { return ae.Cfg.Hidden[len(ae.Cfg.Hidden)-1] }
+
+// codeLayer is the index of the layer whose output is the code.
+func (ae *Autoencoder) codeLayer() int { return len(ae.Cfg.Hidden) - 1 }
+
+// Params returns every weight matrix and bias vector, in the order W0, B0,
+// W1, B1, …, encoder first. The slices alias the model.
+func (ae *Autoencoder) Params() [][]float32 {
+	ps := make([][]float32, 0, 2*len(ae.Layers))
+	for _, lay := range ae.Layers {
+		ps = append(ps, lay.W, lay.B)
+	}
+	return ps
+}
+
+// Clone returns a deep copy of ae.
+func (ae *Autoencoder) Clone() *Autoencoder {
+	c := &Autoencoder{In: ae.In, Cfg: ae.Cfg}
+	c.Cfg.Hidden = slices.Clone(ae.Cfg.Hidden)
+	for _, lay := range ae.Layers {
+		cl := *lay
+		cl.W, cl.B = slices.Clone(lay.W), slices.Clone(lay.B)
+		c.Layers = append(c.Layers, &cl)
+	}
+	return c
+}
+
+// chunk is the number of rows Encode and Decode push through the layers at a
+// time, which bounds their scratch memory.
+const chunk = 256
+
+// Encode writes the codes of the given rows of x into h, len(rows)×CodeDim
+// row-major; rows nil means all rows of x. It panics if x.Cols != ae.In, a
+// row is out of range or h is too short. Encode allocates its scratch
+// buffers per call and may be called concurrently.
+func (ae *Autoencoder) Encode(x *sparse.CSR, rows []int, h []float32) {
+	n := x.Rows
+	if rows != nil {
+		n = len(rows)
+	}
+	ae.checkInput(x, rows)
+	code := ae.CodeDim()
+	if len(h) < n*code {
+		panic(fmt.Sprintf("nn: Encode: len(h) = %d, want ≥ %d×%d", len(h), n, code))
+	}
+	k := ae.codeLayer()
+	act := make([][]float32, k+1)
+	for l := 0; l < k; l++ {
+		act[l] = make([]float32, min(n, chunk)*ae.Layers[l].Out)
+	}
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		var sub []int
+		if rows != nil {
+			sub = rows[lo:hi]
+		}
+		act[k] = h[lo*code : hi*code]
+		ae.sparseForward(x, sub, lo, hi-lo, act[0])
+		ae.denseForward(1, k+1, hi-lo, act)
+	}
+}
+
+// Decode writes the reconstructions of the n codes in h (n×CodeDim,
+// row-major) into out (n×In, row-major), with the output activation applied.
+// It panics if h or out is too short.
+func (ae *Autoencoder) Decode(h []float32, n int, out []float32) {
+	code := ae.CodeDim()
+	if n < 0 || len(h) < n*code || len(out) < n*ae.In {
+		panic(fmt.Sprintf("nn: Decode: n = %d, len(h) = %d, len(out) = %d: want len(h) ≥ n×%d and len(out) ≥ n×%d", n, len(h), len(out), code, ae.In))
+	}
+	k := ae.codeLayer()
+	last := len(ae.Layers) - 1
+	act := make([][]float32, len(ae.Layers))
+	for l := k + 1; l < last; l++ {
+		act[l] = make([]float32, min(n, chunk)*ae.Layers[l].Out)
+	}
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		act[k] = h[lo*code : hi*code]
+		act[last] = out[lo*ae.In : hi*ae.In]
+		ae.denseForward(k+1, last+1, hi-lo, act)
+		ae.Layers[last].Act.apply(act[last])
+	}
+}
+
+// checkInput panics unless x has ae.In columns and every row index is in
+// range.
+func (ae *Autoencoder) checkInput(x *sparse.CSR, rows []int) {
+	if err := ae.inputError(x, rows); err != nil {
+		panic(err.Error())
+	}
+}
+
+func (ae *Autoencoder) inputError(x *sparse.CSR, rows []int) error {
+	if x == nil {
+		return errors.New("nn: input matrix is nil")
+	}
+	if x.Cols != ae.In {
+		return fmt.Errorf("nn: input has %d columns, the autoencoder takes %d", x.Cols, ae.In)
+	}
+	for _, r := range rows {
+		if r < 0 || r >= x.Rows {
+			return fmt.Errorf("nn: row %d outside the input's %d rows", r, x.Rows)
+		}
+	}
+	return nil
+}
+
+// sparseForward computes the first layer for n rows of x into a (n×Out0):
+// rows[i] when rows is non-nil, else row off+i. Each output row is the bias
+// plus one axpy of a row of W0 per non-zero of the input row, O(nnz·Out0),
+// so X is never densified.
+func (ae *Autoencoder) sparseForward(x *sparse.CSR, rows []int, off, n int, a []float32) {
+	lay := ae.Layers[0]
+	w := lay.Out
+	for i := 0; i < n; i++ {
+		r := off + i
+		if rows != nil {
+			r = rows[i]
+		}
+		z := a[i*w : (i+1)*w]
+		copy(z, lay.B)
+		ind, val := x.Row(r)
+		for k, j := range ind {
+			axpy(val[k], lay.W[int(j)*w:(int(j)+1)*w], z)
+		}
+	}
+	lay.Act.apply(a[:n*w])
+}
+
+// denseForward computes layers from…to−1 for n rows: act[l] = Act(act[l−1]·W
+// + B) with one Gemm per layer. The last layer of the network is left as
+// pre-activations (logits), for the loss to read; other layers are
+// activated.
+func (ae *Autoencoder) denseForward(from, to, n int, act [][]float32) {
+	for l := from; l < to; l++ {
+		lay := ae.Layers[l]
+		z := act[l][:n*lay.Out]
+		for i := 0; i < n; i++ {
+			copy(z[i*lay.Out:(i+1)*lay.Out], lay.B)
+		}
+		gemm(false, false, n, lay.Out, lay.In, 1, act[l-1], lay.In, lay.W, lay.Out, 1, z, lay.Out)
+		if l < len(ae.Layers)-1 {
+			lay.Act.apply(z)
+		}
+	}
+}

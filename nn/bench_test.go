@@ -1,0 +1,74 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// Cora-sized inputs: 2,708 nodes; its attribute rows have 1,433 columns with
+// about 18 words per paper, its adjacency rows 2,708 columns with about 4
+// citations per paper.
+var stepBenchmarks = []struct {
+	in, nnz, h, code, batch int
+}{
+	{in: 1433, nnz: 18, h: 200, code: 128, batch: 256},
+	{in: 2708, nnz: 4, h: 200, code: 128, batch: 256},
+}
+
+const coraNodes = 2708
+
+// BenchmarkStep times one Step (forward, backward, Adam) of the paper's
+// sigmoid autoencoder with squared error and the regression term, the full
+// per-view objective.
+func BenchmarkStep(b *testing.B) {
+	for _, bm := range stepBenchmarks {
+		for _, loss := range []Loss{SquaredError, CrossEntropy} {
+			b.Run(fmt.Sprintf("in=%d_h=%d_code=%d_batch=%d/%s", bm.in, bm.h, bm.code, bm.batch, loss), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				x := fixedNNZ(rng, coraNodes, bm.in, bm.nnz)
+				ae, err := New(bm.in, Config{Hidden: []int{bm.h, bm.code}, Loss: loss, WeightDecay: 1e-5}, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tr := NewTrainer(ae)
+				target := make([]float32, bm.batch*bm.code)
+				for i := range target {
+					target[i] = rng.Float32()
+				}
+				perm := rng.Perm(coraNodes)
+				batches := coraNodes / bm.batch
+				if _, err := tr.Step(x, perm[:bm.batch], target, 1); err != nil { // warm-up: buffers
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					k := i % batches
+					if _, err := tr.Step(x, perm[k*bm.batch:(k+1)*bm.batch], target, 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkEncode times encoding all 2,708 Cora-sized rows.
+func BenchmarkEncode(b *testing.B) {
+	for _, bm := range stepBenchmarks {
+		b.Run(fmt.Sprintf("rows=%d_in=%d_h=%d_code=%d", coraNodes, bm.in, bm.h, bm.code), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			x := fixedNNZ(rng, coraNodes, bm.in, bm.nnz)
+			ae, err := New(bm.in, Config{Hidden: []int{bm.h, bm.code}}, rng)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := make([]float32, coraNodes*bm.code)
+			b.ReportAllocs()
+			for b.Loop() {
+				ae.Encode(x, nil, h)
+			}
+		})
+	}
+}

@@ -1,0 +1,37 @@
+// Package nn is the deep autoencoder of DPMNE (§3.2 and §3.5 of the paper),
+// one per view, with hand-written backpropagation and Adam.
+//
+// For a view s with sparse features X (one row per node) the encoder computes
+//
+//	H1 = σ(X·W1 + b1), H2 = σ(H1·W2 + b2), …, H^s = H_K   (the code)
+//
+// and a mirrored decoder reconstructs X̃ from H^s. Trainer.Step minimises, on
+// a minibatch of the nodes observed in the view, the paper's eq. 13:
+//
+//	Recon(X, X̃) + α‖H^s − T‖² + λ Σ‖W‖²
+//
+// where T = Y·B^s is a target code computed elsewhere (nil to train the plain
+// autoencoder) and λ is Config.WeightDecay. The reconstruction loss is the
+// paper's squared error, SDNE's weighted squared error, or binary
+// cross-entropy, which suits sparse 0/1 inputs better (see Loss).
+//
+// The code is float32 throughout, with float64 loss accumulators. The first
+// layer reads X in CSR form (package sparse) and costs O(nnz·width) forward
+// and backward; the only dense input-sized object is one batch of rows, the
+// reconstruction target. The other layers are matrix products on gonum's
+// blas32, kept on its serial path (see gemm.go) so that a step allocates
+// nothing after the first and the same seed gives bit-identical weights.
+// Hand-written backpropagation on blas32 was chosen for this project by
+// measurement over GoMLX and gorgonia.
+//
+// A typical use:
+//
+//	ae, err := nn.New(x.Cols, nn.Config{Hidden: []int{200, 128}, Loss: nn.CrossEntropy}, rng)
+//	tr := nn.NewTrainer(ae)
+//	for range epochs {
+//		loss, err := tr.Epoch(x, observed, 256, rng, nil, 0)
+//		…
+//	}
+//	codes := make([]float32, len(observed)*ae.CodeDim())
+//	ae.Encode(x, observed, codes)
+package nn

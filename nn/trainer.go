@@ -1,0 +1,445 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// StepLoss holds the three terms of the autoencoder's objective (eq. 13 of
+// the paper), each summed over the rows of a batch, not averaged.
+type StepLoss struct {
+	Recon      float64 // reconstruction loss, Σ over rows and inputs
+	Regression float64 // α·‖H − T‖², zero without a target
+	Weight     float64 // WeightDecay·Σ‖W‖²
+}
+
+// Total returns Recon + Regression + Weight.
+func (s StepLoss) Total() float64 { return s.Recon + s.Regression + s.Weight }
+
+// NonFiniteError reports a loss term that became NaN or ±Inf.
+type NonFiniteError struct {
+	Term  string  // "reconstruction loss", "regression loss" or "weight penalty"
+	Value float64 // the NaN or ±Inf
+	Batch int     // index of the batch within an Epoch, from 0; −1 from Step
+}
+
+func (e *NonFiniteError) Error() string {
+	what := "NaN"
+	if math.IsInf(e.Value, 0) {
+		what = "Inf"
+	}
+	msg := fmt.Sprintf("nn: autoencoder %s is %s", e.Term, what)
+	if e.Batch >= 0 {
+		msg += fmt.Sprintf(" at batch %d", e.Batch)
+	}
+	return msg
+}
+
+// Trainer trains one Autoencoder with Adam. It owns the optimiser state
+// and every buffer a step needs; buffers grow to the largest batch seen, so
+// steps after the first of that size allocate nothing. A Trainer is not safe
+// for concurrent use; train different autoencoders concurrently with
+// different Trainers.
+type Trainer struct {
+	ae    *Autoencoder
+	steps int         // Adam steps taken
+	grad  [][]float32 // gradient, in Params order
+	m, v  [][]float32 // Adam moments, in Params order
+	act   [][]float32 // per layer, rows×Out: activations (logits for the last)
+	delta [][]float32 // per layer, rows×Out: ∂loss/∂pre-activation
+	xd    []float32   // the batch's input rows, densified: the reconstruction target
+	rows  int         // capacity of act, delta and xd in rows
+
+	// Epoch scratch.
+	perm   []int
+	target []float32
+}
+
+// NewTrainer returns a Trainer for ae with zero Adam moments. The trainer
+// updates ae in place; ae's Cfg supplies the loss and the optimiser settings.
+func NewTrainer(ae *Autoencoder) *Trainer {
+	t := &Trainer{ae: ae}
+	for _, p := range ae.Params() {
+		t.grad = append(t.grad, make([]float32, len(p)))
+		t.m = append(t.m, make([]float32, len(p)))
+		t.v = append(t.v, make([]float32, len(p)))
+	}
+	t.act = make([][]float32, len(ae.Layers))
+	t.delta = make([][]float32, len(ae.Layers))
+	return t
+}
+
+// Autoencoder returns the model the trainer updates.
+func (t *Trainer) Autoencoder() *Autoencoder { return t.ae }
+
+// reserve makes the batch buffers hold n rows.
+func (t *Trainer) reserve(n int) {
+	if n <= t.rows {
+		return
+	}
+	for l, lay := range t.ae.Layers {
+		t.act[l] = make([]float32, n*lay.Out)
+		t.delta[l] = make([]float32, n*lay.Out)
+	}
+	t.xd = make([]float32, n*t.ae.In)
+	t.rows = n
+}
+
+// batchSize is len(rows), or all rows of x when rows is nil.
+func batchSize(x *sparse.CSR, rows []int) int {
+	if rows == nil {
+		return x.Rows
+	}
+	return len(rows)
+}
+
+func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha float32) error {
+	if err := t.ae.inputError(x, rows); err != nil {
+		return err
+	}
+	n := batchSize(x, rows)
+	if n == 0 {
+		return errors.New("nn: empty batch")
+	}
+	if target != nil && len(target) != n*t.ae.CodeDim() {
+		return fmt.Errorf("nn: len(target) = %d, want %d rows × %d = %d", len(target), n, t.ae.CodeDim(), n*t.ae.CodeDim())
+	}
+	if !(alpha >= 0) || !finite32(alpha) {
+		return fmt.Errorf("nn: alpha = %g must be finite and ≥ 0", alpha)
+	}
+	return nil
+}
+
+// Step runs one minibatch of Adam on the objective
+//
+//	Recon(X_rows, X̃_rows) + alpha·‖H_rows − T‖² + WeightDecay·Σ‖W‖²
+//
+// where H_rows are the codes of the given rows of x (nil: all rows) and T is
+// target, len(rows)×CodeDim row-major (nil skips the regression term). The
+// terms are sums over the batch, not means, and Adam is given exactly the
+// gradient of their sum, unscaled: Adam is invariant to the scale of the
+// gradient (up to Eps), so summing rather than averaging changes nothing but
+// keeps the batch objective a sum over nodes like the paper's.
+//
+// Step returns the terms before the update. If a term is NaN or Inf it
+// returns a *NonFiniteError and leaves the model unchanged. Invalid
+// arguments (a shape mismatch, a row out of range, a negative alpha) return
+// an error before any work.
+//
+// All of W0, the first layer's In×Out weights, is updated each step, also
+// the rows whose inputs were all zero in the batch (their gradient is zero
+// unless WeightDecay > 0, but Adam's moments still move them). A lazy,
+// sparse Adam that touches only the batch's non-zero columns is a later
+// optimisation.
+func (t *Trainer) Step(x *sparse.CSR, rows []int, target []float32, alpha float32) (StepLoss, error) {
+	if err := t.checkArgs(x, rows, target, alpha); err != nil {
+		return StepLoss{}, err
+	}
+	loss := t.evaluate(x, rows, target, alpha, true)
+	if err := loss.check(); err != nil {
+		return loss, err
+	}
+	t.adam()
+	return loss, nil
+}
+
+// Loss returns the terms that Step would return, without updating anything.
+// It panics on invalid arguments.
+func (t *Trainer) Loss(x *sparse.CSR, rows []int, target []float32, alpha float32) StepLoss {
+	if err := t.checkArgs(x, rows, target, alpha); err != nil {
+		panic(err.Error())
+	}
+	return t.evaluate(x, rows, target, alpha, false)
+}
+
+// Gradient returns the gradient of Loss's total with respect to every
+// parameter, flattened in the order of Params, as Step would use it. It is
+// meant for tests; it allocates the result and panics on invalid arguments.
+func (t *Trainer) Gradient(x *sparse.CSR, rows []int, target []float32, alpha float32) []float64 {
+	if err := t.checkArgs(x, rows, target, alpha); err != nil {
+		panic(err.Error())
+	}
+	t.evaluate(x, rows, target, alpha, true)
+	var g []float64
+	for _, p := range t.grad {
+		for _, v := range p {
+			g = append(g, float64(v))
+		}
+	}
+	return g
+}
+
+func (s StepLoss) check() error {
+	for _, term := range []struct {
+		name string
+		v    float64
+	}{{"reconstruction loss", s.Recon}, {"regression loss", s.Regression}, {"weight penalty", s.Weight}} {
+		if math.IsNaN(term.v) || math.IsInf(term.v, 0) {
+			return &NonFiniteError{Term: term.name, Value: term.v, Batch: -1}
+		}
+	}
+	return nil
+}
+
+// evaluate runs the forward pass on a batch and returns the loss terms; with
+// backward it also leaves their gradient in t.grad.
+func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha float32, backward bool) StepLoss {
+	ae := t.ae
+	n := batchSize(x, rows)
+	t.reserve(n)
+	last := len(ae.Layers) - 1
+	code := ae.codeLayer()
+
+	// Forward: sparse first layer, then one Gemm per layer.
+	ae.sparseForward(x, rows, 0, n, t.act[0])
+	ae.denseForward(1, last+1, n, t.act)
+
+	// The reconstruction target: the batch's rows of x, densified.
+	xd := t.xd[:n*ae.In]
+	clear(xd)
+	for i := 0; i < n; i++ {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		ind, val := x.Row(r)
+		xi := xd[i*ae.In : (i+1)*ae.In]
+		for k, j := range ind {
+			xi[j] = val[k]
+		}
+	}
+
+	var loss StepLoss
+	var dOut []float32
+	if backward {
+		dOut = t.delta[last][:n*ae.In]
+	}
+	loss.Recon = reconstruction(ae.Cfg.Loss, ae.Layers[last].Act, ae.Cfg.NonzeroWeight, t.act[last][:n*ae.In], xd, dOut)
+	if wd := ae.Cfg.WeightDecay; wd > 0 {
+		var s float64
+		for _, lay := range ae.Layers {
+			s += sumSquares(lay.W)
+		}
+		loss.Weight = float64(wd) * s
+	}
+	if !backward {
+		if target != nil {
+			loss.Regression = regression(t.act[code][:n*ae.CodeDim()], target, alpha, nil)
+		}
+		return loss
+	}
+
+	// Backward: t.delta[l] holds ∂loss/∂Z_l for the pre-activations Z_l.
+	for l := last; l >= 0; l-- {
+		lay := ae.Layers[l]
+		d := t.delta[l][:n*lay.Out]
+		gW, gB := t.grad[2*l], t.grad[2*l+1]
+		if l == 0 {
+			// ∂/∂W0 = Xᵀ·δ0, scattered into the rows of W0 for the
+			// non-zero columns only: O(nnz·Out0).
+			clear(gW)
+			for i := 0; i < n; i++ {
+				r := i
+				if rows != nil {
+					r = rows[i]
+				}
+				ind, val := x.Row(r)
+				di := d[i*lay.Out : (i+1)*lay.Out]
+				for k, j := range ind {
+					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
+				}
+			}
+		} else {
+			// ∂/∂W_l = A_{l−1}ᵀ·δ_l.
+			gemm(true, false, lay.In, lay.Out, n, 1, t.act[l-1], lay.In, d, lay.Out, 0, gW, lay.Out)
+		}
+		clear(gB)
+		for i := 0; i < n; i++ {
+			axpy(1, d[i*lay.Out:(i+1)*lay.Out], gB)
+		}
+		if wd := ae.Cfg.WeightDecay; wd > 0 {
+			axpy(2*wd, lay.W, gW)
+		}
+		if l == 0 {
+			break
+		}
+		// ∂/∂A_{l−1} = δ_l·W_lᵀ, then through the activation of layer l−1.
+		prev := t.delta[l-1][:n*lay.In]
+		gemm(false, true, n, lay.In, lay.Out, 1, d, lay.Out, lay.W, lay.Out, 0, prev, lay.In)
+		if l-1 == code && target != nil {
+			loss.Regression = regression(t.act[code][:n*lay.In], target, alpha, prev)
+		}
+		ae.Layers[l-1].Act.backprop(t.act[l-1][:n*lay.In], prev)
+	}
+	return loss
+}
+
+// regression returns alpha·‖h − target‖² and, when dh is non-nil, adds its
+// gradient 2·alpha·(h − target) to dh.
+func regression(h, target []float32, alpha float32, dh []float32) float64 {
+	var s float64
+	target = target[:len(h)]
+	if dh != nil {
+		dh = dh[:len(h)]
+	}
+	for i, v := range h {
+		r := v - target[i]
+		s += float64(r) * float64(r)
+		if dh != nil {
+			dh[i] += 2 * alpha * r
+		}
+	}
+	return float64(alpha) * s
+}
+
+// reconstruction returns the reconstruction loss of the decoder output
+// against x, given the output logits z (n×In), which it overwrites with the
+// activations for the squared errors. When d is non-nil it receives
+// ∂loss/∂z.
+func reconstruction(loss Loss, out Activation, nzw float32, z, x, d []float32) float64 {
+	var s float64
+	x = x[:len(z)]
+	if d != nil {
+		d = d[:len(z)]
+	}
+	switch loss {
+	case SquaredError, WeightedSquaredError:
+		out.apply(z)
+		w2 := nzw * nzw
+		for i, a := range z {
+			r := a - x[i]
+			c := float32(1)
+			if loss == WeightedSquaredError && x[i] != 0 {
+				c = w2
+			}
+			s += float64(c) * float64(r) * float64(r)
+			if d != nil {
+				d[i] = 2 * c * r * out.derivative(a)
+			}
+		}
+	case CrossEntropy:
+		// With e = exp(−|z|): softplus(z) = max(z,0) + log1p(e),
+		// −log σ(z) = softplus(−z) = softplus(z) − z, −log(1−σ(z)) =
+		// softplus(z). Loss w·x·softplus(−z) + (1−x)·softplus(z), gradient
+		// w·x·(σ(z) − 1) + (1−x)·σ(z).
+		for i, zi := range z {
+			zz := float64(zi)
+			e := math.Exp(-math.Abs(zz))
+			sp := math.Log1p(e)
+			if zz > 0 {
+				sp += zz
+			}
+			xi := float64(x[i])
+			wx := float64(nzw) * xi
+			s += wx*(sp-zz) + (1-xi)*sp
+			if d != nil {
+				sig := 1 / (1 + e)
+				if zz < 0 {
+					sig = e / (1 + e)
+				}
+				d[i] = float32(wx*(sig-1) + (1-xi)*sig)
+			}
+		}
+	default:
+		panic("nn: unknown loss " + loss.String())
+	}
+	return s
+}
+
+// adam applies one bias-corrected Adam update with the gradient in t.grad:
+// m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², p ← p − lr·m̂/(√v̂ + ε) with
+// m̂ = m/(1−β1^t), v̂ = v/(1−β2^t).
+func (t *Trainer) adam() {
+	cfg := &t.ae.Cfg
+	t.steps++
+	b1, b2 := cfg.Beta1, cfg.Beta2
+	c1 := float32(1 / (1 - math.Pow(float64(b1), float64(t.steps))))
+	c2 := float32(1 / (1 - math.Pow(float64(b2), float64(t.steps))))
+	lr, eps := cfg.LearningRate, cfg.Eps
+	for l, lay := range t.ae.Layers {
+		for k, p := range [2][]float32{lay.W, lay.B} {
+			g, m, v := t.grad[2*l+k][:len(p)], t.m[2*l+k][:len(p)], t.v[2*l+k][:len(p)]
+			for i := range p {
+				gi := g[i]
+				mi := b1*m[i] + (1-b1)*gi
+				vi := b2*v[i] + (1-b2)*gi*gi
+				m[i], v[i] = mi, vi
+				p[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
+			}
+		}
+	}
+}
+
+// Epoch runs one pass of Step over rows (the nodes observed in the view; nil
+// means all rows of x) in minibatches of size batch, the last one possibly
+// smaller, in an order shuffled by rng (nil keeps the given order). For the
+// regression term, target(node, dst) writes the CodeDim target code of a
+// node into dst; a nil target skips the term.
+//
+// The returned Recon and Regression are sums over the epoch's rows. Weight
+// is the mean over the epoch's steps of the per-step penalty: each Step adds
+// the whole WeightDecay·Σ‖W‖², so over an epoch the penalty is weighted
+// ⌈len(rows)/batch⌉ times against the data terms; scale WeightDecay by
+// batch/len(rows) for the paper's once-per-pass λ.
+//
+// If a term becomes NaN or Inf, Epoch stops and returns a *NonFiniteError
+// naming the term and the batch (counted from 0); earlier batches' updates
+// stay applied.
+func (t *Trainer) Epoch(x *sparse.CSR, rows []int, batch int, rng *rand.Rand, target func(node int, dst []float32), alpha float32) (StepLoss, error) {
+	if batch <= 0 {
+		return StepLoss{}, fmt.Errorf("nn: batch size %d must be positive", batch)
+	}
+	if x == nil {
+		return StepLoss{}, errors.New("nn: input matrix is nil")
+	}
+	perm := t.perm[:0]
+	if rows == nil {
+		for i := 0; i < x.Rows; i++ {
+			perm = append(perm, i)
+		}
+	} else {
+		perm = append(perm, rows...)
+	}
+	t.perm = perm
+	if len(perm) == 0 {
+		return StepLoss{}, errors.New("nn: no rows to train on")
+	}
+	if rng != nil {
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	}
+	code := t.ae.CodeDim()
+	var sum StepLoss
+	steps := 0
+	for lo := 0; lo < len(perm); lo += batch {
+		br := perm[lo:min(len(perm), lo+batch)]
+		var tg []float32
+		if target != nil {
+			if need := len(br) * code; cap(t.target) < need {
+				t.target = make([]float32, need)
+			}
+			tg = t.target[:len(br)*code]
+			for i, node := range br {
+				target(node, tg[i*code:(i+1)*code])
+			}
+		}
+		sl, err := t.Step(x, br, tg, alpha)
+		if err != nil {
+			var nf *NonFiniteError
+			if errors.As(err, &nf) {
+				nf.Batch = steps
+				return sum, nf
+			}
+			return sum, fmt.Errorf("batch %d: %w", steps, err)
+		}
+		sum.Recon += sl.Recon
+		sum.Regression += sl.Regression
+		sum.Weight += sl.Weight
+		steps++
+	}
+	sum.Weight /= float64(steps)
+	return sum, nil
+}

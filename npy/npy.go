@@ -1,0 +1,302 @@
+package npy
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// magic is the string every .npy stream starts with.
+const magic = "\x93NUMPY"
+
+// FormatError reports malformed input.
+type FormatError struct {
+	// File is the path of the file, "" for Read, and
+	// "path.npz[member.npy]" for a member of a .npz archive.
+	File string
+
+	// Offset is the byte offset within the .npy stream where the
+	// problem is, or -1 when the problem has no position in a .npy
+	// stream (a broken zip archive, a missing member).
+	Offset int64
+
+	// Msg says what was expected.
+	Msg string
+
+	// Err is the underlying error, if any, for example from
+	// archive/zip or compress/flate.
+	Err error
+}
+
+// Error returns the error as "file: byte offset: message".
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+	} else {
+		b.WriteString("npy")
+	}
+	b.WriteString(": ")
+	if e.Offset >= 0 {
+		b.WriteString("byte ")
+		b.WriteString(strconv.FormatInt(e.Offset, 10))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Array is an n-dimensional array read from a .npy stream.
+//
+// Arrays are made by Read, ReadFile and NPZ.Read; the zero Array has no
+// dtype and its accessors return errors.
+type Array struct {
+	Descr   string // dtype descr as in the header, e.g. "<i8", "|b1", "<f4", "|S3"
+	Shape   []int  // empty for a 0-d array
+	Fortran bool   // fortran_order: the data are stored in column-major order
+
+	dt   dtype
+	data []byte // raw element bytes in storage order and byte order
+	file string // for error messages
+	off  int64  // offset of data in the .npy stream, or -1
+}
+
+// Len returns the number of elements, the product of the shape (1 for a
+// 0-d array).
+func (a *Array) Len() int {
+	n := 1
+	for _, d := range a.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Read reads one .npy array from r. It reads exactly the bytes of the
+// array and no more, so consecutive arrays can be read from one stream.
+// The data are read incrementally, growing the buffer as they arrive; an
+// input that ends early gives a *FormatError saying "truncated".
+func Read(r io.Reader) (*Array, error) {
+	return readArray(&stream{r: r, size: -1})
+}
+
+// ReadFile reads the .npy file at path. Unlike Read, it requires the
+// array to end exactly at the end of the file.
+func ReadFile(path string) (*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{r: f, file: path, size: -1}
+	if fi.Mode().IsRegular() {
+		s.size = fi.Size()
+		s.trusted = true
+	}
+	a, err := readArray(s)
+	if err != nil {
+		return nil, err
+	}
+	if s.size >= 0 && s.off < s.size {
+		return nil, s.errorf(s.off, "%d bytes of trailing data after the array", s.size-s.off)
+	}
+	return a, nil
+}
+
+// stream tracks the position in a .npy stream being read.
+type stream struct {
+	r    io.Reader
+	file string // for errors
+	off  int64  // bytes read so far
+
+	// size is the number of bytes in the stream, or -1 if unknown.
+	size int64
+
+	// trusted says size may be used to allocate buffers. Otherwise
+	// buffers grow as the data arrive.
+	trusted bool
+
+	// member says the stream is a zip member, whose read errors all
+	// mean malformed input.
+	member bool
+}
+
+func (s *stream) errorf(off int64, format string, args ...any) *FormatError {
+	return &FormatError{File: s.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// initialChunk is the largest buffer allocated before any data have
+// arrived, when the stream size is not trusted.
+const initialChunk = 64 << 10
+
+// next reads exactly n bytes, described by what in errors.
+func (s *stream) next(n int64, what string) ([]byte, error) {
+	if s.size >= 0 && n > s.size-s.off {
+		return nil, s.errorf(s.size, "truncated: need %d bytes of %s, have %d", n, what, s.size-s.off)
+	}
+	if n > int64(maxInt) {
+		return nil, s.errorf(s.off, "%s of %d bytes is too large", what, n)
+	}
+	if s.trusted || n <= initialChunk || s.buffered(n) {
+		buf := make([]byte, n)
+		m, err := io.ReadFull(s.r, buf)
+		s.off += int64(m)
+		if err != nil {
+			return nil, s.readError(err, n, int64(m), what)
+		}
+		return buf, nil
+	}
+	buf := make([]byte, 0, initialChunk)
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			c := int(min(2*int64(cap(buf)), n))
+			nb := make([]byte, len(buf), c)
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := io.ReadFull(s.r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		s.off += int64(m)
+		if err != nil {
+			return nil, s.readError(err, n, int64(len(buf)), what)
+		}
+	}
+	return buf, nil
+}
+
+// buffered reports whether the reader is an in-memory reader, such as a
+// bytes.Reader, that holds at least n more bytes, so that a buffer of n
+// bytes may be allocated before reading.
+func (s *stream) buffered(n int64) bool {
+	r, ok := s.r.(interface{ Len() int })
+	return ok && int64(r.Len()) >= n
+}
+
+// readError converts an error from reading n bytes of what, of which
+// have arrived.
+func (s *stream) readError(err error, n, have int64, what string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return s.errorf(s.off, "truncated: need %d bytes of %s, have %d", n, what, have)
+	}
+	if s.member || isZipError(err) {
+		fe := s.errorf(s.off, "reading %s", what)
+		fe.Err = err
+		return fe
+	}
+	name := s.file
+	if name == "" {
+		name = "npy"
+	}
+	return fmt.Errorf("%s: byte %d: reading %s: %w", name, s.off, what, err)
+}
+
+func isZipError(err error) bool {
+	return errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrChecksum) || errors.Is(err, zip.ErrAlgorithm)
+}
+
+// readArray reads one array from s.
+func readArray(s *stream) (*Array, error) {
+	var pre [8]byte // magic string and version
+	m, err := io.ReadFull(s.r, pre[:])
+	s.off += int64(m)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, s.readError(err, 8, int64(m), "magic string")
+	}
+	if m == 0 {
+		return nil, s.errorf(0, "empty file: want the magic string %q", magic)
+	}
+	if k := min(m, len(magic)); string(pre[:k]) != magic[:k] {
+		return nil, s.errorf(0, "bad magic string %q, want %q", pre[:k], magic)
+	}
+	if m < len(pre) {
+		return nil, s.errorf(int64(m), "truncated: need %d bytes of magic string and version, have %d", len(pre), m)
+	}
+	major, minor := pre[6], pre[7]
+	if major < 1 || major > 3 || minor != 0 {
+		return nil, s.errorf(6, "unsupported format version %d.%d, want 1.0, 2.0 or 3.0", major, minor)
+	}
+
+	lenSize := int64(4)
+	if major == 1 {
+		lenSize = 2
+	}
+	lb, err := s.next(lenSize, "header length")
+	if err != nil {
+		return nil, err
+	}
+	var hlen int64
+	if lenSize == 2 {
+		hlen = int64(binary.LittleEndian.Uint16(lb))
+	} else {
+		hlen = int64(binary.LittleEndian.Uint32(lb))
+	}
+	if s.size >= 0 && hlen > s.size-s.off {
+		return nil, s.errorf(8, "header length %d exceeds file size: %d bytes follow", hlen, s.size-s.off)
+	}
+	hdr, err := s.next(hlen, "header")
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(hdr, s.off-hlen, s.file, major < 3)
+	if err != nil {
+		return nil, err
+	}
+
+	a := &Array{
+		Descr:   h.descr,
+		Shape:   h.shape,
+		Fortran: h.fortran,
+		dt:      h.dt,
+		file:    s.file,
+		off:     s.off,
+	}
+	a.data, err = s.next(h.nbytes, "data")
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// errorf returns a FormatError about element i of a.
+func (a *Array) errorf(i int, format string, args ...any) *FormatError {
+	off := int64(-1)
+	if a.off >= 0 {
+		off = a.off + int64(i)*int64(a.dt.size)
+	}
+	return &FormatError{File: a.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// shapeString formats a shape as a Python tuple.
+func shapeString(shape []int) string {
+	var b bytes.Buffer
+	b.WriteByte('(')
+	for i, d := range shape {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	if len(shape) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+const maxInt = int(^uint(0) >> 1)

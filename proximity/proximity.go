@@ -1,0 +1,293 @@
+package proximity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Norm is how each view's adjacency is normalised before taking powers.
+type Norm int
+
+const (
+	// NormRandomWalk uses D^-1 E; P is symmetrised as (P + Pᵀ)/2.
+	NormRandomWalk Norm = iota
+	// NormSymmetric uses D^-1/2 E D^-1/2.
+	NormSymmetric
+	// NormNone uses the raw weighted adjacency, as the paper writes it.
+	NormNone
+)
+
+var normNames = []string{"rw", "sym", "none"}
+
+func (n Norm) String() string {
+	if int(n) < len(normNames) {
+		return normNames[n]
+	}
+	return fmt.Sprintf("Norm(%d)", int(n))
+}
+
+// ParseNorm parses "rw", "sym" or "none".
+func ParseNorm(s string) (Norm, error) {
+	for i, name := range normNames {
+		if s == name {
+			return Norm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown proximity normalisation %q: want rw, sym or none", s)
+}
+
+// Laplacian selects the Laplacian built from P.
+type Laplacian int
+
+const (
+	// Unnormalized is L = D − P.
+	Unnormalized Laplacian = iota
+	// Normalized is L = I − D^-1/2 P D^-1/2 (rows of isolated nodes zero).
+	Normalized
+)
+
+var lapNames = []string{"unnormalized", "normalized"}
+
+func (l Laplacian) String() string {
+	if int(l) < len(lapNames) {
+		return lapNames[l]
+	}
+	return fmt.Sprintf("Laplacian(%d)", int(l))
+}
+
+// ParseLaplacian parses "unnormalized" or "normalized".
+func ParseLaplacian(s string) (Laplacian, error) {
+	for i, name := range lapNames {
+		if s == name {
+			return Laplacian(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown Laplacian %q: want unnormalized or normalized", s)
+}
+
+// Config configures an Operator.
+type Config struct {
+	// Weights are w_1 … w_l; nil means the paper's {1, 1/2, 1/4, 1/8, 1/16}.
+	Weights   []float64
+	Norm      Norm
+	Laplacian Laplacian
+	// Workers for the sparse products; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// PaperWeights returns the paper's weights: l = 5, w_1 = 1, w_k = w_{k−1}/2.
+func PaperWeights() []float64 { return []float64{1, 0.5, 0.25, 0.125, 0.0625} }
+
+// Operator applies P and L for a set of views. It holds the normalised
+// adjacencies (and, for random-walk normalisation, their transposes) and two
+// n×d work buffers, so its memory is O(nnz + n·d).
+type Operator struct {
+	n       int
+	cfg     Config
+	e, et   []*sparse.CSR // normalised E^s and, for NormRandomWalk, (E^s)ᵀ
+	deg     []float64     // D = P·1
+	invSqrt []float64     // D^-1/2 (0 for isolated nodes), for Normalized
+	z, tmp  []float64
+	sy      []float64 // D^-1/2 Y for Normalized
+	d       int
+}
+
+// New returns the operator for the given symmetric adjacencies (one per
+// view, all n×n).
+func New(adjs []*sparse.CSR, cfg Config) (*Operator, error) {
+	if len(adjs) == 0 {
+		return nil, fmt.Errorf("proximity: no views")
+	}
+	if cfg.Weights == nil {
+		cfg.Weights = PaperWeights()
+	}
+	if len(cfg.Weights) == 0 {
+		return nil, fmt.Errorf("proximity: empty weights: want at least w_1")
+	}
+	for k, w := range cfg.Weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("proximity: weight w_%d = %v: want finite and ≥ 0", k+1, w)
+		}
+	}
+	n := adjs[0].Rows
+	op := &Operator{n: n, cfg: cfg}
+	for s, a := range adjs {
+		if a.Rows != n || a.Cols != n {
+			return nil, fmt.Errorf("proximity: view %d adjacency is %d×%d, want %d×%d", s, a.Rows, a.Cols, n, n)
+		}
+		e := normalize(a, cfg.Norm)
+		op.e = append(op.e, e)
+		if cfg.Norm == NormRandomWalk {
+			op.et = append(op.et, e.Transpose())
+		}
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	op.deg = make([]float64, n)
+	op.ApplyP(op.deg, ones, 1)
+	op.invSqrt = make([]float64, n)
+	for i, d := range op.deg {
+		if d > 0 {
+			op.invSqrt[i] = 1 / math.Sqrt(d)
+		}
+	}
+	return op, nil
+}
+
+// normalize returns a copy of a with the normalisation applied.
+func normalize(a *sparse.CSR, norm Norm) *sparse.CSR {
+	e := a.Clone()
+	if norm == NormNone {
+		return e
+	}
+	deg := a.Degrees()
+	for i := 0; i < e.Rows; i++ {
+		ind, val := e.Row(i)
+		for k, j := range ind {
+			switch norm {
+			case NormRandomWalk:
+				val[k] = float32(float64(val[k]) / deg[i])
+			case NormSymmetric:
+				val[k] = float32(float64(val[k]) / math.Sqrt(deg[i]*deg[j]))
+			}
+		}
+	}
+	return e
+}
+
+// N returns the number of nodes.
+func (op *Operator) N() int { return op.n }
+
+// Degrees returns D = P·1. The slice must not be modified.
+func (op *Operator) Degrees() []float64 { return op.deg }
+
+func (op *Operator) buffers(d int) {
+	if op.d != d || op.z == nil {
+		op.z = make([]float64, op.n*d)
+		op.tmp = make([]float64, op.n*d)
+		op.sy = make([]float64, op.n*d)
+		op.d = d
+	}
+}
+
+// horner adds Σ_k w_k E^k Y to dst.
+func (op *Operator) horner(dst []float64, e *sparse.CSR, y []float64, d int) {
+	w := op.cfg.Weights
+	z, tmp := op.z, op.tmp
+	l := len(w)
+	for i := range z[:op.n*d] {
+		z[i] = w[l-1] * y[i]
+	}
+	for k := l - 2; k >= 0; k-- {
+		e.MulDense(tmp, z, d, op.cfg.Workers)
+		for i := range tmp[:op.n*d] {
+			z[i] = w[k]*y[i] + tmp[i]
+		}
+	}
+	e.MulDense(tmp, z, d, op.cfg.Workers)
+	for i := range tmp[:op.n*d] {
+		dst[i] += tmp[i]
+	}
+}
+
+// ApplyP sets dst = P·Y for Y n×d row-major. dst must not overlap y.
+func (op *Operator) ApplyP(dst, y []float64, d int) {
+	op.buffers(d)
+	clear(dst[:op.n*d])
+	for s, e := range op.e {
+		if op.cfg.Norm == NormRandomWalk {
+			// P^s = (Q + Qᵀ)/2 with Q = Σ w_k (D^-1 E)^k.
+			op.horner(dst, e, y, d)
+			op.horner(dst, op.et[s], y, d)
+			continue
+		}
+		op.horner(dst, e, y, d)
+	}
+	if op.cfg.Norm == NormRandomWalk {
+		for i := range dst[:op.n*d] {
+			dst[i] *= 0.5
+		}
+	}
+}
+
+// ApplyL sets dst = L·Y. dst must not overlap y.
+func (op *Operator) ApplyL(dst, y []float64, d int) {
+	switch op.cfg.Laplacian {
+	case Normalized:
+		// L Y = Y − S P S Y with S = D^-1/2; isolated nodes get zero rows.
+		op.buffers(d)
+		sy := op.sy
+		for i := range op.n {
+			for c := range d {
+				sy[i*d+c] = op.invSqrt[i] * y[i*d+c]
+			}
+		}
+		op.ApplyP(dst, sy, d)
+		for i := range op.n {
+			s := op.invSqrt[i]
+			for c := range d {
+				if s == 0 {
+					dst[i*d+c] = 0
+				} else {
+					dst[i*d+c] = y[i*d+c] - s*dst[i*d+c]
+				}
+			}
+		}
+	default:
+		op.ApplyP(dst, y, d)
+		for i := range op.n {
+			di := op.deg[i]
+			for c := range d {
+				dst[i*d+c] = di*y[i*d+c] - dst[i*d+c]
+			}
+		}
+	}
+}
+
+// Quadratic returns tr(Yᵀ L Y), using ly = L·Y computed by the caller.
+func Quadratic(y, ly []float64) float64 {
+	var s float64
+	for i, v := range y {
+		s += v * ly[i]
+	}
+	return s
+}
+
+// LambdaMax estimates the largest eigenvalue of L by power iteration from a
+// fixed start (iters steps; 30 suffice for a preconditioner's scale). L is
+// symmetric positive semi-definite, so this is its spectral norm.
+func (op *Operator) LambdaMax(iters int) float64 {
+	n := op.n
+	v := make([]float64, n)
+	w := make([]float64, n)
+	for i := range v {
+		// A fixed, non-constant start: the constant vector is in L's
+		// null space for the unnormalised Laplacian.
+		v[i] = 1 + float64(i%7) - 3*float64(i%2)
+	}
+	var lam float64
+	for range iters {
+		var norm float64
+		for _, x := range v {
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		if norm == 0 {
+			return 0
+		}
+		for i := range v {
+			v[i] /= norm
+		}
+		op.ApplyL(w, v, 1)
+		lam = 0
+		for i := range v {
+			lam += v[i] * w[i]
+		}
+		v, w = w, v
+	}
+	return lam
+}

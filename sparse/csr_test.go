@@ -1,0 +1,143 @@
+package sparse
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func dense(m *CSR) [][]float32 {
+	d := make([][]float32, m.Rows)
+	for i := range d {
+		d[i] = make([]float32, m.Cols)
+		ind, val := m.Row(i)
+		for k, j := range ind {
+			d[i][j] = val[k]
+		}
+	}
+	return d
+}
+
+func TestBuildMerge(t *testing.T) {
+	type trip struct {
+		i, j int
+		v    float32
+	}
+	in := []trip{{0, 2, 1}, {0, 1, 5}, {0, 2, 3}, {2, 0, 4}, {1, 1, 2}, {0, 2, 2}}
+	tests := []struct {
+		merge Merge
+		want  [][]float32
+		err   bool
+	}{
+		{MergeMax, [][]float32{{0, 5, 3}, {0, 2, 0}, {4, 0, 0}}, false},
+		{MergeSum, [][]float32{{0, 5, 6}, {0, 2, 0}, {4, 0, 0}}, false},
+		{MergeFirst, [][]float32{{0, 5, 1}, {0, 2, 0}, {4, 0, 0}}, false},
+		{MergeError, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.merge.String(), func(t *testing.T) {
+			b := NewBuilder(3, 3)
+			for _, e := range in {
+				b.Add(e.i, e.j, e.v)
+			}
+			m, err := b.Build(tc.merge)
+			if tc.err {
+				if err == nil {
+					t.Fatal("want error for duplicate")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if got := dense(m); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func randomCSR(rng *rand.Rand, rows, cols, nnz int) *CSR {
+	b := NewBuilder(rows, cols)
+	for range nnz {
+		b.Add(rng.IntN(rows), rng.IntN(cols), float32(rng.IntN(5)+1))
+	}
+	m, err := b.Build(MergeSum)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func TestTransposeSymmetrize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 5, 40} {
+		m := randomCSR(rng, n, n, 3*n)
+		tr := m.Transpose()
+		if err := tr.Check(); err != nil {
+			t.Fatal(err)
+		}
+		dm, dt := dense(m), dense(tr)
+		for i := range n {
+			for j := range n {
+				if dm[i][j] != dt[j][i] {
+					t.Fatalf("n=%d: transpose differs at (%d,%d)", n, i, j)
+				}
+			}
+		}
+		s, err := m.Symmetrize(MergeMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.IsSymmetric() {
+			t.Fatalf("n=%d: Symmetrize result is not symmetric", n)
+		}
+		ds := dense(s)
+		for i := range n {
+			for j := range n {
+				if want := max(dm[i][j], dm[j][i]); ds[i][j] != want {
+					t.Fatalf("n=%d: (%d,%d) = %v, want %v", n, i, j, ds[i][j], want)
+				}
+			}
+		}
+		if d := s.DropDiagonal(); d.CountDiagonal() != 0 || d.Check() != nil {
+			t.Fatalf("n=%d: DropDiagonal left a diagonal entry", n)
+		}
+	}
+}
+
+func TestBuildRejectsNaN(t *testing.T) {
+	b := NewBuilder(2, 2)
+	b.Add(0, 1, float32(nan()))
+	if _, err := b.Build(MergeMax); err == nil {
+		t.Fatal("want error for NaN value")
+	}
+}
+
+func nan() float64 { var z float64; return z / z }
+
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			r := make([]int, 10*n)
+			c := make([]int, 10*n)
+			for k := range r {
+				r[k], c[k] = rng.IntN(n), rng.IntN(n)
+			}
+			for b.Loop() {
+				bl := NewBuilder(n, n)
+				bl.Grow(len(r))
+				for k := range r {
+					bl.Add(r[k], c[k], 1)
+				}
+				if _, err := bl.Build(MergeMax); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,410 @@
+package dpmne
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/proximity"
+)
+
+// viewFit is one view's part of the common-subspace model: its observed
+// rows, its codes H (n×h, zero rows where unobserved) and its basis B (d×h).
+type viewFit struct {
+	obs  []bool
+	h    codes
+	b    []float64 // d×h
+	g    []float64 // d×d, B·Bᵀ
+	k    []float64 // n×d, H·Bᵀ
+	bt   []float64 // h×d scratch, Bᵀ
+	ym   []float64 // n×d scratch, Y with unobserved rows zeroed
+	wbuf []float64 // h×d scratch
+}
+
+// subspace solves the Y and B sub-problems (paper eqs. 8–12) for fixed codes:
+//
+//	f(Y) = α Σ_s ‖I^s(H^s − Y B^s)‖² + β tr(YᵀLY) + λ R(Y)
+//
+// with R(Y) = ‖YᵀY − I‖² (orth) or ‖Y‖² (fro), and B^s by ridge regression
+// with its own weight λ_B.
+type subspace struct {
+	n, d                   int
+	alpha, beta, lambda    float64
+	lambdaB                float64
+	orth                   bool
+	lap                    *proximity.Operator // nil when β = 0
+	lamMax                 float64             // λ_max(L), for the preconditioner
+	views                  []*viewFit
+	y, ly                  []float64 // Y and L·Y (n×d)
+	grad, gcons, dir, ldir []float64 // n×d work buffers
+	tmp                    []float64 // n×d
+	dd                     []float64 // d×d work
+}
+
+func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
+	s := &subspace{n: n, d: d, alpha: alpha, beta: beta, lambda: lambda, lambdaB: lambdaB, orth: orth, lap: lap, views: views}
+	nd := n * d
+	s.y, s.ly = make([]float64, nd), make([]float64, nd)
+	s.grad, s.gcons, s.dir, s.ldir, s.tmp = make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd)
+	s.dd = make([]float64, d*d)
+	if lap != nil && beta > 0 {
+		s.lamMax = lap.LambdaMax(30)
+	}
+	for _, v := range views {
+		h := v.h.Dim()
+		v.b = make([]float64, d*h)
+		v.g = make([]float64, d*d)
+		v.k = make([]float64, nd)
+		v.bt = make([]float64, h*d)
+		v.ym = make([]float64, nd)
+		v.wbuf = make([]float64, h*d)
+	}
+	return s
+}
+
+// Terms holds the value of each term of the objective, weights applied.
+type Terms struct {
+	Reconstruction float64 // Σ_s ‖X^s − X̃^s‖² (observed rows)
+	Consistency    float64 // α Σ_s ‖I^s(H^s − Y B^s)‖²
+	Proximity      float64 // β tr(YᵀLY)
+	RegY           float64 // λ R(Y)
+	RegB           float64 // λ_B Σ_s ‖B^s‖²
+	RegW           float64 // autoencoder weight decay
+}
+
+// Total returns the objective O.
+func (t Terms) Total() float64 {
+	return t.Reconstruction + t.Consistency + t.Proximity + t.RegY + t.RegB + t.RegW
+}
+
+// check returns an error naming the first non-finite term.
+func (t Terms) check() error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"reconstruction", t.Reconstruction}, {"consistency", t.Consistency}, {"proximity", t.Proximity},
+		{"Y regularisation", t.RegY}, {"B regularisation", t.RegB}, {"autoencoder weight decay", t.RegW}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("training diverged: the %s term is %v", c.name, c.v)
+		}
+	}
+	return nil
+}
+
+// refreshView recomputes G = B·Bᵀ and K = H·Bᵀ after B or H changed.
+func (s *subspace) refreshView(v *viewFit) {
+	d, h := s.d, v.h.Dim()
+	gemm(false, true, 1, v.b, d, h, v.b, d, h, 0, v.g)
+	for i := range d {
+		for j := range h {
+			v.bt[j*d+i] = v.b[i*h+j]
+		}
+	}
+	v.h.MulRight(v.k, v.bt, d)
+}
+
+// updateLY recomputes L·Y from scratch.
+func (s *subspace) updateLY() {
+	if s.lap != nil && s.beta > 0 {
+		s.lap.ApplyL(s.ly, s.y, s.d)
+	} else {
+		clear(s.ly)
+	}
+}
+
+// maskedQuad returns Σ_{i observed} (X G)_i · x_i for x n×d, using tmp.
+func (s *subspace) maskedQuad(x []float64, v *viewFit, tmp []float64) float64 {
+	d := s.d
+	gemm(false, false, 1, x, s.n, d, v.g, d, d, 0, tmp)
+	var q float64
+	for i, o := range v.obs {
+		if o {
+			q += dot(tmp[i*d:(i+1)*d], x[i*d:(i+1)*d])
+		}
+	}
+	return q
+}
+
+// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted) and, when
+// gcons is non-nil, sets gcons = Σ_s 2(I^s Y G^s − K^s), its gradient.
+func (s *subspace) consistency(gcons []float64) float64 {
+	if gcons != nil {
+		clear(gcons)
+	}
+	d := s.d
+	var c float64
+	for _, v := range s.views {
+		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, s.tmp)
+		c += v.h.SqNorm() - 2*dot(s.y, v.k)
+		for i, o := range v.obs {
+			row := s.tmp[i*d : (i+1)*d]
+			if o {
+				c += dot(row, s.y[i*d:(i+1)*d])
+			}
+			if gcons != nil {
+				g := gcons[i*d : (i+1)*d]
+				k := v.k[i*d : (i+1)*d]
+				for j := range d {
+					if o {
+						g[j] += 2 * (row[j] - k[j])
+					} else {
+						g[j] -= 2 * k[j]
+					}
+				}
+			}
+		}
+	}
+	return c
+}
+
+// yoy sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
+func (s *subspace) regY() float64 {
+	if !s.orth {
+		return sumSq(s.y)
+	}
+	d := s.d
+	gemm(true, false, 1, s.y, s.n, d, s.y, s.n, d, 0, s.dd)
+	for i := range d {
+		s.dd[i*d+i]--
+	}
+	return sumSq(s.dd)
+}
+
+// terms returns the weighted Y- and B-dependent terms at the current Y.
+func (s *subspace) terms() Terms {
+	var t Terms
+	if s.alpha > 0 {
+		t.Consistency = s.alpha * s.consistency(nil)
+		for _, v := range s.views {
+			t.RegB += s.lambdaB * sumSq(v.b)
+		}
+	}
+	if s.beta > 0 {
+		t.Proximity = s.beta * dot(s.y, s.ly)
+	}
+	t.RegY = s.lambda * s.regY()
+	return t
+}
+
+// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part).
+func (s *subspace) gradient() float64 {
+	var f float64
+	clear(s.grad)
+	if s.alpha > 0 {
+		f += s.alpha * s.consistency(s.gcons)
+		axpy(s.alpha, s.gcons, s.grad)
+	}
+	if s.beta > 0 {
+		f += s.beta * dot(s.y, s.ly)
+		axpy(2*s.beta, s.ly, s.grad)
+	}
+	r := s.regY()
+	f += s.lambda * r
+	if s.orth {
+		// 4λ Y (YᵀY − I), with dd = YᵀY − I from regY.
+		gemm(false, false, 4*s.lambda, s.y, s.n, s.d, s.dd, s.d, s.d, 1, s.grad)
+	} else {
+		axpy(2*s.lambda, s.y, s.grad)
+	}
+	return f
+}
+
+// preconditioner returns M⁻¹ for M = 2α Σ_s B^s B^sᵀ + (2β λ_max(L) + c λ) I,
+// c = 8 for orth and 2 for fro: a d×d approximation of the Hessian's scale
+// (METHOD-NOTES: plain gradient descent barely moves because sigmoid codes
+// share a large mean direction, ‖B‖₂² ≈ 1e5).
+func (s *subspace) preconditioner() ([]float64, error) {
+	d := s.d
+	m := mat.NewSymDense(d, nil)
+	c := 2.0
+	if s.orth {
+		c = 8
+	}
+	diag := 2*s.beta*s.lamMax + c*s.lambda
+	for i := range d {
+		for j := i; j < d; j++ {
+			var v float64
+			if s.alpha > 0 {
+				for _, vw := range s.views {
+					v += 2 * s.alpha * vw.g[i*d+j]
+				}
+			}
+			if i == j {
+				v += diag
+				if v <= 0 {
+					v = 1
+				}
+			}
+			m.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(m) {
+		return nil, fmt.Errorf("Y step: preconditioner is not positive definite")
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil, fmt.Errorf("Y step: %w", err)
+	}
+	out := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			out[i*d+j] = inv.At(i, j)
+		}
+	}
+	return out, nil
+}
+
+// yStep runs up to maxSteps preconditioned descent steps on Y with an exact
+// line search, stopping early when a step lowers f by less than tol·|f|. It
+// returns the number of steps taken.
+//
+// Along a direction Δ every term of f is a polynomial in the step t —
+// quadratic for the consistency and proximity terms, quartic for
+// ‖YᵀY − I‖² — whose coefficients need one L·Δ and a few n×d×d products,
+// so the line search is exact and L(Y + tΔ) = LY + t·LΔ costs nothing.
+func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
+	minv, err := s.preconditioner()
+	if err != nil {
+		return 0, err
+	}
+	s.updateLY()
+	n, d := s.n, s.d
+	for step := range maxSteps {
+		f := s.gradient()
+		gemm(false, false, -1, s.grad, n, d, minv, d, d, 0, s.dir)
+		slope := dot(s.grad, s.dir)
+		if !(slope < 0) {
+			return step, nil // at a stationary point
+		}
+		// Coefficients of φ(t) − φ(0) = c1 t + c2 t² + c3 t³ + c4 t⁴.
+		c1, c2, c3, c4 := slope, 0.0, 0.0, 0.0
+		if s.alpha > 0 {
+			for _, v := range s.views {
+				c2 += s.alpha * s.maskedQuad(s.dir, v, s.tmp)
+			}
+		}
+		if s.beta > 0 {
+			s.lap.ApplyL(s.ldir, s.dir, d)
+			c2 += s.beta * dot(s.dir, s.ldir)
+		}
+		if s.orth {
+			// A = YᵀY − I (in dd from gradient), S = YᵀΔ + ΔᵀY, E = ΔᵀΔ.
+			sm := make([]float64, d*d)
+			e := make([]float64, d*d)
+			gemm(true, false, 1, s.y, n, d, s.dir, n, d, 0, sm)
+			for i := range d {
+				for j := i; j < d; j++ {
+					v := sm[i*d+j] + sm[j*d+i]
+					sm[i*d+j], sm[j*d+i] = v, v
+				}
+			}
+			gemm(true, false, 1, s.dir, n, d, s.dir, n, d, 0, e)
+			c2 += s.lambda * (sumSq(sm) + 2*dot(s.dd, e))
+			c3 += s.lambda * 2 * dot(sm, e)
+			c4 += s.lambda * sumSq(e)
+		} else {
+			c2 += s.lambda * sumSq(s.dir)
+		}
+		t := minimizeQuartic(c1, c2, c3, c4)
+		if t <= 0 {
+			return step, nil
+		}
+		axpy(t, s.dir, s.y)
+		if s.beta > 0 {
+			axpy(t, s.ldir, s.ly)
+		}
+		dec := -(c1*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
+		if dec < tol*math.Abs(f) {
+			return step + 1, nil
+		}
+	}
+	return maxSteps, nil
+}
+
+// minimizeQuartic returns the first local minimiser t > 0 of
+// p(t) = c1 t + c2 t² + c3 t³ + c4 t⁴ given p'(0) = c1 < 0, or 0 when p
+// decreases without bound (c2, c3, c4 all ≤ 0).
+func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
+	dp := func(t float64) float64 { return c1 + 2*c2*t + 3*c3*t*t + 4*c4*t*t*t }
+	if c3 == 0 && c4 == 0 {
+		if c2 <= 0 {
+			return 0
+		}
+		return -c1 / (2 * c2)
+	}
+	lo, hi := 0.0, 1.0
+	for k := 0; dp(hi) < 0; k++ {
+		if k == 200 {
+			return 0
+		}
+		lo, hi = hi, 2*hi
+	}
+	// Shrink hi towards the first sign change from below.
+	for dp(hi/2) > 0 && hi/2 > lo {
+		hi /= 2
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if dp(mid) < 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// bStep solves each view's basis in closed form: the ridge regression
+// (Y_sᵀ Y_s + (λ_B/α) I) B^s = Y_sᵀ H^s over the view's observed rows,
+// by Cholesky of a d×d matrix.
+func (s *subspace) bStep() error {
+	if s.alpha == 0 {
+		return nil
+	}
+	n, d := s.n, s.d
+	for vi, v := range s.views {
+		for i, o := range v.obs {
+			if o {
+				copy(v.ym[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
+			} else {
+				clear(v.ym[i*d : (i+1)*d])
+			}
+		}
+		gemm(true, false, 1, v.ym, n, d, v.ym, n, d, 0, s.dd)
+		gram := mat.NewSymDense(d, nil)
+		for i := range d {
+			for j := i; j < d; j++ {
+				x := s.dd[i*d+j]
+				if i == j {
+					x += s.lambdaB / s.alpha
+				}
+				gram.SetSym(i, j, x)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(gram) {
+			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", vi)
+		}
+		h := v.h.Dim()
+		v.h.MulLeftT(v.wbuf, v.ym, d) // h×d = Hᵀ Y_s
+		rhs := mat.NewDense(d, h, nil)
+		for j := range h {
+			for i := range d {
+				rhs.Set(i, j, v.wbuf[j*d+i])
+			}
+		}
+		var sol mat.Dense
+		if err := ch.SolveTo(&sol, rhs); err != nil {
+			return fmt.Errorf("B step: view %d: %w", vi, err)
+		}
+		for i := range d {
+			for j := range h {
+				v.b[i*h+j] = sol.At(i, j)
+			}
+		}
+		s.refreshView(v)
+	}
+	return nil
+}

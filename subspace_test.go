@@ -1,0 +1,235 @@
+package dpmne
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmne/dpmne/proximity"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// smallProblem builds a subspace problem on a random graph with two views,
+// random dense codes and a third of each view's nodes unobserved.
+func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspace {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, d = 30, 4
+	var adjs []*sparse.CSR
+	var views []*viewFit
+	for _, h := range []int{6, 5} {
+		b := sparse.NewBuilder(n, n)
+		for range 3 * n {
+			i, j := rng.IntN(n), rng.IntN(n)
+			if i != j {
+				b.Add(i, j, 1)
+				b.Add(j, i, 1)
+			}
+		}
+		a, _ := b.Build(sparse.MergeMax)
+		adjs = append(adjs, a)
+		obs := make([]bool, n)
+		data := make([]float64, n*h)
+		for i := range n {
+			obs[i] = rng.IntN(3) > 0
+			if obs[i] {
+				for j := range h {
+					data[i*h+j] = rng.Float64()
+				}
+			}
+		}
+		views = append(views, &viewFit{obs: obs, h: &denseCodes{n: n, h: h, data: data}})
+	}
+	op, err := proximity.New(adjs, proximity.Config{Norm: proximity.NormSymmetric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSubspace(n, d, views, op, alpha, beta, lambda, 0.01, orth)
+	for i := range s.y {
+		s.y[i] = rng.NormFloat64() / math.Sqrt(n)
+	}
+	for _, v := range views {
+		for i := range v.b {
+			v.b[i] = rng.NormFloat64()
+		}
+		s.refreshView(v)
+	}
+	s.updateLY()
+	return s
+}
+
+func (s *subspace) f() float64 {
+	s.updateLY()
+	t := s.terms()
+	return t.Consistency + t.Proximity + t.RegY
+}
+
+// TestYGradient checks ∂f/∂Y against central differences, for both R(Y), with
+// masks (eq. 9 corrected: 2α Σ_s I^s(YB^s − H^s)B^sᵀ + 2βLY + 4λY(YᵀY − I)).
+func TestYGradient(t *testing.T) {
+	for _, orth := range []bool{true, false} {
+		t.Run(fmt.Sprintf("orth=%v", orth), func(t *testing.T) {
+			s := smallProblem(t, orth, 2, 3, 5)
+			s.updateLY()
+			s.gradient()
+			grad := append([]float64(nil), s.grad...)
+			const h = 1e-6
+			worst := 0.0
+			for k := range s.y {
+				old := s.y[k]
+				s.y[k] = old + h
+				fp := s.f()
+				s.y[k] = old - h
+				fm := s.f()
+				s.y[k] = old
+				fd := (fp - fm) / (2 * h)
+				// Central differences in float64: error O(h²·f''') plus
+				// rounding O(ε f / h); 1e-5 relative covers both here.
+				rel := math.Abs(fd-grad[k]) / math.Max(1, math.Abs(fd))
+				worst = math.Max(worst, rel)
+			}
+			if worst > 1e-5 {
+				t.Errorf("worst relative gradient error %.3g > 1e-5", worst)
+			}
+		})
+	}
+}
+
+// TestBStepNormalEquations checks the closed form against the normal
+// equations of α‖I(H − YB)‖² + λ_B‖B‖²: its gradient in B must vanish.
+func TestBStepNormalEquations(t *testing.T) {
+	s := smallProblem(t, true, 2, 3, 5)
+	if err := s.bStep(); err != nil {
+		t.Fatal(err)
+	}
+	n, d := s.n, s.d
+	for vi, v := range s.views {
+		dc := v.h.(*denseCodes)
+		h := dc.h
+		// grad_B = 2α Y_sᵀ(Y_s B − H_s) + 2λ_B B.
+		for a := range d {
+			for c := range h {
+				g := 2 * s.lambdaB * v.b[a*h+c]
+				for i := range n {
+					if !v.obs[i] {
+						continue
+					}
+					var yb float64
+					for e := range d {
+						yb += s.y[i*d+e] * v.b[e*h+c]
+					}
+					g += 2 * s.alpha * s.y[i*d+a] * (yb - dc.data[i*h+c])
+				}
+				if math.Abs(g) > 1e-9 {
+					t.Fatalf("view %d: ∂/∂B[%d,%d] = %v after the B step, want 0", vi, a, c, g)
+				}
+			}
+		}
+	}
+}
+
+// TestCoordinateStepsNeverIncrease runs alternating Y and B steps: the
+// objective must not increase (tolerance 1e-9 relative for rounding).
+func TestCoordinateStepsNeverIncrease(t *testing.T) {
+	for _, orth := range []bool{true, false} {
+		s := smallProblem(t, orth, 2, 3, 5)
+		prev := math.Inf(1)
+		total := func() float64 {
+			s.updateLY()
+			tm := s.terms()
+			return tm.Consistency + tm.Proximity + tm.RegY + tm.RegB
+		}
+		for it := range 15 {
+			if _, err := s.yStep(5, 0); err != nil {
+				t.Fatal(err)
+			}
+			afterY := total()
+			if afterY > prev*(1+1e-9) {
+				t.Fatalf("orth=%v iteration %d: Y step raised O from %v to %v", orth, it, prev, afterY)
+			}
+			if err := s.bStep(); err != nil {
+				t.Fatal(err)
+			}
+			afterB := total()
+			if afterB > afterY*(1+1e-9) {
+				t.Fatalf("orth=%v iteration %d: B step raised O from %v to %v", orth, it, afterY, afterB)
+			}
+			prev = afterB
+		}
+	}
+}
+
+// TestRotationInvariance checks the paper's theorem: for orthogonal Q,
+// (YQ, QᵀB, H) gives the same objective (all terms, both regularisers).
+func TestRotationInvariance(t *testing.T) {
+	for _, orth := range []bool{true, false} {
+		s := smallProblem(t, orth, 2, 3, 5)
+		before := s.f()
+		d := s.d
+		q := randomOrthogonal(rand.New(rand.NewPCG(9, 9)), d)
+		yq := make([]float64, len(s.y))
+		gemm(false, false, 1, s.y, s.n, d, q, d, d, 0, yq)
+		copy(s.y, yq)
+		for _, v := range s.views {
+			h := v.h.Dim()
+			qb := make([]float64, d*h)
+			gemm(true, false, 1, q, d, d, v.b, d, h, 0, qb)
+			copy(v.b, qb)
+			s.refreshView(v)
+		}
+		after := s.f()
+		if math.Abs(after-before) > 1e-9*math.Abs(before) {
+			t.Errorf("orth=%v: O changed under rotation: %v → %v", orth, before, after)
+		}
+	}
+}
+
+// randomOrthogonal returns a d×d orthogonal matrix by Gram–Schmidt.
+func randomOrthogonal(rng *rand.Rand, d int) []float64 {
+	q := make([]float64, d*d)
+	for i := range q {
+		q[i] = rng.NormFloat64()
+	}
+	for c := range d {
+		for p := range c {
+			var proj float64
+			for r := range d {
+				proj += q[r*d+c] * q[r*d+p]
+			}
+			for r := range d {
+				q[r*d+c] -= proj * q[r*d+p]
+			}
+		}
+		var nrm float64
+		for r := range d {
+			nrm += q[r*d+c] * q[r*d+c]
+		}
+		nrm = math.Sqrt(nrm)
+		for r := range d {
+			q[r*d+c] /= nrm
+		}
+	}
+	return q
+}
+
+func TestMinimizeQuartic(t *testing.T) {
+	for _, tc := range []struct {
+		c1, c2, c3, c4, want float64
+	}{
+		{-2, 1, 0, 0, 1},   // t² − 2t: minimum at 1
+		{-4, 0, 0, 1, 1},   // t⁴ − 4t: p' = 4t³ − 4 → 1
+		{-1, 0, 0, 0, 0},   // unbounded below: no step
+		{-6, 0, 2, 0, 1},   // 2t³ − 6t: p' = 6t² − 6 → 1
+		{-1, 0.5, 0, 0, 1}, // ½t² − t
+		{-8, 0, 0, 0.5, 2}, // ½t⁴ − 8t: 2t³ = 8 → t = ∛4 ≈ 1.587
+	} {
+		want := tc.want
+		if tc.c4 == 0.5 {
+			want = math.Cbrt(4)
+		}
+		if got := minimizeQuartic(tc.c1, tc.c2, tc.c3, tc.c4); math.Abs(got-want) > 1e-9 {
+			t.Errorf("minimizeQuartic(%v, %v, %v, %v) = %v, want %v", tc.c1, tc.c2, tc.c3, tc.c4, got, want)
+		}
+	}
+}
