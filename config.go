@@ -167,3 +167,13 @@ func (c Config) nnConfig() nn.Config {
 		WeightDecay:   float32(c.LambdaW),
 	}
 }
+
+// MarshalText implements encoding.TextMarshaler.
+func (r YReg) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *YReg) UnmarshalText(b []byte) error {
+	v, err := ParseYReg(string(b))
+	*r = v
+	return err
+}

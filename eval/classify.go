@@ -19,6 +19,7 @@ type ClassifyOptions struct {
 	// Folds is the number of inner CV folds on the training part: 0 means
 	// the default 5 (so that the zero value is the paper's protocol), 1
 	// means no inner CV (use Cs[0], see NoInnerCV), negative is an error.
+	// A grid with a single C needs no inner CV either.
 	Folds      int
 	Stratified bool // stratify the outer splits by class (inner folds are always stratified)
 	Workers    int  // repeats run in parallel goroutines; the result does not depend on it; 0 = GOMAXPROCS
@@ -94,7 +95,7 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		return nil, fmt.Errorf("eval: Classify: Repeats = %d, want ≥ 1", opt.Repeats)
 	}
 	if len(opt.Cs) == 0 {
-		opt.Cs = DefaultCs
+		opt.Cs = slices.Clone(DefaultCs)
 	}
 	for _, c := range opt.Cs {
 		if !(c > 0) || math.IsInf(c, 1) {
@@ -159,7 +160,7 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		go func() {
 			defer wg.Done()
 			for r := range next {
-				rr, err := runRepeat(ctx, emb, d, y, K, splits[r], opt, cs, r)
+				rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
 				if err != nil {
 					errs[r] = err
 					cancel()
@@ -215,7 +216,8 @@ func stat(v []float64) Stat {
 // runRepeat runs one repeat: inner CV over the grid on the training part,
 // then a fit with the chosen C on the whole training part, scored on the
 // test part.
-func runRepeat(ctx context.Context, emb []float64, d int, y []int, K int, sp Split, opt ClassifyOptions, cs []float64, r int) (RepeatResult, error) {
+func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, sp Split, opt ClassifyOptions, cs []float64, r int) (RepeatResult, error) {
+	K := len(label) // label[c] is the original label of class c
 	rr := RepeatResult{C: opt.Cs[0]}
 	newModel := func() *LogReg { return &LogReg{MaxIter: opt.MaxIter, Tol: opt.Tol} }
 	fitErr := func(err error, what string) error {
@@ -231,7 +233,7 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, K int, sp Spl
 		for c, cnt := range count {
 			if cnt > 0 && cnt < folds {
 				if cnt < 2 {
-					return rr, fmt.Errorf("eval: Classify: repeat %d: class %d has %d training node(s), too few for inner cross-validation (set Folds ≤ 1, or use a larger TrainRatio or Stratified)", r, c, cnt)
+					return rr, fmt.Errorf("eval: Classify: repeat %d: label %d has %d training node(s), too few for inner cross-validation (set Folds to NoInnerCV, or use a larger TrainRatio or Stratified)", r, label[c], cnt)
 				}
 				folds = cnt
 			}

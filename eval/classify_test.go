@@ -197,3 +197,25 @@ func itoa(v int) string {
 	}
 	return string(b)
 }
+
+// TestClassifyLabelValues: labels are compacted, so {10, 20, 30} gives the
+// same result as {0, 1, 2}.
+func TestClassifyLabelValues(t *testing.T) {
+	x, y := blobs(90, 3, 3, 3, 1, 4)
+	y2 := make([]int, len(y))
+	for i, v := range y {
+		y2[i] = 10 * (v + 1)
+	}
+	opt := ClassifyOptions{Repeats: 2, Seed: 3, Folds: 3}
+	a, err := Classify(context.Background(), x, 90, 3, y, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Classify(context.Background(), x, 90, 3, y2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("results differ: %+v vs %+v", a, b)
+	}
+}

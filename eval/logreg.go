@@ -20,9 +20,9 @@ import (
 //	f(W, B) = Σ_i −log p(y_i | x_i) + (1/(2C))·‖W‖²_F,   p(c|x) = softmax(xᵀW + B)_c,
 //
 // with gonum's L-BFGS (More–Thuente line search) on the exact objective and
-// gradient. The bias B is not
-// penalised. Two classes are fitted the same way (two weight columns, as in
-// scikit-learn's multinomial loss), not as a single binary logistic model.
+// gradient. The bias B is not penalised. Two classes are fitted the same way
+// (two weight columns, as in scikit-learn's multinomial loss), not as a
+// single binary logistic model.
 //
 // Identifiability: softmax is unchanged when the same constant is added to
 // every bias, so B is only defined up to a shift; Fit returns the solution

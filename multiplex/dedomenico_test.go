@@ -7,12 +7,19 @@ import (
 	"github.com/dpmne/dpmne/internal/testenv"
 )
 
+// ckmCity is CKM's nodeCity count over the 241 nodes with edges: the
+// README's 117/50/44/35 over all 246, less the five edgeless nodes, two in
+// city 2 and three in city 3 (counted with awk from the edges and nodes
+// files).
+var ckmCity = [4]int{117, 48, 41, 35}
+
 // Counts from ../shared/data/README.md (parsed from the files themselves).
 func TestLoadMultiplexEdgesDeDomenico(t *testing.T) {
 	tests := []struct {
 		dir, stem   string
 		opt         MultiplexEdgesOptions
 		nodes       int
+		numViews    int
 		views       []string
 		edges       []int // undirected unique, self-loops dropped
 		covered     []int
@@ -24,7 +31,8 @@ func TestLoadMultiplexEdgesDeDomenico(t *testing.T) {
 			nodes: 241, views: []string{"advice", "discussion", "friend"},
 			edges: []int{449, 498, 423}, covered: []int{215, 231, 228},
 			// nodeCity over all 246 nodes is 117/50/44/35; the five nodes
-			// without edges are dropped.
+			// without edges are dropped, so the counts sum to 241.
+			classCounts: map[string]int{"1": ckmCity[0], "2": ckmCity[1], "3": ckmCity[2], "4": ckmCity[3]},
 		},
 		{
 			dir: "Lazega-Law-Firm_Multiplex_Social", stem: "Lazega-Law-Firm",
@@ -47,7 +55,7 @@ func TestLoadMultiplexEdgesDeDomenico(t *testing.T) {
 		},
 		{
 			dir: "EUAir_Multiplex_Transport", stem: "EUAirTransportation",
-			nodes: 417,
+			nodes: 417, numViews: 37,
 		},
 	}
 	for _, tc := range tests {
@@ -68,6 +76,9 @@ func TestLoadMultiplexEdgesDeDomenico(t *testing.T) {
 			}
 			if net.N() != tc.nodes {
 				t.Errorf("nodes = %d, want %d", net.N(), tc.nodes)
+			}
+			if tc.numViews > 0 && len(net.Views) != tc.numViews {
+				t.Errorf("%d views, want %d", len(net.Views), tc.numViews)
 			}
 			for k, name := range tc.views {
 				v := net.Views[k]

@@ -84,6 +84,9 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 	if err := lr.err(); err != nil {
 		return nil, err
 	}
+	if nodes.Len() == 0 {
+		return nil, &InputError{File: content, Msg: "no paper lines"}
+	}
 	n, d := nodes.Len(), width-2
 	fb := sparse.NewBuilder(n, d)
 	fb.Grow(len(rows))

@@ -10,6 +10,12 @@ import (
 	"github.com/dpmne/dpmne/sparse"
 )
 
+// MaxInferredFeatureDim bounds the feature width inferred from the largest
+// index in a sparse text feature file: a stray index such as 2147483646
+// would otherwise make every per-dimension array (and the autoencoder's
+// first layer) gigantic. A wider view must state its "feature_dim".
+const MaxInferredFeatureDim = 1 << 24
+
 // nodeTable resolves ids while a native manifest loads. Once fixed, an id
 // it does not know is an error.
 type nodeTable struct {
@@ -320,6 +326,9 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 	}
 	if len(lv.featHas) == 0 {
 		return &InputError{File: p, Msg: "no feature lines"}
+	}
+	if lv.spec.FeatureDim == 0 && maxIdx >= MaxInferredFeatureDim {
+		return &InputError{File: p, Msg: fmt.Sprintf("largest feature index %d implies %d feature dimensions; give \"feature_dim\" in the manifest to allow more than %d", maxIdx, maxIdx+1, MaxInferredFeatureDim)}
 	}
 	lv.featDim = max(lv.spec.FeatureDim, maxIdx+1)
 	return nil

@@ -72,7 +72,7 @@
 // arrays written one after another to a stream can be read back in turn.
 // Malformed input gives a *FormatError naming the file (for .npz members
 // "path.npz[member.npy]") and the byte offset within the .npy stream.
-// The readers are fuzzed (FuzzRead and FuzzReadNPZ).
+// The readers are fuzzed (FuzzRead, FuzzReadNPZ and FuzzSparseMembers).
 //
 // # Why hand-written
 //

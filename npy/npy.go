@@ -61,6 +61,10 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // Array is an n-dimensional array read from a .npy stream.
 //
+// The accessors Float64s, Int64s, Bytes and Strings return the elements
+// in storage order, which is column-major when Fortran is set; call
+// RowMajor first to get C order.
+//
 // Arrays are made by Read, ReadFile and NPZ.Read; the zero Array has no
 // dtype and its accessors return errors.
 type Array struct {

@@ -291,3 +291,23 @@ func (op *Operator) LambdaMax(iters int) float64 {
 	}
 	return lam
 }
+
+// MarshalText implements encoding.TextMarshaler.
+func (n Norm) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (n *Norm) UnmarshalText(b []byte) error {
+	v, err := ParseNorm(string(b))
+	*n = v
+	return err
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (l Laplacian) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (l *Laplacian) UnmarshalText(b []byte) error {
+	v, err := ParseLaplacian(string(b))
+	*l = v
+	return err
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/internal/fastblas"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/npy"
+	"github.com/dpmne/dpmne/proximity"
+)
+
+// modelFlags binds the DPMNE configuration to command-line flags.
+type modelFlags struct {
+	cfg                         dpmne.Config
+	act, loss, yreg, norm, lapl string
+	seed                        uint64
+}
+
+func (f *modelFlags) register(fs *pflag.FlagSet) {
+	d := dpmne.Config{}.Defaults()
+	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
+	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
+	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
+	fs.StringVar(&f.loss, "loss", "mse", "reconstruction loss: mse, weighted-mse, bce")
+	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", d.NonzeroWeight, "weight of non-zero inputs (weighted-mse, bce)")
+	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
+	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
+	fs.IntVar(&f.cfg.Pretrain, "pretrain", d.Pretrain, "autoencoder pretraining epochs")
+	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
+	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
+	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term")
+	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y)")
+	fs.Float64Var(&f.cfg.LambdaB, "lambda-b", d.LambdaB, "ridge on each basis B")
+	fs.Float64Var(&f.cfg.LambdaW, "lambda-w", 0, "weight decay on the autoencoders")
+	fs.StringVar(&f.yreg, "y-reg", "orth", "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
+	fs.StringVar(&f.norm, "proximity-norm", "rw", "adjacency normalisation before powers: rw, sym, none")
+	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
+	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
+	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
+	fs.BoolVar(&f.cfg.NoAutoencoder, "no-autoencoder", false, "ablation: identity encoders (H = X)")
+	fs.BoolVar(&f.cfg.NoConsistency, "no-consistency", false, "ablation: drop the consistency term (α = 0)")
+	fs.BoolVar(&f.cfg.NoProximity, "no-proximity", false, "ablation: drop the proximity term (β = 0)")
+	fs.IntVar(&f.cfg.Workers, "workers", 0, "goroutines for sparse products (0: all cores)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+}
+
+// config parses the string flags into the configuration.
+func (f *modelFlags) config() (dpmne.Config, error) {
+	c := f.cfg
+	var err error
+	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
+		return c, fmt.Errorf("--activation: %w", err)
+	}
+	if c.Loss, err = nn.ParseLoss(f.loss); err != nil {
+		return c, fmt.Errorf("--loss: %w", err)
+	}
+	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
+		return c, fmt.Errorf("--y-reg: %w", err)
+	}
+	if c.Norm, err = proximity.ParseNorm(f.norm); err != nil {
+		return c, fmt.Errorf("--proximity-norm: %w", err)
+	}
+	if c.Laplacian, err = proximity.ParseLaplacian(f.lapl); err != nil {
+		return c, fmt.Errorf("--laplacian: %w", err)
+	}
+	return c, c.Defaults().Validate()
+}
+
+// fit trains on net, reporting progress on stderr unless quiet.
+func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool) (*dpmne.Model, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	stderr := cmd.ErrOrStderr()
+	if quiet {
+		stderr = io.Discard
+	}
+	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), cfg.Defaults().Dim, cfg.Defaults().Iterations, fastblas.Name())
+	// The bar only on a terminal: in a pipe or a log file, the per-iteration
+	// lines alone are readable.
+	bar := progressbar.NewOptions(cfg.Defaults().Iterations,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetVisibility(isTerminal(stderr)),
+		progressbar.OptionSetDescription("training"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)
+	progress := func(it dpmne.Iteration) {
+		t := it.Terms
+		bar.Clear()
+		fmt.Fprintf(stderr, "iter %3d  O %.6g  recon %.6g  consistency %.6g  proximity %.6g  R(Y) %.6g  R(B) %.4g  R(W) %.4g  y-steps %d  (Y %v, B %v, AE %v)\n",
+			it.Iteration, t.Total(), t.Reconstruction, t.Consistency, t.Proximity, t.RegY, t.RegB, t.RegW, it.YSteps,
+			it.YTime.Round(time.Millisecond), it.BTime.Round(time.Millisecond), it.AETime.Round(time.Millisecond))
+		if it.Iteration > 0 {
+			bar.Add(1)
+		}
+	}
+	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), dpmne.Options{Progress: progress})
+	bar.Finish()
+	return m, err
+}
+
+func newTrainCmd(g *globals) *cobra.Command {
+	var mf modelFlags
+	var data, out, ids, format, modelPath string
+	var quiet bool
+	var pdr float64
+	cmd := &cobra.Command{
+		Use:   "train --data D --out emb.npy",
+		Short: "Fit DPMNE and write the embedding (and optionally the model)",
+		Long: `Fit DPMNE on a data set (a name, a manifest, or "synthetic") and write the
+embedding: float32 n×d .npy in node order with the ids one per line beside it
+(--format npy, the default), or word2vec text that gensim's
+KeyedVectors.load_word2vec_format reads (--format w2v). --model also saves
+the fitted model. Outputs are written atomically. Ctrl-C stops after the
+current iteration and still writes the last state.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data == "" || (out == "" && modelPath == "") {
+				return errors.New("give --data and at least one of --out or --model")
+			}
+			if format != "npy" && format != "w2v" {
+				return fmt.Errorf("--format %q: want npy or w2v", format)
+			}
+			if _, err := mf.config(); err != nil {
+				return err
+			}
+			net, err := g.loadNetwork(data)
+			if err != nil {
+				return err
+			}
+			if pdr > 0 {
+				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(mf.seed, 1))); err != nil {
+					return err
+				}
+			}
+			m, fitErr := mf.fit(cmd, net, quiet)
+			if m == nil {
+				return fitErr
+			}
+			if out != "" {
+				if err := writeEmbedding(out, ids, format, m.IDs, m.Embedding()); err != nil {
+					return err
+				}
+			}
+			if modelPath != "" {
+				if err := m.Save(modelPath); err != nil {
+					return err
+				}
+			}
+			return fitErr
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "data set: a name, a manifest or a directory, or synthetic")
+	f.StringVar(&out, "out", "", "embedding file to write")
+	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
+	f.StringVar(&format, "format", "npy", "npy or w2v")
+	f.StringVar(&modelPath, "model", "", "also save the fitted model here")
+	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
+	f.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
+	mf.register(f)
+	return cmd
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// writeEmbedding writes y as .npy (float32) plus an ids file, or as
+// word2vec text.
+func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) error {
+	n, d := y.Dims()
+	if format == "w2v" {
+		return atomicfile.Write(out, func(w io.Writer) error {
+			fmt.Fprintf(w, "%d %d\n", n, d)
+			buf := make([]byte, 0, 16*d)
+			for i := range n {
+				buf = append(buf[:0], ids[i]...)
+				for j := range d {
+					buf = append(buf, ' ')
+					buf = strconv.AppendFloat(buf, float64(float32(y.At(i, j))), 'g', -1, 32)
+				}
+				buf = append(buf, '\n')
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	data := make([]float32, n*d)
+	for i := range n {
+		for j := range d {
+			data[i*d+j] = float32(y.At(i, j))
+		}
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { return npy.WriteFloat32(w, []int{n, d}, data) }); err != nil {
+		return err
+	}
+	if idsPath == "" {
+		idsPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".ids.txt"
+	}
+	return atomicfile.Write(idsPath, func(w io.Writer) error {
+		for _, id := range ids {
+			if _, err := fmt.Fprintln(w, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !openblas
+
+package fastblas
+
+const name = "gonum (pure Go)"

@@ -1,0 +1,346 @@
+package dpmne
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Embed returns the embeddings of k nodes the model has not seen, from the
+// views they have: x[s] holds their features in view s (k rows of width
+// Views[s].In, nil when none of them has the view) and has[s][i] says whether
+// node i has view s (nil: every row of x[s] is present). Each embedding is
+// the closed-form ridge solution of the consistency term over the node's
+// views, y = (Σ_s B^s B^sᵀ + ρI)⁻¹ Σ_s B^s h^sᵀ with h^s its code and
+// ρ = λ_B/α, the ridge of the B step. A node with no view gets zeros.
+func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
+	if len(x) != len(m.Views) {
+		return nil, fmt.Errorf("embed: features for %d views, the model has %d", len(x), len(m.Views))
+	}
+	k := -1
+	for s, xs := range x {
+		if xs == nil {
+			continue
+		}
+		if xs.Cols != m.Views[s].In {
+			return nil, fmt.Errorf("embed: view %q: features have width %d, want %d", m.Views[s].Name, xs.Cols, m.Views[s].In)
+		}
+		if k >= 0 && xs.Rows != k {
+			return nil, fmt.Errorf("embed: view %q has %d rows, another view %d", m.Views[s].Name, xs.Rows, k)
+		}
+		k = xs.Rows
+		if has != nil && has[s] != nil && len(has[s]) != k {
+			return nil, fmt.Errorf("embed: view %q: %d presence flags for %d rows", m.Views[s].Name, len(has[s]), k)
+		}
+	}
+	if k < 0 {
+		return nil, errors.New("embed: no features in any view")
+	}
+	_, d := m.Y.Dims()
+	rho := m.Config.LambdaB / math.Max(m.Config.Alpha, 1e-300)
+	out := mat.NewDense(k, d, nil)
+	for i := range k {
+		a := mat.NewSymDense(d, nil)
+		rhs := mat.NewVecDense(d, nil)
+		any := false
+		for s, xs := range x {
+			if xs == nil || (has != nil && has[s] != nil && !has[s][i]) {
+				continue
+			}
+			any = true
+			h := m.code(s, xs, i)
+			b := m.Views[s].B
+			_, hw := b.Dims()
+			for p := range d {
+				var r float64
+				for q := range hw {
+					r += b.At(p, q) * h[q]
+				}
+				rhs.SetVec(p, rhs.AtVec(p)+r)
+				for q := p; q < d; q++ {
+					var g float64
+					for c := range hw {
+						g += b.At(p, c) * b.At(q, c)
+					}
+					a.SetSym(p, q, a.At(p, q)+g)
+				}
+			}
+		}
+		if !any {
+			continue
+		}
+		for p := range d {
+			a.SetSym(p, p, a.At(p, p)+rho)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(a) {
+			return nil, fmt.Errorf("embed: node %d: the ridge system is singular", i)
+		}
+		var y mat.VecDense
+		if err := ch.SolveVecTo(&y, rhs); err != nil {
+			return nil, fmt.Errorf("embed: node %d: %w", i, err)
+		}
+		out.SetRow(i, y.RawVector().Data)
+	}
+	return out, nil
+}
+
+// code returns view s's code of row i of x.
+func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
+	v := m.Views[s]
+	if v.AE == nil {
+		h := make([]float64, x.Cols)
+		ind, val := x.Row(i)
+		for k, j := range ind {
+			h[j] = float64(val[k])
+		}
+		return h
+	}
+	buf := make([]float32, v.AE.CodeDim())
+	v.AE.Encode(x, []int{i}, buf)
+	h := make([]float64, len(buf))
+	for j, f := range buf {
+		h[j] = float64(f)
+	}
+	return h
+}
+
+// Impute reconstructs the features of view s for the nodes whose embeddings
+// are the rows of y (k×d): the code y·B^s, decoded by the view's
+// autoencoder (the paper's h_i^s = y_i B^s, §3.3). It returns k×In values.
+func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
+	if s < 0 || s >= len(m.Views) {
+		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
+	}
+	k, d := y.Dims()
+	if _, md := m.Y.Dims(); d != md {
+		return nil, fmt.Errorf("impute: embeddings have %d columns, want %d", d, md)
+	}
+	var code mat.Dense
+	code.Mul(y, m.Views[s].B)
+	v := m.Views[s]
+	if v.AE == nil {
+		return &code, nil
+	}
+	_, h := code.Dims()
+	c32 := make([]float32, k*h)
+	for i := range k {
+		for j := range h {
+			c32[i*h+j] = float32(code.At(i, j))
+		}
+	}
+	out := make([]float32, k*v.In)
+	v.AE.Decode(c32, k, out)
+	res := mat.NewDense(k, v.In, nil)
+	for i := range k {
+		for j := range v.In {
+			res.Set(i, j, float64(out[i*v.In+j]))
+		}
+	}
+	return res, nil
+}
+
+// The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
+// little-endian uint64 length and that many bytes of JSON header (the
+// Config, ids, dimensions and layer shapes), then little-endian arrays: Y
+// (n×d float64), and per view B (d×h float64) followed, when the view has an
+// autoencoder, by each layer's W (In×Out float32) and bias (Out float32).
+const modelMagic = "DPMNE\x00M1"
+
+type modelHeader struct {
+	Version int          `json:"version"`
+	Config  Config       `json:"config"`
+	IDs     []string     `json:"ids"`
+	N       int          `json:"n"`
+	D       int          `json:"d"`
+	Views   []viewHeader `json:"views"`
+}
+
+type viewHeader struct {
+	Name   string        `json:"name"`
+	In     int           `json:"in"`
+	H      int           `json:"h"`
+	AE     *nn.Config    `json:"autoencoder,omitempty"`
+	Layers []layerHeader `json:"layers,omitempty"`
+}
+
+type layerHeader struct {
+	In, Out int
+	Act     nn.Activation
+}
+
+// Save writes the model to path atomically.
+func (m *Model) Save(path string) error {
+	return atomicfile.Write(path, m.Write)
+}
+
+// Write writes the model in the versioned binary format.
+func (m *Model) Write(w io.Writer) error {
+	n, d := m.Y.Dims()
+	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d}
+	for _, v := range m.Views {
+		_, h := v.B.Dims()
+		vh := viewHeader{Name: v.Name, In: v.In, H: h}
+		if v.AE != nil {
+			cfg := v.AE.Cfg
+			vh.AE = &cfg
+			for _, l := range v.AE.Layers {
+				vh.Layers = append(vh.Layers, layerHeader{l.In, l.Out, l.Act})
+			}
+		}
+		hdr.Views = append(hdr.Views, vh)
+	}
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, modelMagic); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, uint64(len(js))); err != nil {
+		return err
+	}
+	if _, err := w.Write(js); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, m.Y.RawMatrix().Data); err != nil {
+		return err
+	}
+	for _, v := range m.Views {
+		if err := binary.Write(w, binary.LittleEndian, v.B.RawMatrix().Data); err != nil {
+			return err
+		}
+		if v.AE == nil {
+			continue
+		}
+		for _, l := range v.AE.Layers {
+			if err := binary.Write(w, binary.LittleEndian, l.W); err != nil {
+				return err
+			}
+			if err := binary.Write(w, binary.LittleEndian, l.B); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Load reads a model written by Save. Errors name the file and what was
+// expected.
+func Load(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := ReadModel(bufio.NewReader(f), fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ReadModel reads a model of at most size bytes from r.
+func ReadModel(r io.Reader, size int64) (*Model, error) {
+	magic := make([]byte, len(modelMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
+		return nil, fmt.Errorf("byte 0: not a dpmne model file (want magic %q)", modelMagic)
+	}
+	var hlen uint64
+	if err := binary.Read(r, binary.LittleEndian, &hlen); err != nil {
+		return nil, fmt.Errorf("byte 8: truncated header length")
+	}
+	if hlen > uint64(size) {
+		return nil, fmt.Errorf("byte 8: header length %d exceeds the file size %d", hlen, size)
+	}
+	js := make([]byte, hlen)
+	if _, err := io.ReadFull(r, js); err != nil {
+		return nil, fmt.Errorf("byte 16: truncated header: %w", err)
+	}
+	var hdr modelHeader
+	if err := json.Unmarshal(js, &hdr); err != nil {
+		return nil, fmt.Errorf("byte 16: bad header: %w", err)
+	}
+	if hdr.Version != 1 {
+		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
+	}
+	// Check every size against the bytes that remain before allocating.
+	need := uint64(hdr.N) * uint64(hdr.D) * 8
+	for _, v := range hdr.Views {
+		need += uint64(hdr.D) * uint64(v.H) * 8
+		for _, l := range v.Layers {
+			need += (uint64(l.In)*uint64(l.Out) + uint64(l.Out)) * 4
+		}
+	}
+	if hdr.N < 0 || hdr.D < 1 || len(hdr.IDs) != hdr.N || need > uint64(size)-16-hlen {
+		return nil, fmt.Errorf("header describes %d nodes × %d dims (%d ids) and %d bytes of arrays, but the file has %d", hdr.N, hdr.D, len(hdr.IDs), need, uint64(size)-16-hlen)
+	}
+	read64 := func(n int, what string) ([]float64, error) {
+		buf := make([]float64, n)
+		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
+			return nil, fmt.Errorf("truncated %s: %w", what, err)
+		}
+		return buf, nil
+	}
+	read32 := func(n int, what string) ([]float32, error) {
+		buf := make([]float32, n)
+		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
+			return nil, fmt.Errorf("truncated %s: %w", what, err)
+		}
+		return buf, nil
+	}
+	y, err := read64(hdr.N*hdr.D, "embedding")
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(max(hdr.N, 1), hdr.D, padRows(y, hdr.N, hdr.D))}
+	for _, vh := range hdr.Views {
+		b, err := read64(hdr.D*vh.H, "basis of view "+vh.Name)
+		if err != nil {
+			return nil, err
+		}
+		vm := ViewModel{Name: vh.Name, In: vh.In, B: mat.NewDense(hdr.D, vh.H, b)}
+		if vh.AE != nil {
+			ae := &nn.Autoencoder{In: vh.In, Cfg: *vh.AE}
+			for k, l := range vh.Layers {
+				w, err := read32(l.In*l.Out, fmt.Sprintf("view %s layer %d weights", vh.Name, k))
+				if err != nil {
+					return nil, err
+				}
+				bias, err := read32(l.Out, fmt.Sprintf("view %s layer %d bias", vh.Name, k))
+				if err != nil {
+					return nil, err
+				}
+				ae.Layers = append(ae.Layers, &nn.Layer{In: l.In, Out: l.Out, W: w, B: bias, Act: l.Act})
+			}
+			if err := ae.Check(); err != nil {
+				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
+			}
+			vm.AE = ae
+		}
+		m.Views = append(m.Views, vm)
+	}
+	return m, nil
+}
+
+func padRows(y []float64, n, d int) []float64 {
+	if n == 0 {
+		return make([]float64, d)
+	}
+	return y
+}

@@ -1,0 +1,123 @@
+package dpmne
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	net := smallNet(t, 200)
+	for _, noAE := range []bool{false, true} {
+		cfg := quickConfig()
+		cfg.NoAutoencoder = noAE
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "m.dpmne")
+		if err := m.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(m.Y, back.Y) || len(back.Views) != len(m.Views) || back.Config.Dim != m.Config.Dim {
+			t.Fatalf("noAE=%v: loaded model differs", noAE)
+		}
+		var a, b bytes.Buffer
+		m.Write(&a)
+		back.Write(&b)
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("noAE=%v: re-saving a loaded model changes its bytes", noAE)
+		}
+		// Truncated and foreign files fail with a message, never panic.
+		data := a.Bytes()
+		for _, cut := range []int{0, 5, 12, 40, len(data) / 2, len(data) - 1} {
+			if _, err := ReadModel(bytes.NewReader(data[:cut]), int64(cut)); err == nil {
+				t.Errorf("noAE=%v: a model cut at %d bytes loaded", noAE, cut)
+			}
+		}
+		if _, err := ReadModel(strings.NewReader("not a model at all"), 18); err == nil || !strings.Contains(err.Error(), "magic") {
+			t.Errorf("foreign file: %v", err)
+		}
+	}
+}
+
+// TestEmbedRecoversTrainingNodes: embedding a training node from its own
+// features solves the same ridge problem as the B step's consistency term,
+// so its result must be close to the node's row of Y when Y fits H well.
+// Checked against the closed form computed independently with gonum.
+func TestEmbedClosedForm(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Node 0 with all its views.
+	x := make([]*sparse.CSR, len(net.Views))
+	has := make([][]bool, len(net.Views))
+	for s, v := range net.Views {
+		f := v.FeatureMatrix()
+		b := sparse.NewBuilder(1, f.Cols)
+		ind, val := f.Row(0)
+		for k, j := range ind {
+			b.Add(0, int(j), val[k])
+		}
+		x[s], _ = b.Build(sparse.MergeMax)
+		has[s] = []bool{v.Observed[0]}
+	}
+	got, err := m.Embed(x, has)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.Dim
+	a := mat.NewDense(d, d, nil)
+	rhs := mat.NewVecDense(d, nil)
+	for s := range net.Views {
+		if !has[s][0] {
+			continue
+		}
+		h := mat.NewVecDense(len(m.code(s, x[s], 0)), m.code(s, x[s], 0))
+		var bbt mat.Dense
+		bbt.Mul(m.Views[s].B, m.Views[s].B.T())
+		a.Add(a, &bbt)
+		var bh mat.VecDense
+		bh.MulVec(m.Views[s].B, h)
+		rhs.AddVec(rhs, &bh)
+	}
+	rho := m.Config.LambdaB / m.Config.Alpha
+	for i := range d {
+		a.Set(i, i, a.At(i, i)+rho)
+	}
+	var want mat.VecDense
+	if err := want.SolveVec(a, rhs); err != nil {
+		t.Fatal(err)
+	}
+	for j := range d {
+		if math.Abs(got.At(0, j)-want.AtVec(j)) > 1e-8*(1+math.Abs(want.AtVec(j))) {
+			t.Fatalf("Embed[%d] = %v, want %v", j, got.At(0, j), want.AtVec(j))
+		}
+	}
+	// Impute decodes y·B^s to the view's feature width.
+	rec, err := m.Impute(0, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := rec.Dims(); r != 1 || c != m.Views[0].In {
+		t.Errorf("Impute gave %d×%d, want 1×%d", r, c, m.Views[0].In)
+	}
+	if _, err := m.Embed(x[:1], nil); err == nil {
+		t.Error("Embed accepted features for too few views")
+	}
+}
