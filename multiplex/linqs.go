@@ -69,9 +69,17 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 		}
 		i := nodes.Add(id)
 		for c, w := range fs[1 : width-1] {
-			v, err := strconv.ParseFloat(string(w), 32)
-			if err != nil {
-				return nil, lr.errorf(c+2, "attribute %q is not a number", w)
+			var v float64
+			switch {
+			case len(w) == 1 && w[0] == '0':
+				continue
+			case len(w) == 1 && w[0] == '1':
+				v = 1 // the common 0/1 case, without ParseFloat
+			default:
+				var err error
+				if v, err = strconv.ParseFloat(string(w), 32); err != nil {
+					return nil, lr.errorf(c+2, "attribute %q is not a number", w)
+				}
 			}
 			if v != 0 {
 				rows = append(rows, int32(i))

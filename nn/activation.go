@@ -147,6 +147,25 @@ func (a Activation) apply(z []float32) {
 	}
 }
 
+// value returns act(z) for one pre-activation, as apply computes it.
+func (a Activation) value(z float32) float32 {
+	switch a {
+	case Sigmoid:
+		return sigmoid(z)
+	case ReLU:
+		if !(z > 0) && z == z {
+			return 0
+		}
+		return z
+	case Tanh:
+		return float32(math.Tanh(float64(z)))
+	case Identity:
+		return z
+	default:
+		panic("nn: unknown activation " + a.String())
+	}
+}
+
 // backprop multiplies the gradient d with respect to the activations a =
 // act(z) by act'(z), written in terms of a, in place.
 func (a Activation) backprop(act, d []float32) {

@@ -41,6 +41,21 @@ type Config struct {
 	// WeightDecay·Σ‖W‖² on the weight matrices (not the biases), the paper's
 	// λ‖W‖²; its gradient is 2·WeightDecay·W. It is added once per Step.
 	WeightDecay float32
+	// NegativeSamples K (≥ 0, default 0) chooses how Trainer computes the
+	// reconstruction loss. 0 is the exact loss over all In outputs of each
+	// row. K > 0 is sampled reconstruction: row i keeps its nnz_i stored
+	// (non-zero) inputs and draws m_i = min(K·max(nnz_i, 1), Z_i) of its
+	// Z_i = In − nnz_i zero inputs uniformly without replacement, each drawn
+	// term weighted by Z_i/m_i. That is an unbiased estimate of the exact
+	// loss, for every Loss, and the exact loss itself when m_i = Z_i. Only
+	// the selected outputs are computed and backpropagated, so the output
+	// layer costs O((nnz_i + m_i)·width) per row instead of O(In·width), and
+	// Adam updates only the output columns that the batch selected (see
+	// Trainer.Step). The draws come from the rng given to Trainer.Epoch or
+	// Trainer.SetSampler. Encode and Decode are unaffected, and
+	// Trainer.ExactLoss evaluates the exact loss of a sampled model. K = 5
+	// to 10 is usual for word2vec-style negative sampling.
+	NegativeSamples int
 }
 
 func (c Config) withDefaults() Config {
@@ -104,6 +119,9 @@ func (c Config) validate() error {
 	}
 	if !(c.WeightDecay >= 0) || !finite32(c.WeightDecay) {
 		return fmt.Errorf("nn: Config.WeightDecay = %g must be finite and ≥ 0", c.WeightDecay)
+	}
+	if c.NegativeSamples < 0 {
+		return fmt.Errorf("nn: Config.NegativeSamples = %d must be ≥ 0", c.NegativeSamples)
 	}
 	return nil
 }

@@ -57,6 +57,11 @@ func axpy(alpha float32, x, y []float32) {
 	blas32.Implementation().Saxpy(len(x), alpha, x, 1, y, 1)
 }
 
+// dot returns x·y with blas32's Sdot.
+func dot(x, y []float32) float32 {
+	return blas32.Implementation().Sdot(len(x), x, 1, y, 1)
+}
+
 // sumSquares returns Σ v² of a float32 slice, accumulated in float64.
 func sumSquares(v []float32) float64 {
 	return blas32.Implementation().Dsdot(len(v), v, 1, v, 1)

@@ -52,7 +52,17 @@ type Trainer struct {
 	act   [][]float32 // per layer, rows×Out: activations (logits for the last)
 	delta [][]float32 // per layer, rows×Out: ∂loss/∂pre-activation
 	xd    []float32   // the batch's input rows, densified: the reconstruction target
-	rows  int         // capacity of act, delta and xd in rows
+	rows  int         // capacity of act and delta in rows, but for the output layer
+	out   int         // capacity of act and delta of the output layer, and of xd, in rows
+
+	// Sampled reconstruction (Config.NegativeSamples > 0).
+	sampler *rand.Rand // set by SetSampler
+	fixed   bool       // set by FixSample
+	s       sample
+	// denseAdam makes a sampled Step update every parameter of the output
+	// layer, as the exact loss does, instead of the selected columns only
+	// (lazy Adam, the default). It exists to measure the choice.
+	denseAdam bool
 
 	// Epoch scratch.
 	perm   []int
@@ -76,17 +86,60 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 // Autoencoder returns the model the trainer updates.
 func (t *Trainer) Autoencoder() *Autoencoder { return t.ae }
 
-// reserve makes the batch buffers hold n rows.
-func (t *Trainer) reserve(n int) {
-	if n <= t.rows {
-		return
+// reserve makes the batch buffers hold n rows: of every layer but the
+// output layer, and with out also of the output layer and of the densified
+// target, the In-wide buffers that sampled reconstruction does without.
+func (t *Trainer) reserve(n int, out bool) {
+	last := len(t.ae.Layers) - 1
+	if n > t.rows {
+		for l, lay := range t.ae.Layers[:last] {
+			t.act[l] = make([]float32, n*lay.Out)
+			t.delta[l] = make([]float32, n*lay.Out)
+		}
+		t.rows = n
 	}
-	for l, lay := range t.ae.Layers {
-		t.act[l] = make([]float32, n*lay.Out)
-		t.delta[l] = make([]float32, n*lay.Out)
+	if out && n > t.out {
+		t.act[last] = make([]float32, n*t.ae.In)
+		t.delta[last] = make([]float32, n*t.ae.In)
+		t.xd = make([]float32, n*t.ae.In)
+		t.out = n
 	}
-	t.xd = make([]float32, n*t.ae.In)
-	t.rows = n
+}
+
+// SetSampler sets the source of the negative samples that Step, Loss and
+// Gradient draw when Config.NegativeSamples > 0 (Epoch draws them from its
+// own rng, when it is given one). Without one they fail.
+func (t *Trainer) SetSampler(rng *rand.Rand) { t.sampler = rng }
+
+// FixSample(true) makes the trainer keep the negative sample it draws next
+// and reuse it, drawing nothing, in every later Step, Loss and Gradient,
+// until FixSample(false) forgets it. The batch must stay the same (the same
+// x and rows): another one is an error. It is meant for tests, e.g. to
+// check Gradient by finite differences of Loss on one sampled objective.
+func (t *Trainer) FixSample(fixed bool) {
+	t.fixed = fixed
+	t.s.drawn = false
+}
+
+// sampled reports whether the trainer uses sampled reconstruction.
+func (t *Trainer) sampled() bool { return t.ae.Cfg.NegativeSamples > 0 }
+
+// checkSampler returns an error if a sampled evaluation of the batch would
+// have no sample: no rng to draw one and no fixed one for this batch.
+func (t *Trainer) checkSampler(x *sparse.CSR, rows []int, rng *rand.Rand) error {
+	if !t.sampled() {
+		return nil
+	}
+	if t.fixed && t.s.drawn {
+		if !t.s.fixedMatches(x, rows) {
+			return errors.New("nn: FixSample: the batch is not the one whose sample was fixed")
+		}
+		return nil
+	}
+	if rng == nil {
+		return fmt.Errorf("nn: Config.NegativeSamples = %d needs a sampler: pass an rng to Epoch or call Trainer.SetSampler", t.ae.Cfg.NegativeSamples)
+	}
+	return nil
 }
 
 // batchSize is len(rows), or all rows of x when rows is nil.
@@ -110,6 +163,9 @@ func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha f
 	}
 	if !(alpha >= 0) || !finite32(alpha) {
 		return fmt.Errorf("nn: alpha = %g must be finite and ≥ 0", alpha)
+	}
+	if k := t.ae.Cfg.NegativeSamples; k < 0 {
+		return fmt.Errorf("nn: Config.NegativeSamples = %d must be ≥ 0", k)
 	}
 	return nil
 }
@@ -135,35 +191,84 @@ func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha f
 // unless WeightDecay > 0, but Adam's moments still move them). A lazy,
 // sparse Adam that touches only the batch's non-zero columns is a later
 // optimisation.
+//
+// With Config.NegativeSamples > 0, Recon is the sampled estimate of the
+// reconstruction loss (see Config.NegativeSamples), drawn from the rng of
+// SetSampler (an error if there is none), and Adam is lazy on the output
+// layer, as TensorFlow's LazyAdam: only the columns of its W and the
+// entries of its B that some row of the batch selected are updated, with
+// their moments; the others, moments included, are left as they are, and
+// WeightDecay's gradient 2·WeightDecay·W reaches the output layer only on
+// the selected columns. The other layers are updated in full, as above.
+// Lazy Adam was chosen by measurement over updating the whole output layer
+// with the sampled gradient (zero off the selected columns): it is faster
+// and trains as well on the tests' data (see the package tests).
 func (t *Trainer) Step(x *sparse.CSR, rows []int, target []float32, alpha float32) (StepLoss, error) {
+	return t.step(x, rows, target, alpha, t.sampler)
+}
+
+// step is Step with the sampler given.
+func (t *Trainer) step(x *sparse.CSR, rows []int, target []float32, alpha float32, rng *rand.Rand) (StepLoss, error) {
 	if err := t.checkArgs(x, rows, target, alpha); err != nil {
 		return StepLoss{}, err
 	}
-	loss := t.evaluate(x, rows, target, alpha, true)
+	if err := t.checkSampler(x, rows, rng); err != nil {
+		return StepLoss{}, err
+	}
+	lazy := t.sampled() && !t.denseAdam
+	loss := t.evaluate(x, rows, target, alpha, evalOpts{backward: true, denseGrad: !lazy, rng: rng})
 	if err := loss.check(); err != nil {
 		return loss, err
 	}
-	t.adam()
+	if lazy {
+		t.adam(len(t.ae.Layers) - 1)
+	} else {
+		t.adam(len(t.ae.Layers))
+	}
 	return loss, nil
 }
 
 // Loss returns the terms that Step would return, without updating anything.
-// It panics on invalid arguments.
+// With Config.NegativeSamples > 0 its Recon is a sampled estimate that draws
+// from the rng of SetSampler (advancing it); ExactLoss gives the exact one.
+// It panics on invalid arguments or a missing sampler.
 func (t *Trainer) Loss(x *sparse.CSR, rows []int, target []float32, alpha float32) StepLoss {
 	if err := t.checkArgs(x, rows, target, alpha); err != nil {
 		panic(err.Error())
 	}
-	return t.evaluate(x, rows, target, alpha, false)
+	if err := t.checkSampler(x, rows, t.sampler); err != nil {
+		panic(err.Error())
+	}
+	return t.evaluate(x, rows, target, alpha, evalOpts{rng: t.sampler})
+}
+
+// ExactLoss returns the terms that Step would return with
+// Config.NegativeSamples = 0: the exact reconstruction loss over all In
+// outputs, whatever NegativeSamples says. It updates nothing, draws
+// nothing, and panics on invalid arguments. It needs In-wide buffers for
+// the batch: evaluate a large set of rows in batches.
+func (t *Trainer) ExactLoss(x *sparse.CSR, rows []int, target []float32, alpha float32) StepLoss {
+	if err := t.checkArgs(x, rows, target, alpha); err != nil {
+		panic(err.Error())
+	}
+	return t.evaluate(x, rows, target, alpha, evalOpts{exact: true})
 }
 
 // Gradient returns the gradient of Loss's total with respect to every
-// parameter, flattened in the order of Params, as Step would use it. It is
-// meant for tests; it allocates the result and panics on invalid arguments.
+// parameter, flattened in the order of Params. With Config.NegativeSamples
+// > 0 it is the gradient of the sampled objective on the sample it draws
+// (use FixSample to compare it with Loss on the same sample); lazy Adam
+// then uses it only on the selected output columns. It is meant for tests;
+// it allocates the result and panics on invalid arguments or a missing
+// sampler.
 func (t *Trainer) Gradient(x *sparse.CSR, rows []int, target []float32, alpha float32) []float64 {
 	if err := t.checkArgs(x, rows, target, alpha); err != nil {
 		panic(err.Error())
 	}
-	t.evaluate(x, rows, target, alpha, true)
+	if err := t.checkSampler(x, rows, t.sampler); err != nil {
+		panic(err.Error())
+	}
+	t.evaluate(x, rows, target, alpha, evalOpts{backward: true, denseGrad: true, rng: t.sampler})
 	var g []float64
 	for _, p := range t.grad {
 		for _, v := range p {
@@ -185,12 +290,27 @@ func (s StepLoss) check() error {
 	return nil
 }
 
+// evalOpts says what evaluate computes.
+type evalOpts struct {
+	backward bool // the gradient too, in t.grad
+	// With sampled reconstruction:
+	exact     bool       // the exact loss instead, forward only
+	denseGrad bool       // the output layer's gradient in t.grad, not only in t.s
+	rng       *rand.Rand // the source of the sample, unless one is fixed
+}
+
 // evaluate runs the forward pass on a batch and returns the loss terms; with
-// backward it also leaves their gradient in t.grad.
-func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha float32, backward bool) StepLoss {
+// backward it also leaves their gradient in t.grad. With sampled
+// reconstruction, the gradient of the output layer is left compact in t.s
+// (gwu, gbu), and also in t.grad with denseGrad.
+func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha float32, o evalOpts) StepLoss {
 	ae := t.ae
+	if t.sampled() && !o.exact {
+		return t.evaluateSampled(x, rows, target, alpha, o)
+	}
+	backward := o.backward
 	n := batchSize(x, rows)
-	t.reserve(n)
+	t.reserve(n, true)
 	last := len(ae.Layers) - 1
 	code := ae.codeLayer()
 
@@ -219,13 +339,7 @@ func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha fl
 		dOut = t.delta[last][:n*ae.In]
 	}
 	loss.Recon = reconstruction(ae.Cfg.Loss, ae.Layers[last].Act, ae.Cfg.NonzeroWeight, t.act[last][:n*ae.In], xd, dOut)
-	if wd := ae.Cfg.WeightDecay; wd > 0 {
-		var s float64
-		for _, lay := range ae.Layers {
-			s += sumSquares(lay.W)
-		}
-		loss.Weight = float64(wd) * s
-	}
+	loss.Weight = ae.weightPenalty()
 	if !backward {
 		if target != nil {
 			loss.Regression = regression(t.act[code][:n*ae.CodeDim()], target, alpha, nil)
@@ -234,7 +348,68 @@ func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha fl
 	}
 
 	// Backward: t.delta[l] holds ∂loss/∂Z_l for the pre-activations Z_l.
-	for l := last; l >= 0; l-- {
+	t.backward(x, rows, target, alpha, n, last, &loss)
+	return loss
+}
+
+// evaluateSampled is evaluate for sampled reconstruction: the hidden layers
+// as usual, then only the selected columns of the output layer.
+func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, alpha float32, o evalOpts) StepLoss {
+	ae := t.ae
+	n := batchSize(x, rows)
+	t.reserve(n, false)
+	last := len(ae.Layers) - 1
+	code := ae.codeLayer()
+	out := ae.Layers[last]
+	width := out.In
+
+	ae.sparseForward(x, rows, 0, n, t.act[0])
+	ae.denseForward(1, last, n, t.act)
+	if !(t.fixed && t.s.drawn) {
+		t.s.draw(x, rows, n, ae.Cfg.NegativeSamples, o.rng)
+		if t.fixed {
+			t.s.drawn, t.s.x0, t.s.all0 = true, x, rows == nil
+			t.s.rows0 = append(t.s.rows0[:0], rows...)
+		}
+	}
+	t.s.gather(out)
+
+	var loss StepLoss
+	loss.Recon = t.s.forward(&ae.Cfg, out, t.act[last-1][:n*width], n, o.backward)
+	loss.Weight = ae.weightPenalty()
+	if !o.backward {
+		if target != nil {
+			loss.Regression = regression(t.act[code][:n*ae.CodeDim()], target, alpha, nil)
+		}
+		return loss
+	}
+
+	// The output layer's gradient on the selected columns, and the delta of
+	// the layer below.
+	prev := t.delta[last-1][:n*width]
+	t.s.backward(t.act[last-1], prev, width, n)
+	if o.denseGrad {
+		gW, gB := t.grad[2*last], t.grad[2*last+1]
+		t.s.scatter(gW, gB, width, out.Out)
+		if wd := ae.Cfg.WeightDecay; wd > 0 {
+			axpy(2*wd, out.W, gW)
+		}
+	}
+	if last-1 == code && target != nil {
+		loss.Regression = regression(t.act[code][:n*width], target, alpha, prev)
+	}
+	ae.Layers[last-1].Act.backprop(t.act[last-1][:n*width], prev)
+	t.backward(x, rows, target, alpha, n, last-1, &loss)
+	return loss
+}
+
+// backward backpropagates from the layer top, whose delta t.delta[top]
+// holds ∂loss/∂Z_top, to the first layer, leaving the gradients of layers
+// 0…top in t.grad; it sets loss.Regression when it passes the code.
+func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha float32, n, top int, loss *StepLoss) {
+	ae := t.ae
+	code := ae.codeLayer()
+	for l := top; l >= 0; l-- {
 		lay := ae.Layers[l]
 		d := t.delta[l][:n*lay.Out]
 		gW, gB := t.grad[2*l], t.grad[2*l+1]
@@ -275,7 +450,19 @@ func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha fl
 		}
 		ae.Layers[l-1].Act.backprop(t.act[l-1][:n*lay.In], prev)
 	}
-	return loss
+}
+
+// weightPenalty returns WeightDecay·Σ‖W‖².
+func (ae *Autoencoder) weightPenalty() float64 {
+	wd := ae.Cfg.WeightDecay
+	if wd <= 0 {
+		return 0
+	}
+	var s float64
+	for _, lay := range ae.Layers {
+		s += sumSquares(lay.W)
+	}
+	return float64(wd) * s
 }
 
 // regression returns alpha·‖h − target‖² and, when dh is non-nil, adds its
@@ -352,15 +539,20 @@ func reconstruction(loss Loss, out Activation, nzw float32, z, x, d []float32) f
 
 // adam applies one bias-corrected Adam update with the gradient in t.grad:
 // m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², p ← p − lr·m̂/(√v̂ + ε) with
-// m̂ = m/(1−β1^t), v̂ = v/(1−β2^t).
-func (t *Trainer) adam() {
+// m̂ = m/(1−β1^t), v̂ = v/(1−β2^t), to the layers before dense; the layers
+// from dense on (the output layer, or none) get the lazy update of the
+// selected columns, from the compact gradient in t.s.
+func (t *Trainer) adam(dense int) {
 	cfg := &t.ae.Cfg
 	t.steps++
 	b1, b2 := cfg.Beta1, cfg.Beta2
 	c1 := float32(1 / (1 - math.Pow(float64(b1), float64(t.steps))))
 	c2 := float32(1 / (1 - math.Pow(float64(b2), float64(t.steps))))
 	lr, eps := cfg.LearningRate, cfg.Eps
-	for l, lay := range t.ae.Layers {
+	if last := len(t.ae.Layers) - 1; dense == last {
+		t.lazyAdam(b1, b2, c1, c2, lr, eps)
+	}
+	for l, lay := range t.ae.Layers[:dense] {
 		for k, p := range [2][]float32{lay.W, lay.B} {
 			g, m, v := t.grad[2*l+k][:len(p)], t.m[2*l+k][:len(p)], t.v[2*l+k][:len(p)]
 			for i := range p {
@@ -371,6 +563,35 @@ func (t *Trainer) adam() {
 				p[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
 			}
 		}
+	}
+}
+
+// lazyAdam is Adam on the selected columns of the output layer only, with
+// the gradient of the sampled loss in t.s plus the weight decay's.
+func (t *Trainer) lazyAdam(b1, b2, c1, c2, lr, eps float32) {
+	last := len(t.ae.Layers) - 1
+	lay := t.ae.Layers[last]
+	width, out := lay.In, lay.Out
+	wd2 := 2 * t.ae.Cfg.WeightDecay
+	mW, vW := t.m[2*last][:len(lay.W)], t.v[2*last][:len(lay.W)]
+	mB, vB := t.m[2*last+1][:len(lay.B)], t.v[2*last+1][:len(lay.B)]
+	for u, j := range t.s.cols {
+		g := t.s.gwu[u*width : (u+1)*width]
+		for k, gi := range g {
+			i := k*out + int(j)
+			if wd2 > 0 {
+				gi += wd2 * lay.W[i]
+			}
+			mi := b1*mW[i] + (1-b1)*gi
+			vi := b2*vW[i] + (1-b2)*gi*gi
+			mW[i], vW[i] = mi, vi
+			lay.W[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
+		}
+		gi := t.s.gbu[u]
+		mi := b1*mB[j] + (1-b1)*gi
+		vi := b2*vB[j] + (1-b2)*gi*gi
+		mB[j], vB[j] = mi, vi
+		lay.B[j] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
 	}
 }
 
@@ -385,6 +606,11 @@ func (t *Trainer) adam() {
 // the whole WeightDecay·Σ‖W‖², so over an epoch the penalty is weighted
 // ⌈len(rows)/batch⌉ times against the data terms; scale WeightDecay by
 // batch/len(rows) for the paper's once-per-pass λ.
+//
+// With Config.NegativeSamples > 0 the negative samples are drawn from rng,
+// after the shuffle, so that one seed gives one training run; with a nil rng
+// they are drawn from the trainer's SetSampler source, and without either
+// Epoch returns an error.
 //
 // If a term becomes NaN or Inf, Epoch stops and returns a *NonFiniteError
 // naming the term and the batch (counted from 0); earlier batches' updates
@@ -408,6 +634,13 @@ func (t *Trainer) Epoch(x *sparse.CSR, rows []int, batch int, rng *rand.Rand, ta
 	if len(perm) == 0 {
 		return StepLoss{}, errors.New("nn: no rows to train on")
 	}
+	sampler := rng
+	if sampler == nil {
+		sampler = t.sampler
+	}
+	if t.sampled() && sampler == nil && !(t.fixed && t.s.drawn) {
+		return StepLoss{}, t.checkSampler(x, rows, nil)
+	}
 	if rng != nil {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 	}
@@ -426,7 +659,7 @@ func (t *Trainer) Epoch(x *sparse.CSR, rows []int, batch int, rng *rand.Rand, ta
 				target(node, tg[i*code:(i+1)*code])
 			}
 		}
-		sl, err := t.Step(x, br, tg, alpha)
+		sl, err := t.step(x, br, tg, alpha, sampler)
 		if err != nil {
 			var nf *NonFiniteError
 			if errors.As(err, &nf) {

@@ -1,0 +1,271 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// sample holds the output columns that sampled reconstruction
+// (Config.NegativeSamples > 0) selected for one batch, and the compact copies
+// of the output layer's weights and gradient over their union. All slices
+// grow to the largest batch seen and are reused.
+type sample struct {
+	// Per batch row i, entries ptr[i]…ptr[i+1]−1: the row's stored
+	// (non-zero) columns first, in CSR order, then its drawn zero columns.
+	ptr  []int
+	col  []int32   // output column j
+	slot []int32   // index of col in cols, i.e. the row of wu
+	x    []float32 // reconstruction target x_ij
+	w    []float32 // loss weight: 1 for stored entries, Z_i/m_i for drawn zeros
+	z    []float32 // logit z_ij, then ∂loss/∂z_ij
+
+	// The union of the selected columns, sorted, and per column of the
+	// output layer its index in cols (−1 when not selected).
+	cols   []int32
+	slotOf []int32
+
+	// Floyd's membership set over a row's zero ranks: rank r is taken when
+	// mark[r] == stamp, so a row needs no clearing.
+	mark  []uint32
+	stamp uint32
+
+	wu  []float32 // len(cols)×width: column cols[u] of W at wu[u*width:]
+	gwu []float32 // gradient of wu, same layout
+	gbu []float32 // gradient of B[cols[u]]
+
+	// Set by Trainer.FixSample: reuse the drawn sample while fixed.
+	drawn bool
+	x0    *sparse.CSR
+	rows0 []int
+	all0  bool // rows0 stands for all rows of x0 (rows was nil)
+}
+
+// reset forgets the previous union, keeping slotOf all −1.
+func (s *sample) reset(in int) {
+	if len(s.slotOf) != in {
+		s.slotOf = make([]int32, in)
+		for j := range s.slotOf {
+			s.slotOf[j] = -1
+		}
+		s.mark = make([]uint32, in)
+		s.stamp = 0
+	} else {
+		for _, j := range s.cols {
+			s.slotOf[j] = -1
+		}
+	}
+	s.cols = s.cols[:0]
+	s.ptr = append(s.ptr[:0], 0)
+	s.col, s.x, s.w = s.col[:0], s.x[:0], s.w[:0]
+}
+
+// zeroColumn returns the column of the rank-th zero (from 0) of a row whose
+// stored columns are ind, strictly increasing: rank + k for the smallest k
+// with ind[k] − k > rank, ind[k] − k being the number of zeros before
+// ind[k].
+func zeroColumn(ind []int32, rank int) int32 {
+	lo, hi := 0, len(ind)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int(ind[mid])-mid > rank {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return int32(rank + lo)
+}
+
+// draw selects the output columns of the n batch rows (rows[i], or row i
+// when rows is nil) with k negatives per non-zero, drawing from rng, and
+// builds their sorted union. Rows are drawn in batch order, each zero with
+// Floyd's algorithm (exactly m_i calls of rng.IntN), so one rng state gives
+// one sample.
+func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
+	in := x.Cols
+	s.reset(in)
+	for i := 0; i < n; i++ {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		ind, val := x.Row(r)
+		nnz := len(ind)
+		zeros := in - nnz
+		m := min(k*max(nnz, 1), zeros)
+		s.col = append(s.col, ind...)
+		s.x = append(s.x, val...)
+		for range ind {
+			s.w = append(s.w, 1)
+		}
+		if m == zeros {
+			// Every zero is selected: weight 1, no draws.
+			next := 0
+			for j := 0; j < in; j++ {
+				if next < nnz && int(ind[next]) == j {
+					next++
+					continue
+				}
+				s.col = append(s.col, int32(j))
+				s.x = append(s.x, 0)
+				s.w = append(s.w, 1)
+			}
+		} else {
+			s.stamp++
+			if s.stamp == 0 {
+				clear(s.mark)
+				s.stamp = 1
+			}
+			wz := float32(float64(zeros) / float64(m))
+			for j := zeros - m; j < zeros; j++ {
+				t := rng.IntN(j + 1)
+				if s.mark[t] == s.stamp {
+					t = j
+				}
+				s.mark[t] = s.stamp
+				s.col = append(s.col, zeroColumn(ind, t))
+				s.x = append(s.x, 0)
+				s.w = append(s.w, wz)
+			}
+		}
+		s.ptr = append(s.ptr, len(s.col))
+	}
+
+	// The union of the selected columns, sorted for the gather and the
+	// update, and each entry's index into it.
+	for _, j := range s.col {
+		if s.slotOf[j] < 0 {
+			s.slotOf[j] = 0
+			s.cols = append(s.cols, j)
+		}
+	}
+	slices.Sort(s.cols)
+	for u, j := range s.cols {
+		s.slotOf[j] = int32(u)
+	}
+	s.slot = slices.Grow(s.slot[:0], len(s.col))[:len(s.col)]
+	for e, j := range s.col {
+		s.slot[e] = s.slotOf[j]
+	}
+	s.z = slices.Grow(s.z[:0], len(s.col))[:len(s.col)]
+}
+
+// fixedMatches reports whether a fixed sample was drawn for this batch.
+func (s *sample) fixedMatches(x *sparse.CSR, rows []int) bool {
+	return x == s.x0 && (rows == nil) == s.all0 && slices.Equal(rows, s.rows0)
+}
+
+// gather copies the selected columns of the output layer's W (In×Out
+// row-major, width = In rows) into wu, one contiguous row per column, in
+// blocks of 16 rows of W so that each cache line of W read is used for
+// the whole block.
+func (s *sample) gather(lay *Layer) {
+	width, out := lay.In, lay.Out
+	nu := len(s.cols)
+	s.wu = slices.Grow(s.wu[:0], nu*width)[:nu*width]
+	const block = 16
+	for k0 := 0; k0 < width; k0 += block {
+		k1 := min(width, k0+block)
+		for u, j := range s.cols {
+			dst := s.wu[u*width+k0 : u*width+k1]
+			src := lay.W[k0*out+int(j):]
+			for k := range dst {
+				dst[k] = src[k*out]
+			}
+		}
+	}
+}
+
+// elemLoss returns the reconstruction loss of one output with logit z
+// against target x, and its derivative with respect to z: the formulas of
+// reconstruction, for one element.
+func elemLoss(loss Loss, out Activation, nzw, z, x float32) (float64, float32) {
+	switch loss {
+	case SquaredError, WeightedSquaredError:
+		a := out.value(z)
+		r := a - x
+		c := float32(1)
+		if loss == WeightedSquaredError && x != 0 {
+			c = nzw * nzw
+		}
+		return float64(c) * float64(r) * float64(r), 2 * c * r * out.derivative(a)
+	case CrossEntropy:
+		zz := float64(z)
+		e := math.Exp(-math.Abs(zz))
+		sp := math.Log1p(e)
+		if zz > 0 {
+			sp += zz
+		}
+		xi := float64(x)
+		wx := float64(nzw) * xi
+		sig := 1 / (1 + e)
+		if zz < 0 {
+			sig = e / (1 + e)
+		}
+		return wx*(sp-zz) + (1-xi)*sp, float32(wx*(sig-1) + (1-xi)*sig)
+	default:
+		panic("nn: unknown loss " + loss.String())
+	}
+}
+
+// forward computes the selected logits z_ij = a_i·W[:, j] + B_j of
+// the output layer from the activations a (n×width) of the layer before it,
+// and returns the sampled reconstruction loss Σ_i Σ_j w_ij·loss(x_ij, z_ij).
+// When backward it leaves w_ij·∂loss/∂z_ij in s.z.
+func (s *sample) forward(cfg *Config, lay *Layer, a []float32, n int, backward bool) float64 {
+	width := lay.In
+	var sum float64
+	for i := 0; i < n; i++ {
+		ai := a[i*width : (i+1)*width]
+		for e := s.ptr[i]; e < s.ptr[i+1]; e++ {
+			u := int(s.slot[e])
+			z := dot(ai, s.wu[u*width:(u+1)*width]) + lay.B[s.col[e]]
+			l, d := elemLoss(cfg.Loss, lay.Act, cfg.NonzeroWeight, z, s.x[e])
+			sum += float64(s.w[e]) * l
+			if backward {
+				s.z[e] = s.w[e] * d
+			}
+		}
+	}
+	return sum
+}
+
+// backward accumulates the gradients of the selected columns of the output
+// layer into gwu and gbu and writes the delta of the layer's input, Σ_j
+// δ_ij·W[:, j], into prev (n×width); a is the input (n×width).
+func (s *sample) backward(a, prev []float32, width, n int) {
+	nu := len(s.cols)
+	s.gwu = slices.Grow(s.gwu[:0], nu*width)[:nu*width]
+	s.gbu = slices.Grow(s.gbu[:0], nu)[:nu]
+	clear(s.gwu)
+	clear(s.gbu)
+	clear(prev[:n*width])
+	for i := 0; i < n; i++ {
+		ai := a[i*width : (i+1)*width]
+		pi := prev[i*width : (i+1)*width]
+		for e := s.ptr[i]; e < s.ptr[i+1]; e++ {
+			u := int(s.slot[e])
+			d := s.z[e]
+			axpy(d, ai, s.gwu[u*width:(u+1)*width])
+			axpy(d, s.wu[u*width:(u+1)*width], pi)
+			s.gbu[u] += d
+		}
+	}
+}
+
+// scatter writes the gradient of the whole output layer, zero outside the
+// selected columns, into gW (width×Out row-major) and gB.
+func (s *sample) scatter(gW, gB []float32, width, out int) {
+	clear(gW)
+	clear(gB)
+	for u, j := range s.cols {
+		g := s.gwu[u*width : (u+1)*width]
+		for k, v := range g {
+			gW[k*out+int(j)] = v
+		}
+		gB[j] = s.gbu[u]
+	}
+}

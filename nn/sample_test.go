@@ -1,0 +1,432 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// withEmptyRow returns x with row r emptied, so that the tests see a row
+// with nnz = 0 (which draws NegativeSamples zeros).
+func withEmptyRow(x *sparse.CSR, r int) *sparse.CSR {
+	return x.Filter(func(i, j int, v float32) bool { return i != r })
+}
+
+// sampledNet is a small sigmoid net for the sampled-loss tests: inputs of
+// width in, Hidden [5, 3] (or the given widths), non-zero biases.
+func sampledNet(t *testing.T, in int, hidden []int, loss Loss, decay float32, k int) (*Autoencoder, *Trainer) {
+	t.Helper()
+	cfg := Config{Hidden: hidden, Loss: loss, WeightDecay: decay, NegativeSamples: k}
+	if loss != SquaredError {
+		cfg.NonzeroWeight = 3
+	}
+	ae, err := New(in, cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, lay := range ae.Layers {
+		for i := range lay.B {
+			lay.B[i] = 0.5 * (2*rng.Float32() - 1)
+		}
+	}
+	tr := NewTrainer(ae)
+	tr.SetSampler(rand.New(rand.NewPCG(5, 6)))
+	return ae, tr
+}
+
+func TestZeroColumn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 200 {
+		x := randomCSR(rng, 1, 1+rng.IntN(20), rng.Float64(), true)
+		ind, _ := x.Row(0)
+		var zeros []int32
+		for j := 0; j < x.Cols; j++ {
+			if _, ok := slices.BinarySearch(ind, int32(j)); !ok {
+				zeros = append(zeros, int32(j))
+			}
+		}
+		for r, want := range zeros {
+			if got := zeroColumn(ind, r); got != want {
+				t.Fatalf("row %v of width %d: zero %d is column %d, got %d", ind, x.Cols, r, want, got)
+			}
+		}
+	}
+}
+
+// TestDraw checks the sample's structure: every stored column once with
+// weight 1, then m_i distinct zero columns with weight Z_i/m_i.
+func TestDraw(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := withEmptyRow(randomCSR(rng, 40, 30, 0.2, false), 7)
+	for _, k := range []int{1, 3, 100} {
+		var s sample
+		s.draw(x, nil, x.Rows, k, rng)
+		for i := 0; i < x.Rows; i++ {
+			ind, val := x.Row(i)
+			nnz, zeros := len(ind), x.Cols-len(ind)
+			m := min(k*max(nnz, 1), zeros)
+			lo, hi := s.ptr[i], s.ptr[i+1]
+			if hi-lo != nnz+m {
+				t.Fatalf("k=%d row %d: %d entries, want %d + %d", k, i, hi-lo, nnz, m)
+			}
+			if !slices.Equal(s.col[lo:lo+nnz], ind) || !slices.Equal(s.x[lo:lo+nnz], val) {
+				t.Fatalf("k=%d row %d: stored entries %v, want %v", k, i, s.col[lo:lo+nnz], ind)
+			}
+			seen := map[int32]bool{}
+			for e := lo; e < hi; e++ {
+				j := s.col[e]
+				if seen[j] {
+					t.Fatalf("k=%d row %d: column %d twice", k, i, j)
+				}
+				seen[j] = true
+				if s.cols[s.slot[e]] != j {
+					t.Fatalf("k=%d row %d: slot %d is column %d, want %d", k, i, s.slot[e], s.cols[s.slot[e]], j)
+				}
+				want := float32(1)
+				if e >= lo+nnz {
+					if x.At(i, int(j)) != 0 || s.x[e] != 0 {
+						t.Fatalf("k=%d row %d: drawn column %d is not a zero", k, i, j)
+					}
+					want = float32(float64(zeros) / float64(m))
+				}
+				if s.w[e] != want {
+					t.Fatalf("k=%d row %d: weight %g, want %g", k, i, s.w[e], want)
+				}
+			}
+		}
+		if !slices.IsSorted(s.cols) {
+			t.Fatalf("union not sorted")
+		}
+	}
+}
+
+// TestSampledGradientFiniteDifference checks Gradient against central
+// differences of Loss on one fixed sample (FixSample), with the tolerances
+// of TestGradientFiniteDifference, for every loss, sigmoid layers, with and
+// without the regression and weight terms, and NegativeSamples = 1 so that
+// most rows draw fewer zeros than they have (weights Z/m up to 11).
+func TestSampledGradientFiniteDifference(t *testing.T) {
+	x := withEmptyRow(randomCSR(rand.New(rand.NewPCG(5, 6)), 8, 12, 0.25, false), 3)
+	rows := []int{0, 2, 3, 5, 6}
+	target := make([]float32, len(rows)*3)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range target {
+		target[i] = rng.Float32()
+	}
+	for _, hidden := range [][]int{{5, 3}, {3}} {
+		for _, loss := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy} {
+			for _, extra := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%v", loss, hidden)
+				if len(hidden) == 1 && !extra {
+					continue
+				}
+				var tgt []float32
+				var alpha, decay float32
+				if extra {
+					name += "/regression+decay"
+					tgt, alpha, decay = target, 0.7, 0.05
+				}
+				t.Run(name, func(t *testing.T) {
+					ae, tr := sampledNet(t, 12, hidden, loss, decay, 1)
+					tr.FixSample(true)
+					grad := tr.Gradient(x, rows, tgt, alpha)
+					if w := slices.Max(tr.s.w); w <= 1 {
+						t.Fatalf("largest sample weight %g: nothing was sampled", w)
+					}
+					if extra {
+						if l := tr.Loss(x, rows, tgt, alpha); l.Regression == 0 || l.Weight == 0 {
+							t.Fatalf("regression and weight terms should be non-zero: %+v", l)
+						}
+					}
+					var worstRel, worstAbs float64
+					var worstAt string
+					var failures []string
+					g := 0
+					for k, p := range ae.Params() {
+						for i := range p {
+							orig := p[i]
+							p[i] = orig + fdStep
+							up, hi := tr.Loss(x, rows, tgt, alpha).Total(), p[i]
+							p[i] = orig - fdStep
+							down, lo := tr.Loss(x, rows, tgt, alpha).Total(), p[i]
+							p[i] = orig
+							an := grad[g]
+							g++
+							num := (up - down) / (float64(hi) - float64(lo))
+							abs := math.Abs(an - num)
+							scale := math.Max(math.Abs(an), math.Abs(num))
+							rel := 0.0
+							if scale > 0 {
+								rel = abs / scale
+							}
+							if scale >= relReportFloor && rel > worstRel {
+								worstRel, worstAt = rel, paramName(k, i)
+							}
+							worstAbs = math.Max(worstAbs, abs)
+							if abs > fdAbsTol && rel > fdRelTol {
+								failures = append(failures, fmt.Sprintf("%s: analytic %.6g, numeric %.6g, rel err %.3g", paramName(k, i), an, num, rel))
+							}
+						}
+					}
+					t.Logf("worst relative error %.2e at %s, worst absolute error %.2e; %d parameters", worstRel, worstAt, worstAbs, g)
+					if len(failures) > 0 {
+						t.Errorf("%d of %d gradients off by more than rel %g and abs %g:\n%s", len(failures), g, fdRelTol, fdAbsTol, strings.Join(failures[:min(10, len(failures))], "\n"))
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSampledUnbiased draws 2000 independent samples (NegativeSamples = 1)
+// of the reconstruction loss of a fixed net and batch (16 rows of width 40
+// at density 0.15, one of them empty) and wants their mean within 4
+// standard errors of the exact loss.
+func TestSampledUnbiased(t *testing.T) {
+	const draws = 2000
+	x := withEmptyRow(randomCSR(rand.New(rand.NewPCG(9, 10)), 20, 40, 0.15, true), 4)
+	rows := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	for _, loss := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy} {
+		t.Run(loss.String(), func(t *testing.T) {
+			_, tr := sampledNet(t, 40, []int{6, 3}, loss, 0, 1)
+			exact := tr.ExactLoss(x, rows, nil, 0).Recon
+			var sum, sum2 float64
+			for range draws {
+				v := tr.Loss(x, rows, nil, 0).Recon
+				sum += v
+				sum2 += v * v
+			}
+			mean := sum / draws
+			sd := math.Sqrt((sum2 - draws*mean*mean) / (draws - 1))
+			se := sd / math.Sqrt(draws)
+			z := (mean - exact) / se
+			t.Logf("exact %.4f, mean of %d samples %.4f, sd %.3f, standard error %.4f: %+.2f standard errors", exact, draws, mean, sd, se, z)
+			if math.Abs(z) > 4 {
+				t.Errorf("sampled loss is biased: mean %.5g vs exact %.5g, %.1f standard errors", mean, exact, z)
+			}
+			if sd == 0 {
+				t.Error("the samples do not vary: nothing was sampled")
+			}
+		})
+	}
+}
+
+// TestSampledCoversAll sets NegativeSamples so large that every zero is
+// selected, and wants the sampled loss and gradient to equal the exact ones
+// to 1e-5 relative.
+func TestSampledCoversAll(t *testing.T) {
+	x := withEmptyRow(randomCSR(rand.New(rand.NewPCG(5, 6)), 8, 12, 0.25, false), 3)
+	rows := []int{0, 2, 3, 5, 6}
+	target := make([]float32, len(rows)*3)
+	for i := range target {
+		target[i] = float32(i%5) / 5
+	}
+	for _, loss := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy} {
+		t.Run(loss.String(), func(t *testing.T) {
+			ae, tr := sampledNet(t, 12, []int{5, 3}, loss, 0.05, 100)
+			cp := ae.Clone()
+			cp.Cfg.NegativeSamples = 0
+			ex := NewTrainer(cp)
+			ls, le := tr.Loss(x, rows, target, 0.7), ex.Loss(x, rows, target, 0.7)
+			if d := math.Abs(ls.Total()-le.Total()) / le.Total(); d > 1e-5 {
+				t.Errorf("loss %+v, exact %+v: relative difference %.2g", ls, le, d)
+			}
+			gs, ge := tr.Gradient(x, rows, target, 0.7), ex.Gradient(x, rows, target, 0.7)
+			var gmax, worst float64
+			for _, v := range ge {
+				gmax = math.Max(gmax, math.Abs(v))
+			}
+			for i := range ge {
+				// Relative to the entry, with a floor of 1e-3 of the
+				// largest entry: float32 sums in another order round
+				// tiny entries to a few 1e-8 absolute.
+				rel := math.Abs(gs[i]-ge[i]) / math.Max(math.Abs(ge[i]), 1e-3*gmax)
+				worst = math.Max(worst, rel)
+			}
+			t.Logf("loss %.8g vs exact %.8g; worst gradient relative difference %.2e (largest entry %.3g)", ls.Total(), le.Total(), worst, gmax)
+			if worst > 1e-5 {
+				t.Errorf("gradient differs from the exact one by %.2g relative", worst)
+			}
+		})
+	}
+}
+
+// trainCluster trains the TestTrainingReducesLoss setup (seed 31, 30 epochs
+// of batch 32, Hidden [16, 8], learning rate 1e-2) with k negative samples
+// and returns the exact reconstruction loss before and after.
+func trainCluster(t *testing.T, loss Loss, nzw float32, k int, denseAdam bool) (before, after float64, ae *Autoencoder) {
+	t.Helper()
+	x, _ := clusterData()
+	rng := rand.New(rand.NewPCG(31, 32))
+	ae, err := New(50, Config{Hidden: []int{16, 8}, Loss: loss, NonzeroWeight: nzw, LearningRate: 1e-2, NegativeSamples: k}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(ae)
+	tr.denseAdam = denseAdam
+	before = tr.ExactLoss(x, nil, nil, 0).Recon
+	for e := 0; e < 30; e++ {
+		if _, err := tr.Epoch(x, nil, 32, rng, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return before, tr.ExactLoss(x, nil, nil, 0).Recon, ae
+}
+
+// TestSampledTrainingReducesLoss trains the planted clusters (≈9.4 non-zeros
+// among 50 inputs per row) with NegativeSamples 1 and 2, evaluates the exact
+// loss, and wants at least a 30% fall and an end within 25% of exact
+// training's. Figures measured (exact → after 30 epochs):
+//
+//	loss          exact training   K=1 lazy       K=1 dense Adam  K=2 lazy
+//	mse           3917 → 1379      3917 → 1347    3917 → 1370     3917 → 1369
+func TestSampledTrainingReducesLoss(t *testing.T) {
+	for _, tc := range []struct {
+		loss Loss
+		nzw  float32
+	}{{SquaredError, 1}, {WeightedSquaredError, 3}, {CrossEntropy, 1}} {
+		t.Run(tc.loss.String(), func(t *testing.T) {
+			b0, a0, _ := trainCluster(t, tc.loss, tc.nzw, 0, false)
+			msg := fmt.Sprintf("exact training %.0f → %.0f (%+.0f%%)", b0, a0, 100*(a0/b0-1))
+			for _, k := range []int{1, 2} {
+				for _, dense := range []bool{false, true} {
+					b, a, _ := trainCluster(t, tc.loss, tc.nzw, k, dense)
+					adam := "lazy"
+					if dense {
+						adam = "dense"
+					}
+					msg += fmt.Sprintf("; K=%d %s Adam %.0f → %.0f (%+.0f%%)", k, adam, b, a, 100*(a/b-1))
+					if a > 0.7*b || a > 1.25*a0 {
+						t.Errorf("K=%d, %s Adam: exact loss %.4g → %.4g, exact training reaches %.4g: want a 30%% fall and within 25%% of it", k, adam, b, a, a0)
+					}
+				}
+			}
+			t.Log(msg)
+		})
+	}
+}
+
+// TestSampledCodesSeparateClusters is TestCodesSeparateClusters with
+// NegativeSamples = 1.
+func TestSampledCodesSeparateClusters(t *testing.T) {
+	x, labels := clusterData()
+	rng := rand.New(rand.NewPCG(51, 52))
+	ae, err := New(50, Config{Hidden: []int{16, 8}, Loss: CrossEntropy, LearningRate: 1e-2, NegativeSamples: 1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(ae)
+	for e := 0; e < 30; e++ {
+		if _, err := tr.Epoch(x, nil, 32, rng, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acc := centroidAccuracy(ae, x, labels)
+	t.Logf("nearest-centroid accuracy %.3f", acc)
+	if acc <= 0.8 {
+		t.Errorf("nearest-centroid accuracy %.3f, want > 0.8 (chance 0.25)", acc)
+	}
+}
+
+// TestSampledDeterminism is TestDeterminism with NegativeSamples = 3: the
+// negatives come from Epoch's rng, so one seed gives bit-identical weights.
+func TestSampledDeterminism(t *testing.T) {
+	x, _ := clusterData()
+	train := func(seed uint64) *Autoencoder {
+		rng := rand.New(rand.NewPCG(seed, 62))
+		ae, err := New(50, Config{Hidden: []int{16, 8}, Activation: ReLU, Loss: WeightedSquaredError, NonzeroWeight: 5, WeightDecay: 1e-4, NegativeSamples: 3}, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := NewTrainer(ae)
+		target := func(node int, dst []float32) {
+			for j := range dst {
+				dst[j] = float32(node%7) / 7
+			}
+		}
+		for e := 0; e < 3; e++ {
+			if _, err := tr.Epoch(x, nil, 64, rng, target, 0.5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ae
+	}
+	a, b := train(61).Params(), train(61).Params()
+	for k := range a {
+		for i := range a[k] {
+			if math.Float32bits(a[k][i]) != math.Float32bits(b[k][i]) {
+				t.Fatalf("param %d[%d]: %g vs %g after the same seed", k, i, a[k][i], b[k][i])
+			}
+		}
+	}
+}
+
+func TestSamplerErrors(t *testing.T) {
+	x := randomCSR(rand.New(rand.NewPCG(3, 4)), 5, 12, 0.3, true)
+	ae, err := New(12, Config{Hidden: []int{4}, NegativeSamples: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(ae)
+	const want = "NegativeSamples = 2 needs a sampler"
+	if _, err := tr.Step(x, nil, nil, 0); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Step without a sampler = %v", err)
+	}
+	if _, err := tr.Epoch(x, nil, 2, nil, nil, 0); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Epoch without a sampler = %v", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+				t.Errorf("Loss without a sampler panicked with %v", r)
+			}
+		}()
+		tr.Loss(x, nil, nil, 0)
+	}()
+	tr.ExactLoss(x, nil, nil, 0) // needs none
+	if _, err := tr.Epoch(x, nil, 2, rand.New(rand.NewPCG(1, 1)), nil, 0); err != nil {
+		t.Errorf("Epoch with an rng: %v", err)
+	}
+	tr.SetSampler(rand.New(rand.NewPCG(1, 1)))
+	tr.FixSample(true)
+	if _, err := tr.Step(x, []int{0, 1}, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Step(x, []int{0, 2}, nil, 0); err == nil || !strings.Contains(err.Error(), "FixSample") {
+		t.Errorf("Step on another batch with a fixed sample = %v", err)
+	}
+	if _, err := New(12, Config{Hidden: []int{4}, NegativeSamples: -1}, nil); err == nil || !strings.Contains(err.Error(), "Config.NegativeSamples = -1") {
+		t.Errorf("New with NegativeSamples -1 = %v", err)
+	}
+}
+
+// TestSampledStepAllocs is TestStepAllocs with NegativeSamples = 5.
+func TestSampledStepAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	x := fixedNNZ(rng, 300, 400, 10)
+	ae, err := New(400, Config{Hidden: []int{200, 128}, Loss: CrossEntropy, WeightDecay: 1e-5, NegativeSamples: 5}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(ae)
+	tr.SetSampler(rng)
+	rows := allRows(256)
+	target := make([]float32, 256*128)
+	if _, err := tr.Step(x, rows, target, 1); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, err := tr.Step(x, rows[:200], target[:200*128], 1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Step allocates %v times per call after warm-up, want 0", allocs)
+	}
+}
