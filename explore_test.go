@@ -3,6 +3,7 @@ package dpmne
 import (
 	"context"
 	"encoding/json"
+	_ "github.com/dpmne/dpmne/internal/fastblas"
 	"math/rand/v2"
 	"os"
 	"testing"

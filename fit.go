@@ -96,6 +96,9 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	start := time.Now()
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
+		if cfg.RowNormalize {
+			xs[s] = xs[s].NormalizeRows()
+		}
 		for i, o := range v.Observed {
 			if o {
 				obsRows[s] = append(obsRows[s], i)

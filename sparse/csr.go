@@ -393,3 +393,24 @@ func (b *Builder) Build(merge Merge) (*CSR, error) {
 func (b *Builder) Reset() {
 	b.r, b.c, b.v = b.r[:0], b.c[:0], b.v[:0]
 }
+
+// NormalizeRows returns a copy of m with each non-empty row scaled to unit
+// Euclidean norm.
+func (m *CSR) NormalizeRows() *CSR {
+	out := m.Clone()
+	for i := range out.Rows {
+		_, val := out.Row(i)
+		var s float64
+		for _, v := range val {
+			s += float64(v) * float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(s)
+		for k := range val {
+			val[k] = float32(float64(val[k]) * inv)
+		}
+	}
+	return out
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne/fetch"
+	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -86,7 +87,7 @@ func newVersionCmd() *cobra.Command {
 					v = bi.Main.Version
 				}
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "dpmne", v)
+			fmt.Fprintf(cmd.OutOrStdout(), "dpmne %s (BLAS: %s)\n", v, fastblas.Name())
 			return nil
 		},
 	}
