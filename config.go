@@ -57,9 +57,14 @@ type Config struct {
 	Loss          nn.Loss
 	NonzeroWeight float64 // weight of non-zero inputs for weighted losses (1)
 	LearningRate  float64 // Adam step (1e-3)
-	Batch         int     // minibatch size (256)
-	Pretrain      int     // autoencoder pretraining epochs before the first Y step (10)
-	Epochs        int     // autoencoder epochs per outer iteration (1)
+	// NegativeSamples > 0 estimates each row's reconstruction loss from its
+	// non-zeros plus this many sampled zeros per non-zero, reweighted to be
+	// unbiased (nn.Config.NegativeSamples): O(nnz·h) per row instead of
+	// O(In·h). Negative means the exact dense loss. Default 5.
+	NegativeSamples int
+	Batch           int // minibatch size (256)
+	Pretrain        int // autoencoder pretraining epochs before the first Y step (10)
+	Epochs          int // autoencoder epochs per outer iteration (1)
 
 	// Objective weights.
 	Alpha   float64 // consistency α (1)
@@ -76,7 +81,7 @@ type Config struct {
 
 	// Coordinate descent.
 	Iterations int     // outer iterations (60, paper §4.1.3)
-	YSteps     int     // at most this many Y steps per iteration (5)
+	YSteps     int     // at most this many Y steps per iteration (1: Y is warm-started each iteration)
 	YTol       float64 // stop the Y steps when one lowers f by less than YTol·|f| (1e-5)
 
 	// Ablations (Table 4).
@@ -107,6 +112,7 @@ func (c Config) Defaults() Config {
 	set(&c.NonzeroWeight, 1)
 	set(&c.LearningRate, 1e-3)
 	seti(&c.Batch, 256)
+	seti(&c.NegativeSamples, 5)
 	seti(&c.Pretrain, 10)
 	seti(&c.Epochs, 1)
 	set(&c.Alpha, 1)
@@ -120,7 +126,7 @@ func (c Config) Defaults() Config {
 		c.Weights = proximity.PaperWeights()
 	}
 	seti(&c.Iterations, 60)
-	seti(&c.YSteps, 5)
+	seti(&c.YSteps, 1)
 	set(&c.YTol, 1e-5)
 	return c
 }
@@ -167,13 +173,14 @@ func (c Config) Validate() error {
 
 func (c Config) nnConfig() nn.Config {
 	return nn.Config{
-		Hidden:        c.Hidden,
-		Activation:    c.Activation,
-		OutActivation: nn.Sigmoid,
-		Loss:          c.Loss,
-		NonzeroWeight: float32(c.NonzeroWeight),
-		LearningRate:  float32(c.LearningRate),
-		WeightDecay:   float32(c.LambdaW),
+		Hidden:          c.Hidden,
+		Activation:      c.Activation,
+		OutActivation:   nn.Sigmoid,
+		Loss:            c.Loss,
+		NonzeroWeight:   float32(c.NonzeroWeight),
+		LearningRate:    float32(c.LearningRate),
+		NegativeSamples: max(c.NegativeSamples, 0),
+		WeightDecay:     float32(c.LambdaW),
 	}
 }
 

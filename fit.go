@@ -244,7 +244,7 @@ func reconTerms(trainers []*nn.Trainer, xs []*sparse.CSR, rows [][]int) (recon, 
 	for s, tr := range trainers {
 		const batch = 1024
 		for lo := 0; lo < len(rows[s]); lo += batch {
-			l := tr.Loss(xs[s], rows[s][lo:min(lo+batch, len(rows[s]))], nil, 0)
+			l := tr.ExactLoss(xs[s], rows[s][lo:min(lo+batch, len(rows[s]))], nil, 0)
 			recon += l.Recon
 		}
 		ae := tr.Autoencoder()

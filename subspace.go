@@ -20,6 +20,8 @@ type viewFit struct {
 	bt   []float64 // h×d scratch, Bᵀ
 	ym   []float64 // n×d scratch, Y with unobserved rows zeroed
 	wbuf []float64 // h×d scratch
+	yg   []float64 // n×d, Y·G during a Y step (updated, not recomputed)
+	dg   []float64 // n×d, Δ·G for the line search
 }
 
 // subspace solves the Y and B sub-problems (paper eqs. 8–12) for fixed codes:
@@ -39,7 +41,8 @@ type subspace struct {
 	y, ly                  []float64 // Y and L·Y (n×d)
 	grad, gcons, dir, ldir []float64 // n×d work buffers
 	tmp                    []float64 // n×d
-	dd                     []float64 // d×d work
+	dd                     []float64 // d×d work: YᵀY − I after gradient
+	yty                    []float64 // d×d, YᵀY during a Y step
 }
 
 func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
@@ -48,6 +51,7 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 	s.y, s.ly = make([]float64, nd), make([]float64, nd)
 	s.grad, s.gcons, s.dir, s.ldir, s.tmp = make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
+	s.yty = make([]float64, d*d)
 	if lap != nil && beta > 0 {
 		s.lamMax = lap.LambdaMax(30)
 	}
@@ -59,6 +63,8 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 		v.bt = make([]float64, h*d)
 		v.ym = make([]float64, nd)
 		v.wbuf = make([]float64, h*d)
+		v.yg = make([]float64, nd)
+		v.dg = make([]float64, nd)
 	}
 	return s
 }
@@ -187,24 +193,70 @@ func (s *subspace) terms() Terms {
 	return t
 }
 
-// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part).
+// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part),
+// recomputing the cached products Y·G^s and YᵀY first.
 func (s *subspace) gradient() float64 {
+	s.cacheProducts()
+	return s.gradientCached()
+}
+
+// cacheProducts computes Y·G^s for every view and, for orth, YᵀY.
+func (s *subspace) cacheProducts() {
+	n, d := s.n, s.d
+	if s.alpha > 0 {
+		for _, v := range s.views {
+			gemm(false, false, 1, s.y, n, d, v.g, d, d, 0, v.yg)
+		}
+	}
+	if s.orth {
+		gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
+	}
+}
+
+// gradientCached is gradient using the cached Y·G^s and YᵀY, which yStep
+// keeps current by the same linear updates as Y itself.
+func (s *subspace) gradientCached() float64 {
+	n, d := s.n, s.d
 	var f float64
 	clear(s.grad)
 	if s.alpha > 0 {
-		f += s.alpha * s.consistency(s.gcons)
+		var c float64
+		clear(s.gcons)
+		for _, v := range s.views {
+			c += v.h.SqNorm() - 2*dot(s.y, v.k)
+			for i, o := range v.obs {
+				row := v.yg[i*d : (i+1)*d]
+				g := s.gcons[i*d : (i+1)*d]
+				k := v.k[i*d : (i+1)*d]
+				if o {
+					c += dot(row, s.y[i*d:(i+1)*d])
+					for j := range d {
+						g[j] += 2 * (row[j] - k[j])
+					}
+				} else {
+					for j := range d {
+						g[j] -= 2 * k[j]
+					}
+				}
+			}
+		}
+		f += s.alpha * c
 		axpy(s.alpha, s.gcons, s.grad)
 	}
 	if s.beta > 0 {
 		f += s.beta * dot(s.y, s.ly)
 		axpy(2*s.beta, s.ly, s.grad)
 	}
-	r := s.regY()
-	f += s.lambda * r
 	if s.orth {
-		// 4λ Y (YᵀY − I), with dd = YᵀY − I from regY.
-		gemm(false, false, 4*s.lambda, s.y, s.n, s.d, s.dd, s.d, s.d, 1, s.grad)
+		copy(s.dd, s.yty)
+		for i := range d {
+			s.dd[i*d+i]--
+		}
+		f += s.lambda * sumSq(s.dd)
+		// 4λ Y (YᵀY − I).
+		gemm(false, false, 4*s.lambda, s.y, n, d, s.dd, d, d, 1, s.grad)
 	} else {
+		f += s.lambda * sumSq(s.y)
 		axpy(2*s.lambda, s.y, s.grad)
 	}
 	return f
@@ -270,9 +322,12 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		return 0, err
 	}
 	s.updateLY()
+	s.cacheProducts()
 	n, d := s.n, s.d
+	sm := make([]float64, d*d)
+	e := make([]float64, d*d)
 	for step := range maxSteps {
-		f := s.gradient()
+		f := s.gradientCached()
 		gemm(false, false, -1, s.grad, n, d, minv, d, d, 0, s.dir)
 		slope := dot(s.grad, s.dir)
 		if !(slope < 0) {
@@ -282,7 +337,7 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		c1, c2, c3, c4 := slope, 0.0, 0.0, 0.0
 		if s.alpha > 0 {
 			for _, v := range s.views {
-				c2 += s.alpha * s.maskedQuad(s.dir, v, s.tmp)
+				c2 += s.alpha * s.maskedQuad(s.dir, v, v.dg)
 			}
 		}
 		if s.beta > 0 {
@@ -291,8 +346,6 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 		if s.orth {
 			// A = YᵀY − I (in dd from gradient), S = YᵀΔ + ΔᵀY, E = ΔᵀΔ.
-			sm := make([]float64, d*d)
-			e := make([]float64, d*d)
 			gemm(true, false, 1, s.y, n, d, s.dir, n, d, 0, sm)
 			for i := range d {
 				for j := i; j < d; j++ {
@@ -311,9 +364,20 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		if t <= 0 {
 			return step, nil
 		}
+		// Y, L·Y, Y·G^s and YᵀY all move linearly (YᵀY quadratically)
+		// along Δ: update them without new products.
 		axpy(t, s.dir, s.y)
 		if s.beta > 0 {
 			axpy(t, s.ldir, s.ly)
+		}
+		if s.alpha > 0 {
+			for _, v := range s.views {
+				axpy(t, v.dg, v.yg)
+			}
+		}
+		if s.orth {
+			axpy(t, sm, s.yty)
+			axpy(t*t, e, s.yty)
 		}
 		dec := -(c1*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
 		if dec < tol*math.Abs(f) {

@@ -44,17 +44,18 @@ type Config struct {
 	// NegativeSamples K (≥ 0, default 0) chooses how Trainer computes the
 	// reconstruction loss. 0 is the exact loss over all In outputs of each
 	// row. K > 0 is sampled reconstruction: row i keeps its nnz_i stored
-	// (non-zero) inputs and draws m_i = min(K·max(nnz_i, 1), Z_i) of its
-	// Z_i = In − nnz_i zero inputs uniformly without replacement, each drawn
-	// term weighted by Z_i/m_i. That is an unbiased estimate of the exact
-	// loss, for every Loss, and the exact loss itself when m_i = Z_i. Only
-	// the selected outputs are computed and backpropagated, so the output
-	// layer costs O((nnz_i + m_i)·width) per row instead of O(In·width), and
-	// Adam updates only the output columns that the batch selected (see
+	// (non-zero) inputs, with their NonzeroWeight, and draws m_i =
+	// min(K·max(nnz_i, 1), Z_i) of its Z_i = In − nnz_i zero inputs
+	// uniformly without replacement, each drawn term weighted by Z_i/m_i.
+	// Every zero is drawn with probability m_i/Z_i, so this is an unbiased
+	// estimate of the exact loss for every Loss, with less variance than
+	// drawing with replacement, and it is the exact loss when m_i = Z_i
+	// (every zero drawn, weight 1). Only the selected outputs are computed
+	// and backpropagated: the output layer costs O((nnz_i + m_i)·width) per
+	// row instead of O(In·width); Adam still updates all parameters (see
 	// Trainer.Step). The draws come from the rng given to Trainer.Epoch or
 	// Trainer.SetSampler. Encode and Decode are unaffected, and
-	// Trainer.ExactLoss evaluates the exact loss of a sampled model. K = 5
-	// to 10 is usual for word2vec-style negative sampling.
+	// Trainer.ExactLoss evaluates the exact loss of a sampled model.
 	NegativeSamples int
 }
 

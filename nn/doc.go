@@ -24,9 +24,22 @@
 // Hand-written backpropagation on blas32 was chosen for this project by
 // measurement over GoMLX and gorgonia.
 //
+// With sparse inputs the dense output layer dominates a step: it computes
+// and backpropagates all In outputs of every row, most of them zeros.
+// Config.NegativeSamples = K > 0 replaces it by sampled reconstruction: each
+// row keeps its non-zero inputs and draws K zeros per non-zero, without
+// replacement, weighted so that the loss is an unbiased estimate of the
+// exact one (see Config.NegativeSamples). Only the selected columns of the
+// output layer are computed, from a compact copy of them gathered once per
+// step, and no In-wide batch buffer is needed. On Cora-sized adjacency rows
+// (In 2,708, 4 non-zeros a row, width 200, batch 256) a step falls from
+// about 80 ms to about 13 ms. The negatives are drawn from the rng given to
+// Trainer.Epoch (after its shuffle), so one seed still gives bit-identical
+// training; Trainer.ExactLoss reports the exact loss.
+//
 // A typical use:
 //
-//	ae, err := nn.New(x.Cols, nn.Config{Hidden: []int{200, 128}, Loss: nn.CrossEntropy}, rng)
+//	ae, err := nn.New(x.Cols, nn.Config{Hidden: []int{200, 128}, Loss: nn.CrossEntropy, NegativeSamples: 5}, rng)
 //	tr := nn.NewTrainer(ae)
 //	for range epochs {
 //		loss, err := tr.Epoch(x, observed, 256, rng, nil, 0)

@@ -35,6 +35,10 @@ type sample struct {
 	wu  []float32 // len(cols)×width: column cols[u] of W at wu[u*width:]
 	gwu []float32 // gradient of wu, same layout
 	gbu []float32 // gradient of B[cols[u]]
+	gt  []float32 // gwu transposed, width×len(cols), for the lazy Adam update
+	// runs[r]…runs[r+1]−1 are the indices in cols of a run of consecutive
+	// columns; the last entry is len(cols).
+	runs []int32
 
 	// Set by Trainer.FixSample: reuse the drawn sample while fixed.
 	drawn bool
@@ -60,6 +64,18 @@ func (s *sample) reset(in int) {
 	s.cols = s.cols[:0]
 	s.ptr = append(s.ptr[:0], 0)
 	s.col, s.x, s.w = s.col[:0], s.x[:0], s.w[:0]
+}
+
+// unionBuf returns buf resized to len(s.cols) rows of width, reallocated
+// when too small with room for the largest union that this many entries
+// can make in out columns, so that it does not grow again with the
+// union's size from batch to batch.
+func (s *sample) unionBuf(buf []float32, width, out int) []float32 {
+	n := len(s.cols) * width
+	if cap(buf) < n {
+		buf = make([]float32, max(n, min(out, len(s.col))*width))
+	}
+	return buf[:n]
 }
 
 // zeroColumn returns the column of the rank-th zero (from 0) of a row whose
@@ -164,8 +180,7 @@ func (s *sample) fixedMatches(x *sparse.CSR, rows []int) bool {
 // the whole block.
 func (s *sample) gather(lay *Layer) {
 	width, out := lay.In, lay.Out
-	nu := len(s.cols)
-	s.wu = slices.Grow(s.wu[:0], nu*width)[:nu*width]
+	s.wu = s.unionBuf(s.wu, width, out)
 	const block = 16
 	for k0 := 0; k0 < width; k0 += block {
 		k1 := min(width, k0+block)
@@ -177,6 +192,45 @@ func (s *sample) gather(lay *Layer) {
 			}
 		}
 	}
+}
+
+// columnRuns splits cols into runs of consecutive columns and returns their
+// starts, followed by len(cols).
+func (s *sample) columnRuns() []int32 {
+	if cap(s.runs) < len(s.cols)+1 {
+		s.runs = make([]int32, 0, max(len(s.cols), min(len(s.slotOf), len(s.col)))+1)
+	}
+	s.runs = s.runs[:0]
+	for u, j := range s.cols {
+		if u == 0 || j != s.cols[u-1]+1 {
+			s.runs = append(s.runs, int32(u))
+		}
+	}
+	s.runs = append(s.runs, int32(len(s.cols)))
+	return s.runs
+}
+
+// transposeGrad returns gwu transposed, width×len(cols) row-major, so that
+// the lazy Adam update can run along the rows of W. It transposes in
+// 16×16 tiles.
+func (s *sample) transposeGrad(width int) []float32 {
+	nu := len(s.cols)
+	s.gt = s.unionBuf(s.gt, width, len(s.slotOf))
+	const tile = 16
+	for u0 := 0; u0 < nu; u0 += tile {
+		u1 := min(nu, u0+tile)
+		for k0 := 0; k0 < width; k0 += tile {
+			k1 := min(width, k0+tile)
+			for u := u0; u < u1; u++ {
+				src := s.gwu[u*width+k0 : u*width+k1]
+				dst := s.gt[k0*nu+u:]
+				for k, v := range src {
+					dst[k*nu] = v
+				}
+			}
+		}
+	}
+	return s.gt
 }
 
 // elemLoss returns the reconstruction loss of one output with logit z
@@ -237,9 +291,8 @@ func (s *sample) forward(cfg *Config, lay *Layer, a []float32, n int, backward b
 // layer into gwu and gbu and writes the delta of the layer's input, Σ_j
 // δ_ij·W[:, j], into prev (n×width); a is the input (n×width).
 func (s *sample) backward(a, prev []float32, width, n int) {
-	nu := len(s.cols)
-	s.gwu = slices.Grow(s.gwu[:0], nu*width)[:nu*width]
-	s.gbu = slices.Grow(s.gbu[:0], nu)[:nu]
+	s.gwu = s.unionBuf(s.gwu, width, len(s.slotOf))
+	s.gbu = s.unionBuf(s.gbu, 1, len(s.slotOf))
 	clear(s.gwu)
 	clear(s.gbu)
 	clear(prev[:n*width])

@@ -41,6 +41,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.loss, "loss", "mse", "reconstruction loss: mse, weighted-mse, bce")
 	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", d.NonzeroWeight, "weight of non-zero inputs (weighted-mse, bce)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
+	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
 	fs.IntVar(&f.cfg.Pretrain, "pretrain", d.Pretrain, "autoencoder pretraining epochs")
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
