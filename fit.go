@@ -170,6 +170,7 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
 		return nil, err
 	}
+	var targetBuf []float64
 	for it := 1; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
@@ -187,7 +188,7 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
 			recon, regW = 0, 0
 			for s := range t {
-				target, a := regressionTarget(sub, views[s], alpha)
+				target, a := regressionTarget(sub, views[s], alpha, &targetBuf)
 				var last nn.StepLoss
 				for range cfg.Epochs {
 					if last, err = trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, rng, target, a); err != nil {
@@ -210,19 +211,21 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 
 // regressionTarget returns the autoencoder's target callback y_i B^s and the
 // weight α of the regression term (nil, 0 without the consistency term).
-func regressionTarget(sub *subspace, v *viewFit, alpha float64) (func(int, []float32), float32) {
+// The targets of all nodes, T = Y·B^s (n×h), are computed once by one
+// matrix product; buf is reused between calls.
+func regressionTarget(sub *subspace, v *viewFit, alpha float64, buf *[]float64) (func(int, []float32), float32) {
 	if alpha == 0 {
 		return nil, 0
 	}
-	d, h := sub.d, v.h.Dim()
+	n, d, h := sub.n, sub.d, v.h.Dim()
+	if cap(*buf) < n*h {
+		*buf = make([]float64, n*h)
+	}
+	t := (*buf)[:n*h]
+	gemm(false, false, 1, sub.y, n, d, v.b, d, h, 0, t)
 	return func(node int, dst []float32) {
-		y := sub.y[node*d : (node+1)*d]
-		for j := range h {
-			var s float64
-			for c := range d {
-				s += y[c] * v.b[c*h+j]
-			}
-			dst[j] = float32(s)
+		for j, x := range t[node*h : (node+1)*h] {
+			dst[j] = float32(x)
 		}
 	}, float32(alpha)
 }

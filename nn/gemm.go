@@ -3,7 +3,13 @@ package nn
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
 )
+
+// level1 is gonum's pure-Go BLAS, used for the short vector operations
+// (axpy, dot) whatever blas32 is set to: through cgo (OpenBLAS) each such
+// call costs more than the arithmetic on a 200-element row.
+var level1 gonum.Implementation
 
 // Tile sizes for gemm. gonum's Sgemm runs serially when the output has
 // fewer than 4 blocks of 64×64 and otherwise starts goroutines, which
@@ -54,12 +60,12 @@ func gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 
 // axpy computes y += alpha·x with blas32's Saxpy (assembly on amd64).
 func axpy(alpha float32, x, y []float32) {
-	blas32.Implementation().Saxpy(len(x), alpha, x, 1, y, 1)
+	level1.Saxpy(len(x), alpha, x, 1, y, 1)
 }
 
 // dot returns x·y with blas32's Sdot.
 func dot(x, y []float32) float32 {
-	return blas32.Implementation().Sdot(len(x), x, 1, y, 1)
+	return level1.Sdot(len(x), x, 1, y, 1)
 }
 
 // sumSquares returns Σ v² of a float32 slice, accumulated in float64.
