@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -117,19 +119,58 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		views[s] = vf
 	}
+	// Each view's autoencoder draws its minibatches and negatives from its
+	// own generator, seeded from rng, so the views can train concurrently
+	// and the result still depends only on rng.
+	viewRNG := make([]*rand.Rand, t)
+	for s := range viewRNG {
+		viewRNG[s] = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	}
+	// trainViews runs epochs of every view's autoencoder, one goroutine per
+	// view (at most cfg.Workers or GOMAXPROCS at once), with the targets
+	// from target(s) (nil: no regression term), then refreshes the codes.
+	trainViews := func(epochs int, target func(s int) (func(int, []float32), float32)) (recon, regW float64, err error) {
+		last := make([]nn.StepLoss, t)
+		errs := make([]error, t)
+		sem := make(chan struct{}, workers(cfg.Workers))
+		var wg sync.WaitGroup
+		for s := range t {
+			tf, a := target(s)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				for range epochs {
+					if errs[s] = ctx.Err(); errs[s] != nil {
+						return
+					}
+					if last[s], errs[s] = trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, viewRNG[s], tf, a); errs[s] != nil {
+						errs[s] = fmt.Errorf("view %q: %w", net.Views[s].Name, errs[s])
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return 0, 0, err
+		}
+		for s := range t {
+			recon += last[s].Recon
+			regW += last[s].Weight
+			updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
+		}
+		return recon, regW, nil
+	}
 	var recon, regW float64
 	var aeTime time.Duration
 	if !cfg.NoAutoencoder {
-		for s := range t {
-			for range cfg.Pretrain {
-				if err := ctx.Err(); err != nil {
-					return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, err)
-				}
-				if _, err := trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, rng, nil, 0); err != nil {
-					return nil, fmt.Errorf("view %q: pretraining: %w", net.Views[s].Name, err)
-				}
+		if _, _, err := trainViews(cfg.Pretrain, func(int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, ctx.Err())
 			}
-			updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
+			return nil, fmt.Errorf("pretraining: %w", err)
 		}
 		aeTime = time.Since(start)
 	}
@@ -170,7 +211,7 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
 		return nil, err
 	}
-	var targetBuf []float64
+	targetBufs := make([][]float64, t)
 	for it := 1; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
@@ -186,19 +227,17 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		t2 := time.Now()
 		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
-			recon, regW = 0, 0
-			for s := range t {
-				target, a := regressionTarget(sub, views[s], alpha, &targetBuf)
-				var last nn.StepLoss
-				for range cfg.Epochs {
-					if last, err = trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, rng, target, a); err != nil {
-						return nil, fmt.Errorf("iteration %d: view %q: %w", it, net.Views[s].Name, err)
-					}
+			recon, regW, err = trainViews(cfg.Epochs, func(s int) (func(int, []float32), float32) {
+				return regressionTarget(sub, views[s], alpha, &targetBufs[s])
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, ctx.Err())
 				}
-				recon += last.Recon
-				regW += last.Weight
-				updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
-				sub.refreshView(views[s])
+				return nil, fmt.Errorf("iteration %d: %w", it, err)
+			}
+			for _, v := range views {
+				sub.refreshView(v)
 			}
 		}
 		t3 := time.Now()
@@ -228,6 +267,14 @@ func regressionTarget(sub *subspace, v *viewFit, alpha float64, buf *[]float64) 
 			dst[j] = float32(x)
 		}
 	}, float32(alpha)
+}
+
+// workers returns n, or GOMAXPROCS when n ≤ 0.
+func workers(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
 }
 
 // updateCodes encodes the observed rows into the dense codes.
