@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/internal/testenv"
+	"github.com/dpmne/dpmne/npy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -128,6 +130,85 @@ func TestInfoCoraAnyDirectory(t *testing.T) {
 	for _, want := range []string{"cora", "2708", "5278", "1433", "49216", "Neural_Networks", "818"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// quickModel are flags for a fit small enough for tests.
+var quickModel = []string{"--dim", "8", "--hidden", "16", "--iterations", "3", "--pretrain", "1", "--quiet"}
+
+func TestTrainOutputs(t *testing.T) {
+	dir := t.TempDir()
+	npyPath := filepath.Join(dir, "emb.npy")
+	w2vPath := filepath.Join(dir, "emb.txt")
+	modelPath := filepath.Join(dir, "m.dpmne")
+	args := append([]string{"train", "--data", "testdata/tiny", "--out", npyPath, "--model", modelPath}, quickModel...)
+	if _, stderr, err := runCLI(t, args...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	a, err := npy.ReadFile(npyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Descr != "<f4" || len(a.Shape) != 2 || a.Shape[0] != 4 || a.Shape[1] != 8 {
+		t.Errorf("emb.npy: %s %v, want <f4 [4 8]", a.Descr, a.Shape)
+	}
+	ids, _ := os.ReadFile(filepath.Join(dir, "emb.ids.txt"))
+	if string(ids) != "alice\nbob\ncarol\ndave\n" {
+		t.Errorf("ids file %q", ids)
+	}
+	if _, err := dpmne.Load(modelPath); err != nil {
+		t.Errorf("saved model does not load: %v", err)
+	}
+	args = append([]string{"train", "--data", "testdata/tiny", "--out", w2vPath, "--format", "w2v"}, quickModel...)
+	if _, _, err := runCLI(t, args...); err != nil {
+		t.Fatal(err)
+	}
+	w2v, _ := os.ReadFile(w2vPath)
+	lines := strings.Split(strings.TrimSpace(string(w2v)), "\n")
+	if lines[0] != "4 8" || len(lines) != 5 || len(strings.Fields(lines[1])) != 9 || !strings.HasPrefix(lines[1], "alice ") {
+		t.Errorf("word2vec file:\n%s", w2v)
+	}
+	// Same seed, same bytes.
+	again := filepath.Join(dir, "again.npy")
+	args = append([]string{"train", "--data", "testdata/tiny", "--out", again}, quickModel...)
+	if _, _, err := runCLI(t, args...); err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := os.ReadFile(npyPath)
+	b2, _ := os.ReadFile(again)
+	if !bytes.Equal(b1, b2) {
+		t.Error("same seed wrote different embeddings")
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--out", "x.npy"}, "--data"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "csv"}, `--format "csv"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-reg", "l1"}, "--y-reg"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "beta = -1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--proximity-norm", "max"}, "--proximity-norm"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+func TestDemoSmall(t *testing.T) {
+	args := append([]string{"demo", "--nodes", "300", "--repeats", "2"}, quickModel...)
+	out, stderr, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"DPMNE", "raw features", "micro-F1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 }
