@@ -43,7 +43,7 @@ func TestExplore(t *testing.T) {
 	}
 	fitTime := time.Since(start)
 	c := m.Config
-	res, err := eval.Classify(context.Background(), m.Y.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 5, Seed: 1})
+	res, err := eval.Classify(context.Background(), m.Y.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

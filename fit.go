@@ -82,6 +82,11 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}
+	return fit(ctx, net, cfg, rng, opt)
+}
+
+// fit is Fit on a validated network and configuration with defaults filled.
+func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
 	n, d := net.N(), cfg.Dim
 	alpha, beta := cfg.Alpha, cfg.Beta
 	if cfg.NoConsistency {
@@ -108,7 +113,8 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		vf := &viewFit{obs: v.Observed}
 		if cfg.NoAutoencoder {
-			vf.h = newSparseCodes(xs[s], cfg.Workers)
+			// I^s H^s: only observed rows, whatever the matrix holds elsewhere.
+			vf.h = newSparseCodes(xs[s].RowSelect(v.Observed), cfg.Workers)
 		} else {
 			ae, err := nn.New(xs[s].Cols, cfg.nnConfig(), rng)
 			if err != nil {
@@ -277,7 +283,22 @@ func workers(n int) int {
 	return n
 }
 
-// updateCodes encodes the observed rows into the dense codes.
+// maskCodes zeroes the codes of the view's unobserved nodes: I^s H^s, the
+// only part of H^s the objective sees.
+func maskCodes(v *viewFit) {
+	dc, ok := v.h.(*denseCodes)
+	if !ok {
+		return // sparse codes are the features, empty where unobserved
+	}
+	for i, o := range v.obs {
+		if !o {
+			clear(dc.data[i*dc.h : (i+1)*dc.h])
+		}
+	}
+}
+
+// updateCodes encodes the observed rows into the dense codes; the rows of
+// unobserved nodes are never written and stay zero.
 func updateCodes(ae *nn.Autoencoder, x *sparse.CSR, rows []int, c *denseCodes) {
 	buf := make([]float32, len(rows)*c.h)
 	ae.Encode(x, rows, buf)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/sparse"
 	"github.com/dpmne/dpmne/synth"
 )
 
@@ -106,5 +107,44 @@ func TestFitCancel(t *testing.T) {
 	}})
 	if err == nil || m == nil {
 		t.Fatalf("err = %v, model %v: want ErrCanceled with the last model", err, m)
+	}
+}
+
+// TestMissingNodesContributeNothing perturbs the features that nodes missing
+// from a view would have there (rows the data model keeps empty, filled with
+// junk here by bypassing validation): the reconstruction and consistency
+// terms only read observed rows, so the embedding must not change at all.
+func TestMissingNodesContributeNothing(t *testing.T) {
+	for _, noAE := range []bool{false, true} {
+		net := smallNet(t, 300)
+		cfg := quickConfig().Defaults()
+		cfg.NoAutoencoder = noAE
+		run := func(net *multiplex.Network) []byte {
+			m, err := fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 4)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return embBytes(m)
+		}
+		clean := run(net)
+		v := net.Views[0]
+		b := sparse.NewBuilder(v.Features.Rows, v.Features.Cols)
+		for i := range v.Features.Rows {
+			ind, val := v.Features.Row(i)
+			for k, j := range ind {
+				b.Add(i, int(j), val[k])
+			}
+			if !v.Observed[i] {
+				b.Add(i, i%v.Features.Cols, 7) // junk where the node is missing
+			}
+		}
+		junk, err := b.Build(sparse.MergeSum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Features = junk
+		if got := run(net); !bytes.Equal(got, clean) {
+			t.Errorf("noAE=%v: features of missing nodes changed the embedding", noAE)
+		}
 	}
 }

@@ -233,3 +233,4 @@ func TestMinimizeQuartic(t *testing.T) {
 		}
 	}
 }
+
