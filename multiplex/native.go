@@ -25,13 +25,19 @@ type nodeTable struct {
 }
 
 func (t *nodeTable) resolve(lr *lineReader, field int, id []byte) (int, error) {
-	if i, ok := t.Index(string(id)); ok {
+	return t.resolveAt(lr.file, lr.line, field, string(id))
+}
+
+// resolveAt returns the index of id, adding it unless the ids are fixed; the
+// error names the file, line and field.
+func (t *nodeTable) resolveAt(file string, line, field int, id string) (int, error) {
+	if i, ok := t.Index(id); ok {
 		return i, nil
 	}
 	if t.fixed {
-		return 0, lr.errorf(field, "node id %q is not among the %d nodes of %s", id, t.Len(), t.source)
+		return 0, &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf("node id %q is not among the %d nodes of %s", id, t.Len(), t.source)}
 	}
-	return t.Add(string(id)), nil
+	return t.Add(id), nil
 }
 
 // fixRows makes the node set "0".."rows-1" (or checks it) for a matrix file
@@ -72,13 +78,16 @@ func (m *Manifest) loadNative() (*Network, error) {
 	mats := newMatCache(m)
 	if m.Nodes != "" {
 		p := m.path(m.Nodes)
-		ids, err := readIDList(p)
+		ids, lines, err := readIDList(p)
 		if err != nil {
 			return nil, err
 		}
-		nn, err := NodesOf(ids)
-		if err != nil {
-			return nil, &InputError{File: p, Msg: err.Error()}
+		nn := NewNodes()
+		for k, id := range ids {
+			if prev, dup := nn.Index(id); dup {
+				return nil, &InputError{File: p, Line: lines[k], Msg: fmt.Sprintf("node id %q appears twice (first on line %d)", id, lines[prev])}
+			}
+			nn.Add(id)
 		}
 		nodes.Nodes, nodes.fixed, nodes.source = nn, true, p
 	}
@@ -197,7 +206,7 @@ func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
 		if lv.feat == nil {
 			return &InputError{File: m.path(spec.Features), Msg: "\"feature_ids\" applies only to .npy, .npz or .mat features"}
 		}
-		ids, err := readIDList(p)
+		ids, lines, err := readIDList(p)
 		if err != nil {
 			return err
 		}
@@ -207,32 +216,26 @@ func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
 		seen := make(map[string]int, len(ids))
 		for r, id := range ids {
 			if prev, dup := seen[id]; dup {
-				return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("id %q already given on line %d", id, prev+1)}
+				return &InputError{File: p, Line: lines[r], Msg: fmt.Sprintf("id %q already given on line %d", id, prev)}
 			}
-			seen[id] = r
-			i, ok := nodes.Index(id)
-			if !ok {
-				if nodes.fixed {
-					return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("node id %q is not among the %d nodes of %s", id, nodes.Len(), nodes.source)}
-				}
-				i = nodes.Add(id)
+			seen[id] = lines[r]
+			i, err := nodes.resolveAt(p, lines[r], 0, id)
+			if err != nil {
+				return err
 			}
 			lv.featRow = append(lv.featRow, i)
 		}
 	}
 	if spec.Observed != "" {
 		p := m.path(spec.Observed)
-		ids, err := readIDList(p)
+		ids, lines, err := readIDList(p)
 		if err != nil {
 			return err
 		}
 		for r, id := range ids {
-			i, ok := nodes.Index(id)
-			if !ok {
-				if nodes.fixed {
-					return &InputError{File: p, Line: r + 1, Msg: fmt.Sprintf("node id %q is not among the %d nodes of %s", id, nodes.Len(), nodes.source)}
-				}
-				i = nodes.Add(id)
+			i, err := nodes.resolveAt(p, lines[r], 0, id)
+			if err != nil {
+				return err
 			}
 			lv.observed = append(lv.observed, i)
 		}
@@ -537,25 +540,26 @@ func markRows(observed []bool, raw *sparse.CSR) {
 	}
 }
 
-// readIDList reads one id per line (the first field).
-func readIDList(p string) ([]string, error) {
+// readIDList reads one id per line (the first field) and the line number
+// of each.
+func readIDList(p string) (ids []string, lines []int, err error) {
 	f, err := openText(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	var ids []string
 	lr := newLineReader(p, f, true)
 	for lr.next() {
 		ids = append(ids, string(lr.fields[0]))
+		lines = append(lines, lr.line)
 	}
 	if err := lr.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(ids) == 0 {
-		return nil, &InputError{File: p, Msg: "no ids"}
+		return nil, nil, &InputError{File: p, Msg: "no ids"}
 	}
-	return ids, nil
+	return ids, lines, nil
 }
 
 type labelLine struct {

@@ -162,7 +162,7 @@ func TestNativeErrors(t *testing.T) {
 		want   []string // substrings of the error
 	}{
 		{"unknown node in edges", map[string]string{"work.edges": "c d\nc zz\n"}, []string{"work.edges:2", "field 2", `"zz"`, "nodes.txt"}},
-		{"duplicate node id", map[string]string{"nodes.txt": "a\nb\na\n"}, []string{"nodes.txt", `"a" appears twice`}},
+		{"duplicate node id", map[string]string{"nodes.txt": "# ids\na\nb\na\n"}, []string{"nodes.txt:4", `"a" appears twice (first on line 2)`}},
 		{"non-numeric weight", map[string]string{"friends.edges": "a b\nb c heavy\n"}, []string{"friends.edges:2", "field 3", "weight"}},
 		{"non-numeric feature", map[string]string{"friends.feat": "a 0:1\nb 1:x\n"}, []string{"friends.feat:2", "field 2", "not a finite number"}},
 		{"feature without colon", map[string]string{"friends.feat": "a 0:1 7\n"}, []string{"friends.feat:1", "field 3", "<index>:<value>"}},
