@@ -233,4 +233,3 @@ func TestMinimizeQuartic(t *testing.T) {
 		}
 	}
 }
-
