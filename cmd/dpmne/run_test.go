@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +211,60 @@ func TestDemoSmall(t *testing.T) {
 	for _, want := range []string{"DPMNE", "raw features", "micro-F1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEvalEmbedding(t *testing.T) {
+	dir := t.TempDir()
+	npyPath := filepath.Join(dir, "e.npy")
+	w2vPath := filepath.Join(dir, "e.txt")
+	for _, out := range []struct{ path, format string }{{npyPath, "npy"}, {w2vPath, "w2v"}} {
+		args := append([]string{"train", "--data", "synthetic", "--out", out.path, "--format", out.format}, quickModel...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	var results []string
+	for _, emb := range []string{npyPath, w2vPath} {
+		out, _, err := runCLI(t, "eval", "--data", "synthetic", "--emb", emb, "--repeats", "2", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Dims     int
+			Classify struct{ MicroF1 struct{ Mean float64 } }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if res.Dims != 8 || !(res.Classify.MicroF1.Mean > 0.3) {
+			t.Errorf("%s: dims %d, micro-F1 %v", emb, res.Dims, res.Classify.MicroF1.Mean)
+		}
+		results = append(results, fmt.Sprint(res.Classify.MicroF1.Mean))
+	}
+	// float32 .npy and %g word2vec text hold the same values.
+	if results[0] != results[1] {
+		t.Errorf("npy and w2v evaluate differently: %v", results)
+	}
+	// A table, and errors that name the problem.
+	out, _, err := runCLI(t, "eval", "--data", "synthetic", "--emb", npyPath, "--repeats", "2")
+	if err != nil || !strings.Contains(out, "micro-F1") {
+		t.Errorf("table: %v\n%s", err, out)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("2 3\nx 1 2\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--data", "synthetic", "--emb", bad}, "bad.txt:2: 3 fields, want an id and 3 values"},
+		{[]string{"eval", "--data", "testdata/tiny", "--emb", npyPath}, "e.npy: no row for node"},
+		{[]string{"eval", "--data", "synthetic", "--emb", npyPath, "--task", "cluster"}, `--task "cluster"`},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
 }
