@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 
 	"gonum.org/v1/gonum/mat"
@@ -279,15 +280,33 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
 	}
-	// Check every size against the bytes that remain before allocating.
-	need := uint64(hdr.N) * uint64(hdr.D) * 8
+	// Check every size against the bytes that remain before allocating,
+	// with overflow-checked arithmetic (a header may claim anything).
+	avail := uint64(size) - 16 - hlen
+	var need uint64
+	ok := hdr.N >= 0 && hdr.D >= 1
+	add := func(a, b int, elem uint64) {
+		if a < 0 || b < 0 {
+			ok = false
+			return
+		}
+		hi, lo := bits.Mul64(uint64(a), uint64(b))
+		hi2, lo2 := bits.Mul64(lo, elem)
+		if hi != 0 || hi2 != 0 || lo2 > avail {
+			ok = false
+			return
+		}
+		need += lo2
+	}
+	add(hdr.N, hdr.D, 8)
 	for _, v := range hdr.Views {
-		need += uint64(hdr.D) * uint64(v.H) * 8
+		add(hdr.D, v.H, 8)
 		for _, l := range v.Layers {
-			need += (uint64(l.In)*uint64(l.Out) + uint64(l.Out)) * 4
+			add(l.In, l.Out, 4)
+			add(l.Out, 1, 4)
 		}
 	}
-	if hdr.N < 0 || hdr.D < 1 || len(hdr.IDs) != hdr.N || need > uint64(size)-16-hlen {
+	if !ok || len(hdr.IDs) != hdr.N || need > avail {
 		return nil, fmt.Errorf("header describes %d nodes × %d dims (%d ids) and %d bytes of arrays, but the file has %d", hdr.N, hdr.D, len(hdr.IDs), need, uint64(size)-16-hlen)
 	}
 	read64 := func(n int, what string) ([]float64, error) {

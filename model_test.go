@@ -121,3 +121,31 @@ func TestEmbedClosedForm(t *testing.T) {
 		t.Error("Embed accepted features for too few views")
 	}
 }
+
+// FuzzReadModel feeds arbitrary bytes to the model reader: it must return a
+// model or an error, never panic or allocate past the input's size.
+func FuzzReadModel(f *testing.F) {
+	net := smallNet(f, 60)
+	for _, noAE := range []bool{false, true} {
+		cfg := quickConfig()
+		cfg.NoAutoencoder = noAE
+		cfg.Iterations = 1
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := m.Write(&b); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+		f.Add(b.Bytes()[:len(b.Bytes())/3])
+	}
+	f.Add([]byte(modelMagic + "\xff\xff\xff\xff\xff\xff\xff\x7f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadModel(bytes.NewReader(data), int64(len(data)))
+		if err == nil && m == nil {
+			t.Fatal("nil model without error")
+		}
+	})
+}

@@ -2,12 +2,9 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 )
 
 // ClassifyOptions configures Classify; the zero value gives the defaults.
@@ -68,19 +65,11 @@ type ClassifyResult struct {
 // requested (the folds are otherwise lowered to fit, see RepeatResult.Folds),
 // and ctx's error when it is cancelled.
 func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt ClassifyOptions) (*ClassifyResult, error) {
-	if n <= 0 || d <= 0 {
-		return nil, fmt.Errorf("eval: Classify: need n > 0 and d > 0, got n=%d d=%d", n, d)
-	}
-	if len(emb) != n*d {
-		return nil, fmt.Errorf("eval: Classify: len(emb) = %d, want n·d = %d·%d = %d", len(emb), n, d, n*d)
+	if err := checkMatrix("Classify", "emb", "embedding", emb, n, d); err != nil {
+		return nil, err
 	}
 	if len(labels) != n {
 		return nil, fmt.Errorf("eval: Classify: len(labels) = %d, want n = %d", len(labels), n)
-	}
-	for i, v := range emb {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("eval: Classify: embedding row %d has a non-finite value (%v in column %d)", i/d, v, i%d)
-		}
 	}
 	if opt.TrainRatio == 0 {
 		opt.TrainRatio = 0.5
@@ -108,38 +97,11 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	if opt.Folds == 0 {
 		opt.Folds = 5
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 
-	// Compact the labels to 0..K-1.
-	ids := map[int]int{}
-	var distinct []int
-	for _, l := range labels {
-		if l >= 0 {
-			if _, ok := ids[l]; !ok {
-				ids[l] = 0
-				distinct = append(distinct, l)
-			}
-		}
-	}
-	slices.Sort(distinct)
-	for i, l := range distinct {
-		ids[l] = i
-	}
+	y, distinct, labelled := compactLabels(labels)
 	K := len(distinct)
 	if K < 2 {
 		return nil, fmt.Errorf("eval: Classify: %d class(es) among labelled nodes, need at least 2", K)
-	}
-	y := make([]int, n)
-	labelled := 0
-	for i, l := range labels {
-		y[i] = -1
-		if l >= 0 {
-			y[i] = ids[l]
-			labelled++
-		}
 	}
 
 	splits, err := RandomSplits(y, opt.TrainRatio, opt.Repeats, opt.Stratified, opt.Seed)
@@ -150,43 +112,13 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	slices.Sort(cs) // warm starts follow increasing C (decreasing penalty)
 
 	res := &ClassifyResult{PerRepeat: make([]RepeatResult, opt.Repeats), Classes: K, Labelled: labelled}
-	errs := make([]error, opt.Repeats)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, opt.Repeats); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
-				if err != nil {
-					errs[r] = err
-					cancel()
-					continue
-				}
-				res.PerRepeat[r] = rr
-			}
-		}()
-	}
-	dispatched := 0
-	for ; dispatched < opt.Repeats && ctx.Err() == nil; dispatched++ {
-		next <- dispatched
-	}
-	close(next)
-	wg.Wait()
-	// Report the first failing repeat's own error; the cancellation it
-	// caused in the other repeats is not the cause.
-	incomplete := dispatched < opt.Repeats
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
-			return nil, e
-		}
-		incomplete = incomplete || e != nil
-	}
-	if incomplete {
-		return nil, fmt.Errorf("eval: Classify: %w", context.Cause(ctx))
+	err = parallel(ctx, "Classify", opt.Repeats, opt.Workers, func(ctx context.Context, r int) error {
+		rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
+		res.PerRepeat[r] = rr
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	micro := make([]float64, opt.Repeats)
 	macro := make([]float64, opt.Repeats)
