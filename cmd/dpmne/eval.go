@@ -105,6 +105,9 @@ func readEmbedding(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int
 			return nil, 0, err
 		}
 		n, d := a.Shape[0], a.Shape[1]
+		if n == 0 || d == 0 {
+			return nil, 0, fmt.Errorf("%s: shape %v: an embedding needs rows and columns", path, a.Shape)
+		}
 		for i := range n {
 			rows = append(rows, v[i*d:(i+1)*d])
 		}
