@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/eval"
@@ -146,5 +148,30 @@ func TestMissingNodesContributeNothing(t *testing.T) {
 		if got := run(net); !bytes.Equal(got, clean) {
 			t.Errorf("noAE=%v: features of missing nodes changed the embedding", noAE)
 		}
+	}
+}
+
+// TestDivergenceNamesTheTerm: a non-finite term stops the fit with an
+// error naming it. (Adam's normalised steps keep even a learning rate of
+// 1e30 finite with sigmoid units, so a NaN is injected into an observed
+// feature, past validation, to make the autoencoder's loss non-finite.)
+func TestDivergenceNamesTheTerm(t *testing.T) {
+	if err := (Terms{Proximity: math.Inf(1)}).check(); err == nil || !strings.Contains(err.Error(), "proximity") {
+		t.Errorf("check: %v, want the proximity term named", err)
+	}
+	if err := (Terms{Consistency: math.NaN()}).check(); err == nil || !strings.Contains(err.Error(), "consistency") {
+		t.Errorf("check: %v, want the consistency term named", err)
+	}
+	net := smallNet(t, 200)
+	v := net.Views[0]
+	for i := range v.Features.Rows {
+		if v.Observed[i] && v.Features.RowNNZ(i) > 0 {
+			v.Features.Val[v.Features.Ptr[i]] = float32(math.NaN())
+			break
+		}
+	}
+	_, err := fit(context.Background(), net, quickConfig().Defaults(), rand.New(rand.NewPCG(1, 1)), Options{})
+	if err == nil || !strings.Contains(err.Error(), "reconstruction loss is NaN") || !strings.Contains(err.Error(), "view0") {
+		t.Errorf("Fit with a NaN feature: %v, want an error naming the view and the reconstruction term", err)
 	}
 }

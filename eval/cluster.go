@@ -400,7 +400,9 @@ func normalizeRows(x []float64, n, d int) []float64 {
 	for i := 0; i < n; i++ {
 		r := x[i*d : i*d+d]
 		if nr := floats.Norm(r, 2); nr > 0 {
-			floats.ScaleTo(out[i*d:i*d+d], 1/nr, r)
+			for j, v := range r {
+				out[i*d+j] = v / nr
+			}
 		}
 	}
 	return out

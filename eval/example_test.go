@@ -69,3 +69,56 @@ func ExampleLogReg() {
 	// [0 0 1 1]
 	// W = (-0.801, 0.801)
 }
+
+func ExampleClusteringAccuracy() {
+	// Two classes of 3 points split over three clusters; cluster ids are
+	// arbitrary.
+	y := []int{0, 0, 0, 1, 1, 1}
+	pred := []int{5, 5, 7, 7, 9, 9}
+	// Best matching 5 → 0, 9 → 1 (cluster 7 unmatched): 4 of 6 points.
+	fmt.Printf("ACC %.4f\n", eval.ClusteringAccuracy(y, pred))
+	// (2/3)·log 2 / ((log 2 + log 3)/2) = 4·log 2 / (3·log 6).
+	fmt.Printf("NMI %.4f\n", eval.NMI(y, pred))
+	// (2 − 6/5) / (9/2 − 6/5) = 8/33.
+	fmt.Printf("ARI %.4f\n", eval.ARI(y, pred))
+	// Output:
+	// ACC 0.6667
+	// NMI 0.5158
+	// ARI 0.2424
+}
+
+func ExampleHungarian() {
+	cost := [][]float64{
+		{4, 1, 3},
+		{2, 0, 5},
+		{3, 2, 2},
+	}
+	// Row 0 → column 1, row 1 → column 0, row 2 → column 2: 1 + 2 + 2 = 5.
+	fmt.Println(eval.Hungarian(cost))
+	// Output:
+	// [1 0 2]
+}
+
+func ExampleKMeans() {
+	// Two groups of three points in the plane.
+	x := []float64{
+		0, 0, 0, 1, 1, 0,
+		10, 10, 10, 11, 11, 10,
+	}
+	res, err := eval.KMeans(context.Background(), x, 6, 2, eval.KMeansOptions{K: 2, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Cluster ids are arbitrary; the groups are what matters.
+	fmt.Println("same cluster:", res.Assign[0] == res.Assign[1] && res.Assign[1] == res.Assign[2],
+		res.Assign[3] == res.Assign[4] && res.Assign[4] == res.Assign[5])
+	c := res.Centers[2*res.Assign[0]:]
+	fmt.Printf("centre of the first group (%.3f, %.3f)\n", c[0], c[1])
+	// Each group: squared distances 2/9 + 5/9 + 5/9 = 4/3 to its mean.
+	fmt.Printf("inertia %.4f\n", res.Inertia)
+	// Output:
+	// same cluster: true true
+	// centre of the first group (0.333, 0.333)
+	// inertia 2.6667
+}
