@@ -65,6 +65,10 @@ type Config struct {
 	Batch           int // minibatch size (256)
 	Pretrain        int // autoencoder pretraining epochs before the first Y step (10)
 	Epochs          int // autoencoder epochs per outer iteration (1)
+	// AEBatches > 0 replaces each iteration's full epochs by this many
+	// minibatches, taken in turn from a shuffled cycle through the
+	// observed nodes (0: whole epochs).
+	AEBatches int
 
 	// Objective weights.
 	Alpha   float64 // consistency α (1)
@@ -165,7 +169,7 @@ func (c Config) Validate() error {
 	if c.NonzeroWeight < 1 {
 		return bad("nonzero-weight", c.NonzeroWeight, "≥ 1")
 	}
-	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.Iterations < 0 || c.YSteps < 1 {
+	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.AEBatches < 0 || c.Iterations < 0 || c.YSteps < 1 {
 		return fmt.Errorf("batch, pretrain, epochs, iterations and y-steps must be positive (got %d, %d, %d, %d, %d)",
 			c.Batch, c.Pretrain, c.Epochs, c.Iterations, c.YSteps)
 	}

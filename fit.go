@@ -135,13 +135,18 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	// trainViews runs epochs of every view's autoencoder, one goroutine per
 	// view (at most cfg.Workers or GOMAXPROCS at once), with the targets
 	// from target(s) (nil: no regression term), then refreshes the codes.
-	trainViews := func(epochs int, target func(s int) (func(int, []float32), float32)) (recon, regW float64, err error) {
+	// rowsFor(s) gives the rows to train on; the reconstruction reported is
+	// scaled to all observed rows when that is a subset.
+	trainViews := func(epochs int, rowsFor func(s int) []int, target func(s int) (func(int, []float32), float32)) (recon, regW float64, err error) {
 		last := make([]nn.StepLoss, t)
+		scale := make([]float64, t)
 		errs := make([]error, t)
 		sem := make(chan struct{}, workers(cfg.Workers))
 		var wg sync.WaitGroup
 		for s := range t {
 			tf, a := target(s)
+			rows := rowsFor(s)
+			scale[s] = float64(len(obsRows[s])) / float64(max(len(rows), 1))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -151,7 +156,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 					if errs[s] = ctx.Err(); errs[s] != nil {
 						return
 					}
-					if last[s], errs[s] = trainers[s].Epoch(xs[s], obsRows[s], cfg.Batch, viewRNG[s], tf, a); errs[s] != nil {
+					if last[s], errs[s] = trainers[s].Epoch(xs[s], rows, cfg.Batch, viewRNG[s], tf, a); errs[s] != nil {
 						errs[s] = fmt.Errorf("view %q: %w", net.Views[s].Name, errs[s])
 						return
 					}
@@ -163,7 +168,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			return 0, 0, err
 		}
 		for s := range t {
-			recon += last[s].Recon
+			recon += scale[s] * last[s].Recon
 			regW += last[s].Weight
 			updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
 		}
@@ -172,7 +177,8 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	var recon, regW float64
 	var aeTime time.Duration
 	if !cfg.NoAutoencoder {
-		if _, _, err := trainViews(cfg.Pretrain, func(int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+		allRows := func(s int) []int { return obsRows[s] }
+		if _, _, err := trainViews(cfg.Pretrain, allRows, func(int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, ctx.Err())
 			}
@@ -218,6 +224,25 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		return nil, err
 	}
 	targetBufs := make([][]float64, t)
+	// nextRows gives each iteration's training rows: all observed rows, or
+	// with AEBatches the next AEBatches·Batch of a shuffled cycle through
+	// them, reshuffled when used up.
+	cycle := make([][]int, t)
+	cursor := make([]int, t)
+	nextRows := func(s int) []int {
+		if cfg.AEBatches <= 0 {
+			return obsRows[s]
+		}
+		k := min(cfg.AEBatches*cfg.Batch, len(obsRows[s]))
+		if cursor[s]+k > len(cycle[s]) {
+			cycle[s] = append(cycle[s][:0], obsRows[s]...)
+			viewRNG[s].Shuffle(len(cycle[s]), func(i, j int) { cycle[s][i], cycle[s][j] = cycle[s][j], cycle[s][i] })
+			cursor[s] = 0
+		}
+		rows := cycle[s][cursor[s] : cursor[s]+k]
+		cursor[s] += k
+		return rows
+	}
 	for it := 1; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
@@ -233,7 +258,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		t2 := time.Now()
 		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
-			recon, regW, err = trainViews(cfg.Epochs, func(s int) (func(int, []float32), float32) {
+			recon, regW, err = trainViews(cfg.Epochs, nextRows, func(s int) (func(int, []float32), float32) {
 				return regressionTarget(sub, views[s], alpha, &targetBufs[s])
 			})
 			if err != nil {

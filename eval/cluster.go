@@ -143,21 +143,24 @@ func kmeansMany(ctx context.Context, fn string, x []float64, n, d int, opt KMean
 	return best, nil
 }
 
-// sqDist returns ‖a − b‖².
+// sqDist returns ‖a − b‖² (four partial sums, for instruction-level
+// parallelism).
 func sqDist(a, b []float64) float64 {
 	b = b[:len(a)]
-	var s0, s1 float64
+	var s0, s1, s2, s3 float64
 	i := 0
-	for ; i+1 < len(a); i += 2 {
-		d0, d1 := a[i]-b[i], a[i+1]-b[i+1]
+	for ; i+3 < len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
 		s0 += d0 * d0
 		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
 	}
-	if i < len(a) {
+	for ; i < len(a); i++ {
 		dv := a[i] - b[i]
 		s0 += dv * dv
 	}
-	return s0 + s1
+	return (s0 + s1) + (s2 + s3)
 }
 
 // seedPlusPlus returns k initial centres (k×d) chosen by greedy k-means++.
