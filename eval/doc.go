@@ -1,7 +1,8 @@
-// Package eval implements the node-classification protocol used to evaluate
-// dpmne embeddings (paper §4.1.3: L2-regularised logistic regression on the
-// learned embeddings, scored by micro- and macro-F1), in the form that
-// scikit-learn users expect.
+// Package eval implements the protocols used to evaluate dpmne embeddings,
+// in the form that scikit-learn users expect: node classification (paper
+// §4.1.3: L2-regularised logistic regression on the learned embeddings,
+// scored by micro- and macro-F1) and node clustering (k-means on the
+// embeddings, scored by clustering accuracy, NMI and ARI).
 //
 // # Protocol (Classify)
 //
@@ -54,4 +55,44 @@
 // values of C) the whole protocol needs about 3–7 s of CPU time, depending on
 // how many L-BFGS iterations the weakly regularised fits take; see
 // BenchmarkClassify.
+//
+// # Protocol (Cluster)
+//
+// Input: as for Classify. With K the number of classes among the labelled
+// nodes (K ≥ 2):
+//
+//  1. Rows. All n rows are clustered (unlabelled nodes too), either raw or
+//     L2-normalised (ClusterOptions.Normalize: each row divided by its
+//     Euclidean norm, a zero row left as it is), which makes k-means group
+//     rows by direction (cosine similarity). Which of the two a table reports
+//     is the caller's choice; raw k-means can be poor on embeddings whose
+//     row norms vary a lot (norms that track degree or frequency rather than
+//     class, as in many skip-gram and matrix-factorisation embeddings), since
+//     squared Euclidean distance then splits near from far rows before it
+//     splits directions. Reporting both is the safe default.
+//  2. Clustering. Repeats (default 10) runs of KMeans with K clusters, each
+//     with its own seed derived from (Seed, repeat) and Restarts (default 10)
+//     k-means++ restarts, keeping the restart of lowest inertia.
+//  3. Scores, on the labelled nodes only: ClusteringAccuracy (best
+//     one-to-one matching of clusters to classes, by Hungarian on the
+//     contingency table), NMI (arithmetic-mean normalisation, scikit-learn's
+//     default) and ARI (Hubert and Arabie).
+//  4. Summary. Mean and sample standard deviation over the repeats, as for
+//     Classify.
+//
+// All repeats × restarts runs share one pool of Workers goroutines; each run
+// is serial and draws only from its own seed, so the result is bit-for-bit
+// independent of Workers.
+//
+// # K-means (KMeans)
+//
+// KMeans is scikit-learn's KMeans(init="k-means++", algorithm="lloyd"):
+// greedy k-means++ seeding (2 + ⌊ln K⌋ candidates per centre), Lloyd
+// iterations until a fixed point, a relative decrease of the inertia of at
+// most Tol (default 1e-6; scikit-learn instead thresholds the centre shift)
+// or MaxIter (default 300), and the best of Restarts runs. A cluster left
+// empty is re-seeded with the row farthest from its centre. The nearest
+// centres come from one blas64.Gemm (‖c‖² − 2·x·c) per iteration. On
+// Cora-sized data (n = 2708, d = 128, K = 7) the 10 restarts take about
+// 0.2 s on 2 cores; see BenchmarkKMeans.
 package eval

@@ -86,11 +86,13 @@ func PaperWeights() []float64 { return []float64{1, 0.5, 0.25, 0.125, 0.0625} }
 type Operator struct {
 	n       int
 	cfg     Config
-	e, et   []*sparse.CSR // normalised E^s and, for NormRandomWalk, (E^s)ᵀ
+	e       []*sparse.CSR // normalised E^s (for NormRandomWalk: D^-1/2 E D^-1/2)
+	sq      [][]float64   // NormRandomWalk: per view, D_s^1/2 and D_s^-1/2 interleaved as [2i], [2i+1]
 	deg     []float64     // D = P·1
 	invSqrt []float64     // D^-1/2 (0 for isolated nodes), for Normalized
 	z, tmp  []float64
 	sy      []float64 // D^-1/2 Y for Normalized
+	y2, r2  []float64 // NormRandomWalk: the stacked n×2d input and result
 	d       int
 }
 
@@ -117,11 +119,22 @@ func New(adjs []*sparse.CSR, cfg Config) (*Operator, error) {
 		if a.Rows != n || a.Cols != n {
 			return nil, fmt.Errorf("proximity: view %d adjacency is %d×%d, want %d×%d", s, a.Rows, a.Cols, n, n)
 		}
-		e := normalize(a, cfg.Norm)
-		op.e = append(op.e, e)
 		if cfg.Norm == NormRandomWalk {
-			op.et = append(op.et, e.Transpose())
+			// Q = Σ w_k (D⁻¹E)^k = D^-½ S D^½ with S the same series on
+			// the symmetric D^-½ E D^-½, so (Q + Qᵀ)Y = D^-½ S (D^½ Y) +
+			// D^½ S (D^-½ Y): one pass of S over both inputs side by side.
+			op.e = append(op.e, normalize(a, NormSymmetric))
+			deg := a.Degrees()
+			sq := make([]float64, 2*n)
+			for i, d := range deg {
+				if d > 0 {
+					sq[2*i], sq[2*i+1] = math.Sqrt(d), 1/math.Sqrt(d)
+				}
+			}
+			op.sq = append(op.sq, sq)
+			continue
 		}
+		op.e = append(op.e, normalize(a, cfg.Norm))
 	}
 	ones := make([]float64, n)
 	for i := range ones {
@@ -167,8 +180,14 @@ func (op *Operator) Degrees() []float64 { return op.deg }
 
 func (op *Operator) buffers(d int) {
 	if op.d != d || op.z == nil {
-		op.z = make([]float64, op.n*d)
-		op.tmp = make([]float64, op.n*d)
+		w := d
+		if op.cfg.Norm == NormRandomWalk {
+			w = 2 * d
+			op.y2 = make([]float64, op.n*w)
+			op.r2 = make([]float64, op.n*w)
+		}
+		op.z = make([]float64, op.n*w)
+		op.tmp = make([]float64, op.n*w)
 		op.sy = make([]float64, op.n*d)
 		op.d = d
 	}
@@ -199,17 +218,27 @@ func (op *Operator) ApplyP(dst, y []float64, d int) {
 	op.buffers(d)
 	clear(dst[:op.n*d])
 	for s, e := range op.e {
-		if op.cfg.Norm == NormRandomWalk {
-			// P^s = (Q + Qᵀ)/2 with Q = Σ w_k (D^-1 E)^k.
+		if op.cfg.Norm != NormRandomWalk {
 			op.horner(dst, e, y, d)
-			op.horner(dst, op.et[s], y, d)
 			continue
 		}
-		op.horner(dst, e, y, d)
-	}
-	if op.cfg.Norm == NormRandomWalk {
-		for i := range dst[:op.n*d] {
-			dst[i] *= 0.5
+		// P^s Y = (Q + Qᵀ)Y / 2, Q = Σ w_k (D^-1 E)^k (see New).
+		sq := op.sq[s]
+		for i := range op.n {
+			a, b := sq[2*i], sq[2*i+1]
+			row, out := y[i*d:(i+1)*d], op.y2[i*2*d:(i+1)*2*d]
+			for c, v := range row {
+				out[c], out[d+c] = a*v, b*v
+			}
+		}
+		clear(op.r2)
+		op.horner(op.r2, e, op.y2, 2*d)
+		for i := range op.n {
+			a, b := sq[2*i], sq[2*i+1]
+			r, out := op.r2[i*2*d:(i+1)*2*d], dst[i*d:(i+1)*d]
+			for c := range out {
+				out[c] += 0.5 * (b*r[c] + a*r[d+c])
+			}
 		}
 	}
 }

@@ -33,16 +33,20 @@ data set's nodes, and runs the paper's node classification protocol: L2
 logistic regression on standardised features, C chosen by 5-fold CV on the
 training part from {0.01, 0.1, 1, 10, 100}, --repeats random splits with
 --train-ratio of the labelled nodes for training; micro- and macro-F1 as
-mean ± std.`,
+mean ± std. --task cluster runs k-means++ (k = number of classes, best of
+10 restarts by inertia) on the raw and on the L2-normalised rows and reports
+clustering accuracy (Hungarian matching), NMI and ARI.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" || emb == "" {
 				return errors.New("give --data and --emb")
 			}
+			doTask := map[string]bool{}
 			for _, t := range strings.Split(tasks, ",") {
-				if t != "classify" {
-					return fmt.Errorf("--task %q: want classify", t)
+				if t != "classify" && t != "cluster" {
+					return fmt.Errorf("--task %q: want classify, cluster or both (comma-separated)", t)
 				}
+				doTask[t] = true
 			}
 			net, err := g.loadNetwork(data)
 			if err != nil {
@@ -55,23 +59,48 @@ mean ± std.`,
 			if err != nil {
 				return err
 			}
-			res, err := eval.Classify(cmd.Context(), x, net.N(), d, net.Labels.Class,
-				eval.ClassifyOptions{TrainRatio: ratio, Repeats: repeats, Seed: seed})
-			if err != nil {
-				return err
+			report := map[string]any{"data": net.Name, "embedding": emb, "dims": d}
+			var cls *eval.ClassifyResult
+			if doTask["classify"] {
+				if cls, err = eval.Classify(cmd.Context(), x, net.N(), d, net.Labels.Class,
+					eval.ClassifyOptions{TrainRatio: ratio, Repeats: repeats, Seed: seed}); err != nil {
+					return err
+				}
+				report["classify"] = cls
+			}
+			var clu [2]*eval.ClusterResult // raw rows, L2-normalised rows
+			if doTask["cluster"] {
+				for k, norm := range []bool{false, true} {
+					if clu[k], err = eval.Cluster(cmd.Context(), x, net.N(), d, net.Labels.Class,
+						eval.ClusterOptions{Repeats: repeats, Seed: seed, Normalize: norm}); err != nil {
+						return err
+					}
+				}
+				report["cluster"], report["cluster_normalized"] = clu[0], clu[1]
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"data": net.Name, "embedding": emb, "dims": d, "classify": res})
+				return enc.Encode(report)
 			}
-			fmt.Fprintf(out, "node classification on %s: %d labelled nodes, %d classes, %.0f%% train, %d repeats\n",
-				net.Name, res.Labelled, res.Classes, 100*ratio, repeats)
-			writeTable(out, []string{"embedding", "dims", "micro-F1", "macro-F1"}, [][]string{{
-				filepath.Base(emb), fmt.Sprint(d),
-				fmt.Sprintf("%.3f ± %.3f", res.MicroF1.Mean, res.MicroF1.Std),
-				fmt.Sprintf("%.3f ± %.3f", res.MacroF1.Mean, res.MacroF1.Std)}})
+			pm := func(s eval.Stat) string { return fmt.Sprintf("%.3f ± %.3f", s.Mean, s.Std) }
+			if cls != nil {
+				fmt.Fprintf(out, "node classification on %s: %d labelled nodes, %d classes, %.0f%% train, %d repeats\n",
+					net.Name, cls.Labelled, cls.Classes, 100*ratio, repeats)
+				writeTable(out, []string{"embedding", "dims", "micro-F1", "macro-F1"}, [][]string{{
+					filepath.Base(emb), fmt.Sprint(d), pm(cls.MicroF1), pm(cls.MacroF1)}})
+			}
+			if clu[0] != nil {
+				if cls != nil {
+					fmt.Fprintln(out)
+				}
+				fmt.Fprintf(out, "k-means clustering on %s (k = %d classes, best of 10 restarts, %d repeats)\n", net.Name, clu[0].Classes, repeats)
+				writeTable(out, []string{"rows", "ACC", "NMI", "ARI"}, [][]string{
+					{"raw", pm(clu[0].ACC), pm(clu[0].NMI), pm(clu[0].ARI)},
+					{"L2-normalised", pm(clu[1].ACC), pm(clu[1].NMI), pm(clu[1].ARI)},
+				})
+			}
 			return nil
 		},
 	}
@@ -79,7 +108,7 @@ mean ± std.`,
 	f.StringVar(&data, "data", "", "labelled data set: a name, a manifest or a directory, or synthetic")
 	f.StringVar(&emb, "emb", "", "embedding: .npy (with ids beside it) or word2vec text")
 	f.StringVar(&ids, "ids", "", "ids file for a .npy embedding (default: E.ids.txt when present)")
-	f.StringVar(&tasks, "task", "classify", "tasks, comma-separated: classify")
+	f.StringVar(&tasks, "task", "classify", "tasks, comma-separated: classify, cluster")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes used for training")
 	f.IntVar(&repeats, "repeats", 10, "random splits")
 	f.Uint64Var(&seed, "seed", 1, "seed of the splits")

@@ -248,8 +248,8 @@ func TestEvalEmbedding(t *testing.T) {
 		t.Errorf("npy and w2v evaluate differently: %v", results)
 	}
 	// A table, and errors that name the problem.
-	out, _, err := runCLI(t, "eval", "--data", "synthetic", "--emb", npyPath, "--repeats", "2")
-	if err != nil || !strings.Contains(out, "micro-F1") {
+	out, _, err := runCLI(t, "eval", "--data", "synthetic", "--emb", npyPath, "--repeats", "2", "--task", "classify,cluster")
+	if err != nil || !strings.Contains(out, "micro-F1") || !strings.Contains(out, "L2-normalised") || !strings.Contains(out, "NMI") {
 		t.Errorf("table: %v\n%s", err, out)
 	}
 	bad := filepath.Join(dir, "bad.txt")
@@ -260,7 +260,7 @@ func TestEvalEmbedding(t *testing.T) {
 	}{
 		{[]string{"eval", "--data", "synthetic", "--emb", bad}, "bad.txt:2: 3 fields, want an id and 3 values"},
 		{[]string{"eval", "--data", "testdata/tiny", "--emb", npyPath}, "e.npy: no row for node"},
-		{[]string{"eval", "--data", "synthetic", "--emb", npyPath, "--task", "cluster"}, `--task "cluster"`},
+		{[]string{"eval", "--data", "synthetic", "--emb", npyPath, "--task", "tsne"}, `--task "tsne"`},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
