@@ -161,6 +161,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 						return
 					}
 				}
+				updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
 			}()
 		}
 		wg.Wait()
@@ -170,7 +171,6 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		for s := range t {
 			recon += scale[s] * last[s].Recon
 			regW += last[s].Weight
-			updateCodes(trainers[s].Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
 		}
 		return recon, regW, nil
 	}
