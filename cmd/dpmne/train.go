@@ -45,7 +45,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
 	fs.IntVar(&f.cfg.Pretrain, "pretrain", d.Pretrain, "autoencoder pretraining epochs")
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
-	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (0: whole epochs)")
+	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (-1: whole epochs)")
 	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
 	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term")
 	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y)")
