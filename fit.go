@@ -248,6 +248,11 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
 		}
 		t0 := time.Now()
+		if it%10 == 0 {
+			// L·Y is carried along the Y steps (LY += t·LΔ); recompute it
+			// now and then so rounding cannot accumulate.
+			sub.updateLY()
+		}
 		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)

@@ -316,12 +316,12 @@ func (s *subspace) preconditioner() ([]float64, error) {
 // quadratic for the consistency and proximity terms, quartic for
 // ‖YᵀY − I‖² — whose coefficients need one L·Δ and a few n×d×d products,
 // so the line search is exact and L(Y + tΔ) = LY + t·LΔ costs nothing.
+// s.ly must hold L·Y on entry (updateLY); it is kept current.
 func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	minv, err := s.preconditioner()
 	if err != nil {
 		return 0, err
 	}
-	s.updateLY()
 	s.cacheProducts()
 	n, d := s.n, s.d
 	sm := make([]float64, d*d)

@@ -144,6 +144,15 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 			if _, err := s.yStep(5, 0); err != nil {
 				t.Fatal(err)
 			}
+			// The L·Y carried along the steps equals a fresh product
+			// (1e-9 relative: rounding of five axpys).
+			carried := append([]float64(nil), s.ly...)
+			s.updateLY()
+			for i := range carried {
+				if math.Abs(carried[i]-s.ly[i]) > 1e-9*(1+math.Abs(s.ly[i])) {
+					t.Fatalf("carried L·Y[%d] = %v, fresh %v", i, carried[i], s.ly[i])
+				}
+			}
 			afterY := total()
 			if afterY > prev*(1+1e-9) {
 				t.Fatalf("orth=%v iteration %d: Y step raised O from %v to %v", orth, it, prev, afterY)
