@@ -287,3 +287,44 @@ func FuzzReadWord2Vec(f *testing.F) {
 		}
 	})
 }
+
+func TestExperiment(t *testing.T) {
+	dir := t.TempDir()
+	quick := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--repeats", "2", "--quiet"}
+	args := append([]string{"experiment", "pdr", "--data", "synthetic", "--methods", "dpmne,dpmne-no-ae", "--out", dir}, quick...)
+	out, stderr, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "| dpmne-no-ae |") || !strings.Contains(out, "pdr = 0.6") {
+		t.Errorf("pdr table:\n%s", out)
+	}
+	for _, f := range []string{"pdr.md", "pdr.json", "pdr.csv", "pdr.png"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	png, _ := os.ReadFile(filepath.Join(dir, "pdr.png"))
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Error("pdr.png is not a PNG")
+	}
+	args = append([]string{"experiment", "table4", "--data", "synthetic", "--out", dir}, quick...)
+	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "dpmne-no-proximity") {
+		t.Errorf("table4: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experiment", "fig9", "--data", "synthetic", "--out", dir}, `unknown experiment "fig9"`},
+		{[]string{"experiment", "pdr", "--data", "synthetic,cora", "--out", dir}, "one data set"},
+		{[]string{"experiment", "table2", "--data", "synthetic", "--out", dir, "--methods", "word2vec"}, `unknown method "word2vec"`},
+		{[]string{"experiment", "table2", "--data", "synthetic"}, "--out"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

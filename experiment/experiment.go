@@ -1,0 +1,299 @@
+package experiment
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/eval"
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// Spec defines an experiment: which data sets, which values of one varied
+// setting (PDR or dimension), which methods, which task.
+type Spec struct {
+	Name    string
+	Title   string
+	Data    []string  // data set names or manifests
+	Methods []string  // registered method names
+	Setting string    // "pdr", "dim" or "" (one column per data set)
+	Values  []float64 // the setting's values
+	Task    string    // "classify" or "cluster"
+	Repeats int       // evaluation repeats (random splits or k-means seeds)
+	Seed    uint64
+	Figure  bool   // write a PNG line plot (x = setting, one line per method)
+	Metric  string // the primary score's name, for plots
+	// DPMNE is the base configuration of the DPMNE methods.
+	DPMNE dpmne.Config `json:"-"`
+}
+
+// Named returns the specification of a paper experiment: table2
+// (classification), table3 (clustering), table4 (ablations), pdr (Fig. 1:
+// partial data ratio 0, 0.2, 0.4, 0.6) and dim (Fig. 3: 16…512).
+func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
+	s := Spec{Name: name, Data: data, Methods: methods, Repeats: repeats, Seed: seed, Task: "classify", Metric: "micro-F1"}
+	if len(s.Methods) == 0 {
+		s.Methods = []string{"dpmne"}
+	}
+	switch name {
+	case "table2":
+		s.Title = "Node classification (micro-F1 / macro-F1, mean ± std)"
+	case "table3":
+		s.Title = "Clustering on L2-normalised rows (ACC / NMI, mean ± std)"
+		s.Task, s.Metric = "cluster", "ACC"
+	case "table4":
+		s.Title = "Ablations: node classification (micro-F1 / macro-F1)"
+		if len(methods) == 0 {
+			s.Methods = []string{"dpmne", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
+		}
+	case "pdr":
+		s.Title = "Effect of the partial data ratio (micro-F1)"
+		s.Setting, s.Values, s.Figure = "pdr", []float64{0, 0.2, 0.4, 0.6}, true
+	case "dim":
+		s.Title = "Effect of the embedding dimension (micro-F1)"
+		s.Setting, s.Values, s.Figure = "dim", []float64{16, 32, 64, 128, 256, 512}, true
+	default:
+		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, pdr or dim", name)
+	}
+	if len(data) == 0 {
+		return s, fmt.Errorf("experiment %s: give at least one data set", name)
+	}
+	if s.Setting != "" && len(data) != 1 {
+		return s, fmt.Errorf("experiment %s varies %s on one data set; got %d", name, s.Setting, len(data))
+	}
+	return s, nil
+}
+
+// Cell is one result: a method on a data set at one setting value.
+type Cell struct {
+	Data    string  `json:"data"`
+	Method  string  `json:"method"`
+	Setting string  `json:"setting,omitempty"`
+	Value   float64 `json:"value,omitempty"`
+	// Classification (Task classify) or clustering (Task cluster) scores.
+	MicroF1 *eval.Stat `json:"micro_f1,omitempty"`
+	MacroF1 *eval.Stat `json:"macro_f1,omitempty"`
+	ACC     *eval.Stat `json:"acc,omitempty"`
+	NMI     *eval.Stat `json:"nmi,omitempty"`
+	ARI     *eval.Stat `json:"ari,omitempty"`
+	// EffectivePDR is the mean PDR of the views after the partial-data
+	// protocol (below the nominal value: every node stays observed).
+	EffectivePDR float64 `json:"effective_pdr"`
+	Seconds      float64 `json:"embed_seconds"`
+}
+
+// Progress receives one line per finished cell and an estimate of the time
+// left.
+type Progress func(done, total int, c Cell, eta time.Duration)
+
+// Run computes every cell of the experiment.
+func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network, error), progress Progress) ([]Cell, error) {
+	values := s.Values
+	if s.Setting == "" {
+		values = []float64{0}
+	}
+	total := len(s.Data) * len(values) * len(s.Methods)
+	var cells []Cell
+	start := time.Now()
+	for _, dname := range s.Data {
+		base, err := load(dname)
+		if err != nil {
+			return nil, err
+		}
+		if base.Labels == nil {
+			return nil, fmt.Errorf("data set %s has no labels", dname)
+		}
+		for _, v := range values {
+			net, dim := base, 0
+			switch s.Setting {
+			case "pdr":
+				if net, err = multiplex.Partial(base, v, rand.New(rand.NewPCG(s.Seed, 7))); err != nil {
+					return nil, err
+				}
+			case "dim":
+				dim = int(v)
+			}
+			var eff float64
+			for _, view := range net.Views {
+				eff += view.PDR() / float64(len(net.Views))
+			}
+			for _, mname := range s.Methods {
+				m, err := Lookup(mname)
+				if err != nil {
+					return nil, err
+				}
+				t0 := time.Now()
+				emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE})
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
+				}
+				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, EffectivePDR: eff, Seconds: time.Since(t0).Seconds()}
+				switch s.Task {
+				case "cluster":
+					r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+					if err != nil {
+						return nil, err
+					}
+					c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
+				default:
+					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed})
+					if err != nil {
+						return nil, err
+					}
+					c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
+				}
+				cells = append(cells, c)
+				if progress != nil {
+					done := len(cells)
+					eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+					progress(done, total, c, eta)
+				}
+			}
+		}
+	}
+	return cells, nil
+}
+
+// primary returns the cell's main score for tables of one number and plots.
+func (c Cell) primary() *eval.Stat {
+	if c.MicroF1 != nil {
+		return c.MicroF1
+	}
+	return c.ACC
+}
+
+func pm(s *eval.Stat) string {
+	if s == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f ± %.3f", s.Mean, s.Std)
+}
+
+// Markdown writes the results as a markdown table, preceded by its title and
+// the command that produced it.
+func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
+	fmt.Fprintf(w, "### %s\n\n`%s`\n\n", s.Title, command)
+	if s.Setting != "" {
+		// Rows: methods; columns: setting values.
+		fmt.Fprintf(w, "| method |")
+		for _, v := range s.Values {
+			fmt.Fprintf(w, " %s = %s |", s.Setting, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(s.Values)))
+		for _, m := range s.Methods {
+			fmt.Fprintf(w, "| %s |", m)
+			for _, c := range cells {
+				if c.Method == m {
+					fmt.Fprintf(w, " %s |", pm(c.primary()))
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		if s.Setting == "pdr" {
+			fmt.Fprintf(w, "\nEffective PDR (mean over views, after keeping every node in some view):")
+			seen := map[float64]bool{}
+			for _, c := range cells {
+				if !seen[c.Value] {
+					seen[c.Value] = true
+					fmt.Fprintf(w, " %g → %.3f;", c.Value, c.EffectivePDR)
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	}
+	// Rows: methods; columns: data sets, two scores each.
+	a, b := "micro-F1", "macro-F1"
+	if s.Task == "cluster" {
+		a, b = "ACC", "NMI"
+	}
+	fmt.Fprintf(w, "| method |")
+	for _, d := range dataNames(cells) {
+		fmt.Fprintf(w, " %s %s | %s %s |", d, a, d, b)
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|---|", len(dataNames(cells))))
+	for _, m := range s.Methods {
+		fmt.Fprintf(w, "| %s |", m)
+		for _, d := range dataNames(cells) {
+			for _, c := range cells {
+				if c.Method == m && c.Data == d {
+					if s.Task == "cluster" {
+						fmt.Fprintf(w, " %s | %s |", pm(c.ACC), pm(c.NMI))
+					} else {
+						fmt.Fprintf(w, " %s | %s |", pm(c.MicroF1), pm(c.MacroF1))
+					}
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func dataNames(cells []Cell) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if !seen[c.Data] {
+			seen[c.Data] = true
+			out = append(out, c.Data)
+		}
+	}
+	return out
+}
+
+// WriteAll writes results.md, results.json, results.csv and, for figures,
+// plot.png into dir, each atomically.
+func WriteAll(dir string, s Spec, cells []Cell, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, s.Name+".md"), func(w io.Writer) error { return Markdown(w, s, cells, command) }); err != nil {
+		return err
+	}
+	err := atomicfile.Write(filepath.Join(dir, s.Name+".json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"experiment": s.Name, "command": command, "spec": s, "cells": cells})
+	})
+	if err != nil {
+		return err
+	}
+	err = atomicfile.Write(filepath.Join(dir, s.Name+".csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"data", "method", "setting", "value", "effective_pdr", "metric", "mean", "std", "embed_seconds"})
+		for _, c := range cells {
+			for _, m := range []struct {
+				name string
+				s    *eval.Stat
+			}{{"micro_f1", c.MicroF1}, {"macro_f1", c.MacroF1}, {"acc", c.ACC}, {"nmi", c.NMI}, {"ari", c.ARI}} {
+				if m.s == nil {
+					continue
+				}
+				cw.Write([]string{c.Data, c.Method, c.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64),
+					strconv.FormatFloat(c.EffectivePDR, 'f', 4, 64), m.name,
+					strconv.FormatFloat(m.s.Mean, 'f', 6, 64), strconv.FormatFloat(m.s.Std, 'f', 6, 64),
+					strconv.FormatFloat(c.Seconds, 'f', 2, 64)})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	if s.Figure {
+		return Plot(filepath.Join(dir, s.Name+".png"), s, cells)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package experiment
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
+)
+
+// oracle embeds each node as its one-hot class plus a little noise: every
+// experiment must score it near perfectly, which checks the plumbing from
+// registry to table without fitting anything.
+var oracle = Method{Name: "test-oracle", Embed: func(_ context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	k := len(net.Labels.Names)
+	rng := rand.New(rand.NewPCG(p.Seed, 3))
+	emb := make([]float64, net.N()*k)
+	for i, c := range net.Labels.Class {
+		for j := range k {
+			emb[i*k+j] = 0.01 * rng.NormFloat64()
+		}
+		emb[i*k+c] += 1
+	}
+	return emb, k, nil
+}}
+
+func init() { Register(oracle) }
+
+func load(string) (*multiplex.Network, error) {
+	cfg := synth.Default()
+	cfg.Nodes = 300
+	return synth.Generate(cfg, rand.New(rand.NewPCG(1, 1)))
+}
+
+func TestRunOracle(t *testing.T) {
+	for _, name := range []string{"table2", "table3", "pdr"} {
+		s, err := Named(name, []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := Run(context.Background(), s, load, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cells {
+			// Classes are separated by 1 against noise 0.01: perfect
+			// scores, to rounding.
+			if got := c.primary().Mean; got < 0.999 {
+				t.Errorf("%s %s=%v: %v, want 1", name, c.Setting, c.Value, got)
+			}
+		}
+		var b strings.Builder
+		if err := Markdown(&b, s, cells, "dpmne experiment "+name); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "| test-oracle |") || !strings.Contains(b.String(), "`dpmne experiment "+name+"`") {
+			t.Errorf("%s markdown:\n%s", name, b.String())
+		}
+	}
+}
+
+func TestWriteAll(t *testing.T) {
+	s, _ := Named("dim", []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
+	s.Values = []float64{16, 32}
+	cells, err := Run(context.Background(), s, load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteAll(dir, s, cells, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"dim.md", "dim.json", "dim.csv", "dim.png"} {
+		if fi, err := os.Stat(dir + "/" + f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestNamedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []string
+		want string
+	}{
+		{"table9", []string{"x"}, "unknown experiment"},
+		{"table2", nil, "at least one data set"},
+		{"pdr", []string{"a", "b"}, "one data set"},
+	} {
+		if _, err := Named(tc.name, tc.data, nil, 2, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Named(%s): %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "dpmne") {
+		t.Errorf("Lookup: %v", err)
+	}
+}

@@ -1,0 +1,99 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// Params are the settings a method receives for one cell.
+type Params struct {
+	Dim  int    // requested dimension (0: the method's default)
+	Seed uint64 // the method must be deterministic for a seed
+	// DPMNE is the base configuration of the DPMNE methods (the command's
+	// model flags); each DPMNE method applies its own ablation on top.
+	DPMNE dpmne.Config
+}
+
+// A Method embeds a network: it returns an n×d row-major embedding in node
+// order.
+type Method struct {
+	Name        string
+	Description string
+	Embed       func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Method{}
+)
+
+// Register adds a method; a name may be registered once.
+func Register(m Method) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[m.Name]; dup {
+		panic("experiment: method " + m.Name + " registered twice")
+	}
+	registry[m.Name] = m
+}
+
+// Lookup returns the method called name.
+func Lookup(name string) (Method, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	m, ok := registry[name]
+	if !ok {
+		return Method{}, fmt.Errorf("unknown method %q: want one of %v", name, namesLocked())
+	}
+	return m, nil
+}
+
+// Methods returns the registered method names, sorted.
+func Methods() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	var s []string
+	for k := range registry {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// DPMNE returns a method fitting DPMNE with the cell's base configuration
+// changed by tweak (nil: unchanged), its Dim replaced by the requested
+// dimension when non-zero.
+func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
+	return Method{Name: name, Description: description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+		c := p.DPMNE
+		if tweak != nil {
+			tweak(&c)
+		}
+		if p.Dim > 0 {
+			c.Dim = p.Dim
+		}
+		m, err := dpmne.Fit(ctx, net, c, rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{})
+		if err != nil {
+			return nil, 0, err
+		}
+		_, d := m.Y.Dims()
+		return m.Y.RawMatrix().Data, d, nil
+	}}
+}
+
+func init() {
+	Register(DPMNE("dpmne", "DPMNE", nil))
+	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
+	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))
+	Register(DPMNE("dpmne-no-proximity", "ablation: no proximity term (β = 0)", func(c *dpmne.Config) { c.NoProximity = true }))
+}
