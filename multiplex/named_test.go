@@ -65,6 +65,10 @@ func TestNamedDBLP(t *testing.T) {
 	for _, v := range net.Views {
 		t.Logf("%s: %d edges, %d observed", v.Name, v.NumEdges(), v.NumObserved())
 	}
+	// Top-10 shared-term links per author, union: the README's figure.
+	if aptpa.NumEdges() != 40363 {
+		t.Errorf("APTPA: %d edges, want 40363", aptpa.NumEdges())
+	}
 	if aptpa.NumObserved() != 4057 {
 		t.Errorf("APTPA observed %d, want 4057 (every author has a paper)", aptpa.NumObserved())
 	}

@@ -69,7 +69,7 @@ type loadedView struct {
 	featHas   []int // nodes with a text feature line
 	observed  []int // nodes from the Observed file, nil when absent
 	metaGroup [][2]int32
-	metaAttr  map[string][]int32
+	metaAttr  map[int32][]int32 // group index → attribute indices
 	metaAttrN int
 }
 
@@ -374,30 +374,24 @@ func (lv *loadedView) readMetapath(m *Manifest, mp *MetapathSpec, nodes *nodeTab
 	}
 	defer af.Close()
 	attrs := make(map[string]int32)
-	lv.metaAttr = make(map[string][]int32)
+	lv.metaAttr = make(map[int32][]int32)
 	lr = newLineReader(p, af, true)
 	for lr.next() {
 		if len(lr.fields) != 2 {
 			return lr.errorf(0, "%d fields, want <group> <attribute>", len(lr.fields))
 		}
-		gid := string(lr.fields[0])
-		if _, ok := groups[gid]; !ok {
-			return lr.errorf(1, "group %q is not in %s", gid, m.path(mp.Groups))
+		g, ok := groups[string(lr.fields[0])]
+		if !ok {
+			return lr.errorf(1, "group %q is not in %s", lr.fields[0], m.path(mp.Groups))
 		}
 		a, ok := attrs[string(lr.fields[1])]
 		if !ok {
 			a = int32(len(attrs))
 			attrs[string(lr.fields[1])] = a
 		}
-		lv.metaAttr[gid] = append(lv.metaAttr[gid], a)
+		lv.metaAttr[g] = append(lv.metaAttr[g], a)
 	}
 	lv.metaAttrN = len(attrs)
-	// Re-key by group index.
-	byIndex := make(map[string][]int32, len(lv.metaAttr))
-	for gid, as := range lv.metaAttr {
-		byIndex[strconv.Itoa(int(groups[gid]))] = as
-	}
-	lv.metaAttr = byIndex
 	return lr.err()
 }
 
@@ -423,7 +417,7 @@ func (lv *loadedView) metapathAdj(n int) (*sparse.CSR, error) {
 	} else {
 		b := sparse.NewBuilder(n, lv.metaAttrN)
 		for _, gi := range lv.metaGroup {
-			for _, a := range lv.metaAttr[strconv.Itoa(int(gi[0]))] {
+			for _, a := range lv.metaAttr[gi[0]] {
 				b.Add(int(gi[1]), int(a), 1)
 			}
 		}
