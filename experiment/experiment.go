@@ -62,8 +62,13 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	case "dim":
 		s.Title = "Effect of the embedding dimension (micro-F1)"
 		s.Setting, s.Values, s.Figure = "dim", []float64{16, 32, 64, 128, 256, 512}, true
+	case "views":
+		// Values are filled by Run from the data set: −1 for all views,
+		// then each view's index for leaving that view out.
+		s.Title = "Leaving one view out (micro-F1)"
+		s.Setting = "views"
 	default:
-		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, pdr or dim", name)
+		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, pdr, dim or views", name)
 	}
 	if len(data) == 0 {
 		return s, fmt.Errorf("experiment %s: give at least one data set", name)
@@ -86,6 +91,9 @@ type Cell struct {
 	ACC     *eval.Stat `json:"acc,omitempty"`
 	NMI     *eval.Stat `json:"nmi,omitempty"`
 	ARI     *eval.Stat `json:"ari,omitempty"`
+	// Variant names the setting for the views experiment: "all views" or
+	// "without <view>".
+	Variant string `json:"variant,omitempty"`
 	// EffectivePDR is the mean PDR of the views after the partial-data
 	// protocol (below the nominal value: every node stays observed).
 	EffectivePDR float64 `json:"effective_pdr"`
@@ -102,6 +110,16 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	if s.Setting == "" {
 		values = []float64{0}
 	}
+	if s.Setting == "views" {
+		base, err := load(s.Data[0])
+		if err != nil {
+			return nil, err
+		}
+		values = []float64{-1}
+		for k := range base.Views {
+			values = append(values, float64(k))
+		}
+	}
 	total := len(s.Data) * len(values) * len(s.Methods)
 	var cells []Cell
 	start := time.Now()
@@ -114,8 +132,22 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			return nil, fmt.Errorf("data set %s has no labels", dname)
 		}
 		for _, v := range values {
-			net, dim := base, 0
+			net, dim, variant := base, 0, ""
 			switch s.Setting {
+			case "views":
+				variant = "all views"
+				if v >= 0 {
+					var keep []string
+					for k, view := range base.Views {
+						if k != int(v) {
+							keep = append(keep, view.Name)
+						}
+					}
+					variant = "without " + base.Views[int(v)].Name
+					if net, _, err = multiplex.SelectViews(base, keep); err != nil {
+						return nil, err
+					}
+				}
 			case "pdr":
 				if net, err = multiplex.Partial(base, v, rand.New(rand.NewPCG(s.Seed, 7))); err != nil {
 					return nil, err
@@ -137,7 +169,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 				}
-				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, EffectivePDR: eff, Seconds: time.Since(t0).Seconds()}
+				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff, Seconds: time.Since(t0).Seconds()}
 				switch s.Task {
 				case "cluster":
 					r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
@@ -185,11 +217,18 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	fmt.Fprintf(w, "### %s\n\n`%s`\n\n", s.Title, command)
 	if s.Setting != "" {
 		// Rows: methods; columns: setting values.
-		fmt.Fprintf(w, "| method |")
-		for _, v := range s.Values {
-			fmt.Fprintf(w, " %s = %s |", s.Setting, strconv.FormatFloat(v, 'g', -1, 64))
+		var heads []string
+		for _, c := range cells {
+			if c.Method != cells[0].Method {
+				break
+			}
+			h := fmt.Sprintf("%s = %s", s.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64))
+			if c.Variant != "" {
+				h = c.Variant
+			}
+			heads = append(heads, h)
 		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(s.Values)))
+		fmt.Fprintf(w, "| method | %s |\n|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
 		for _, m := range s.Methods {
 			fmt.Fprintf(w, "| %s |", m)
 			for _, c := range cells {

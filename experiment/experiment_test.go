@@ -36,7 +36,7 @@ func load(string) (*multiplex.Network, error) {
 }
 
 func TestRunOracle(t *testing.T) {
-	for _, name := range []string{"table2", "table3", "pdr"} {
+	for _, name := range []string{"table2", "table3", "pdr", "views"} {
 		s, err := Named(name, []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "experiment NAME --data D --out DIR",
-		Short: "Run one of the paper's experiments: table2, table3, table4, pdr, dim",
+		Short: "Run one of the paper's experiments: table2, table3, table4, pdr, dim, views",
 		Long: `experiment runs a grid of data sets × settings × methods and scores every
 cell with the paper's protocol (logistic regression on 50% training splits, or
 k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
@@ -32,6 +32,8 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           dpmne-no-consistency, dpmne-no-proximity)
   pdr     partial data ratio 0, 0.2, 0.4, 0.6 on one data set (Fig. 1), with a plot
   dim     embedding dimension 16…512 on one data set (Fig. 3), with a plot
+  views   all views, then each view left out, on one data set (Fig. 2); nodes
+          observed only in the left-out view are dropped from that cell
 
 It writes NAME.md (a markdown table with the command that made it),
 NAME.json, NAME.csv and, for pdr and dim, NAME.png into --out. The model
