@@ -1,0 +1,152 @@
+package codes
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// bruteForce sorts all candidates by (score, index) in the given direction.
+func bruteForce(scores []float64, k, exclude int, desc bool) []Hit {
+	var hits []Hit
+	for i, s := range scores {
+		if i != exclude {
+			hits = append(hits, Hit{i, s})
+		}
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if (a.Score < b.Score) != desc {
+				return -1
+			}
+			return 1
+		}
+		return a.Index - b.Index
+	})
+	return hits[:min(k, len(hits))]
+}
+
+func withMinRows(t *testing.T, m int) {
+	old := minRowsPerWorker
+	minRowsPerWorker = m
+	t.Cleanup(func() { minRowsPerWorker = old })
+}
+
+func TestHammingTopK(t *testing.T) {
+	withMinRows(t, 16)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, tc := range []struct{ n, bits int }{{1000, 16}, {1000, 64}, {700, 100}, {500, 128}, {300, 200}, {5, 8}, {1, 8}} {
+		c := Sign(randn(rng, tc.n*tc.bits), tc.n, tc.bits)
+		for _, qi := range []int{0, tc.n / 2, tc.n - 1} {
+			query := slices.Clone(c.Row(qi))
+			scores := make([]float64, tc.n)
+			for i := range tc.n {
+				scores[i] = float64(HammingDistance(query, c.Row(i)))
+			}
+			for _, k := range []int{1, 3, 10, 50, tc.n + 5} {
+				for _, exclude := range []int{-1, qi} {
+					want := bruteForce(scores, k, exclude, false)
+					for _, workers := range []int{1, 2, 3, 0} {
+						got := c.HammingTopK(query, k, exclude, workers)
+						if !slices.Equal(got, want) {
+							t.Fatalf("n=%d bits=%d q=%d k=%d exclude=%d workers=%d:\n got %v\nwant %v",
+								tc.n, tc.bits, qi, k, exclude, workers, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	c := Sign(randn(rng, 10*8), 10, 8)
+	if got := c.HammingTopK(c.Row(0), 0, -1, 1); len(got) != 0 {
+		t.Fatalf("k=0 gave %v", got)
+	}
+	// Bits of the query above Bits are ignored.
+	q := slices.Clone(c.Row(3))
+	q[0] |= 1 << 60
+	if got := c.HammingTopK(q, 1, -1, 1); got[0] != (Hit{3, 0}) {
+		t.Fatalf("query high bits counted: %v", got)
+	}
+}
+
+func TestCosineTopK(t *testing.T) {
+	withMinRows(t, 16)
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, tc := range []struct{ n, d int }{{1000, 16}, {600, 7}, {300, 128}, {3, 5}} {
+		y := randn(rng, tc.n*tc.d)
+		// Ties: rows 1..3 are positive multiples of row 0; row 4 is zero.
+		if tc.n > 5 {
+			for j := range tc.d {
+				y[1*tc.d+j] = 2 * y[j]
+				y[2*tc.d+j] = y[j]
+				y[3*tc.d+j] = 0.5 * y[j]
+				y[4*tc.d+j] = 0
+			}
+		}
+		ix := NewIndex(y, tc.n, tc.d)
+		for _, qi := range []int{0, tc.n - 1} {
+			query := y[qi*tc.d : (qi+1)*tc.d]
+			q32 := make([]float32, tc.d)
+			s := invNorm(query)
+			for j, v := range query {
+				q32[j] = float32(v * s)
+			}
+			scores := make([]float64, tc.n)
+			for i := range tc.n {
+				scores[i] = float64(dot32(ix.Row(i), q32))
+				// The float32 score is the cosine to within 1e-5.
+				var dot, na, nb float64
+				for j := range tc.d {
+					a, b := y[i*tc.d+j], query[j]
+					dot, na, nb = dot+a*b, na+a*a, nb+b*b
+				}
+				cos := 0.0
+				if na > 0 && nb > 0 {
+					cos = dot / math.Sqrt(na*nb)
+				}
+				if math.Abs(scores[i]-cos) > 1e-5 {
+					t.Fatalf("row %d: score %g, cosine %g", i, scores[i], cos)
+				}
+			}
+			for _, k := range []int{1, 4, 10, 37, tc.n + 1} {
+				for _, exclude := range []int{-1, qi, 2} {
+					want := bruteForce(scores, k, exclude, true)
+					for _, workers := range []int{1, 2, 3, 0} {
+						got := ix.CosineTopK(query, k, exclude, workers)
+						if !slices.Equal(got, want) {
+							t.Fatalf("n=%d d=%d q=%d k=%d exclude=%d workers=%d:\n got %v\nwant %v",
+								tc.n, tc.d, qi, k, exclude, workers, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestIndexNormalisation(t *testing.T) {
+	y := []float64{
+		3, 4,
+		0, 0,
+		math.NaN(), 1,
+		math.Inf(1), 1,
+		1e300, 1e300, // would overflow a naive sum of squares
+		1e-300, 0,
+	}
+	ix := NewIndex(y, 6, 2)
+	want := [][]float32{{0.6, 0.8}, {0, 0}, {0, 0}, {0, 0}, {float32(math.Sqrt2 / 2), float32(math.Sqrt2 / 2)}, {1, 0}}
+	for i, w := range want {
+		if got := ix.Row(i); !slices.Equal(got, w) {
+			t.Errorf("row %d = %v, want %v", i, got, w)
+		}
+	}
+	ix32 := NewIndex32([]float32{3, 4, 0, 0}, 2, 2)
+	if !slices.Equal(ix32.Row(0), []float32{0.6, 0.8}) || !slices.Equal(ix32.Row(1), []float32{0, 0}) {
+		t.Errorf("NewIndex32 rows %v %v", ix32.Row(0), ix32.Row(1))
+	}
+	// A zero query scores 0 everywhere: ties broken by index.
+	if got := ix.CosineTopK([]float64{0, 0}, 3, -1, 1); !slices.Equal(got, []Hit{{0, 0}, {1, 0}, {2, 0}}) {
+		t.Errorf("zero query: %v", got)
+	}
+}
