@@ -38,8 +38,9 @@ type Spec struct {
 }
 
 // Named returns the specification of a paper experiment: table2
-// (classification), table3 (clustering), table4 (ablations), pdr (Fig. 1:
-// partial data ratio 0, 0.2, 0.4, 0.6) and dim (Fig. 3: 16…512).
+// (classification), table3 (clustering), table4 (ablations), table5 (binary
+// codes), pdr (Fig. 1: partial data ratio 0, 0.2, 0.4, 0.6), dim (Fig. 3:
+// 16…512) and views (Fig. 2: leave one view out).
 func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
 	s := Spec{Name: name, Data: data, Methods: methods, Repeats: repeats, Seed: seed, Task: "classify", Metric: "micro-F1"}
 	if len(s.Methods) == 0 {
@@ -56,6 +57,11 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		if len(methods) == 0 {
 			s.Methods = []string{"dpmne", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
 		}
+	case "table5":
+		s.Title = "Binary codes: node classification (micro-F1 / macro-F1)"
+		if len(methods) == 0 {
+			s.Methods = []string{"dpmne", "bi-dpmne", "bi-dpmne-itq"}
+		}
 	case "pdr":
 		s.Title = "Effect of the partial data ratio (micro-F1)"
 		s.Setting, s.Values, s.Figure = "pdr", []float64{0, 0.2, 0.4, 0.6}, true
@@ -68,7 +74,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		s.Title = "Leaving one view out (micro-F1)"
 		s.Setting = "views"
 	default:
-		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, pdr, dim or views", name)
+		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, pdr, dim or views", name)
 	}
 	if len(data) == 0 {
 		return s, fmt.Errorf("experiment %s: give at least one data set", name)

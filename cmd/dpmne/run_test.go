@@ -313,6 +313,10 @@ func TestExperiment(t *testing.T) {
 	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "dpmne-no-proximity") {
 		t.Errorf("table4: %v\n%s", err, out)
 	}
+	args = append([]string{"experiment", "table5", "--data", "synthetic", "--out", dir}, quick...)
+	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| bi-dpmne-itq |") {
+		t.Errorf("table5: %v\n%s", err, out)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
