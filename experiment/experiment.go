@@ -226,7 +226,7 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		var heads []string
 		for _, c := range cells {
 			if c.Method != cells[0].Method {
-				break
+				continue
 			}
 			h := fmt.Sprintf("%s = %s", s.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64))
 			if c.Variant != "" {

@@ -56,7 +56,8 @@ func TestRunOracle(t *testing.T) {
 		if err := Markdown(&b, s, cells, "dpmne experiment "+name); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(b.String(), "| test-oracle |") || !strings.Contains(b.String(), "`dpmne experiment "+name+"`") {
+		if !strings.Contains(b.String(), "| test-oracle |") || !strings.Contains(b.String(), "`dpmne experiment "+name+"`") ||
+			(s.Setting == "pdr" && !strings.Contains(b.String(), "| pdr = 0 | pdr = 0.2 | pdr = 0.4 | pdr = 0.6 |")) {
 			t.Errorf("%s markdown:\n%s", name, b.String())
 		}
 	}

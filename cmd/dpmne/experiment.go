@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ flags set the base configuration of every DPMNE method.`,
 			if err != nil {
 				return err
 			}
-			command := "dpmne " + strings.Join(os.Args[1:], " ")
+			command := "dpmne " + strings.Join(g.argv, " ")
 			if err := experiment.WriteAll(out, spec, cells, command); err != nil {
 				return err
 			}

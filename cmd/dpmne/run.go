@@ -27,7 +27,7 @@ var version = ""
 
 // run executes the dpmne command line args, writing to stdout and stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	root := newRoot(stdout, stderr)
+	root := newRoot(stdout, stderr, args)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
@@ -35,10 +35,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // globals are the flags every command shares.
 type globals struct {
 	dataDir string
+	argv    []string // the command line, for results that record it
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{}
+func newRoot(stdout, stderr io.Writer, argv []string) *cobra.Command {
+	g := &globals{argv: argv}
 	root := &cobra.Command{
 		Use:   "dpmne",
 		Short: "Node embeddings for partial multiplex networks (DPMNE)",

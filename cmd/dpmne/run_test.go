@@ -296,7 +296,7 @@ func TestExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "| dpmne-no-ae |") || !strings.Contains(out, "pdr = 0.6") {
+	if !strings.Contains(out, "| dpmne-no-ae |") || !strings.Contains(out, "pdr = 0.6") || !strings.Contains(out, "`dpmne experiment pdr --data synthetic") {
 		t.Errorf("pdr table:\n%s", out)
 	}
 	for _, f := range []string{"pdr.md", "pdr.json", "pdr.csv", "pdr.png"} {
