@@ -332,3 +332,47 @@ func TestExperiment(t *testing.T) {
 		}
 	}
 }
+
+func TestBinarizeAndSearch(t *testing.T) {
+	dir := t.TempDir()
+	emb := filepath.Join(dir, "e.npy")
+	model := filepath.Join(dir, "m.dpmne")
+	args := append([]string{"train", "--data", "synthetic", "--out", emb, "--model", model}, quickModel...)
+	if _, stderr, err := runCLI(t, args...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	bin := filepath.Join(dir, "c.bin")
+	packed := filepath.Join(dir, "c.npy")
+	out, _, err := runCLI(t, "binarize", "--model", model, "--method", "itq", "--out", bin, "--npy", packed)
+	if err != nil || !strings.Contains(out, "2000 codes of 8 bits") {
+		t.Fatalf("binarize: %v\n%s", err, out)
+	}
+	a, err := npy.ReadFile(packed)
+	if err != nil || a.Descr != "|u1" || a.Shape[0] != 2000 || a.Shape[1] != 1 {
+		t.Errorf("packbits .npy: %v %+v", err, a)
+	}
+	for _, args := range [][]string{
+		{"search", "--emb", emb, "--id", "7", "--k", "3"},
+		{"search", "--codes", bin, "--id", "7", "--k", "3"},
+		{"search", "--model", model, "--id", "7", "--k", "3", "--metric", "hamming"},
+	} {
+		out, _, err := runCLI(t, args...)
+		if err != nil || strings.Count(out, "\n") != 4 || strings.Contains(out, " 7 ") {
+			t.Errorf("dpmne %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--emb", emb, "--id", "nobody"}, `node "nobody"`},
+		{[]string{"search", "--emb", emb, "--id", "7", "--k", "0"}, "--k 0"},
+		{[]string{"binarize", "--emb", emb, "--method", "pca", "--out", bin}, `--method "pca"`},
+		{[]string{"binarize", "--emb", emb, "--model", model, "--out", bin}, "not both"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

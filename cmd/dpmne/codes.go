@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/codes"
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// loadVectors reads an embedding with its ids from --model or --emb.
+func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64, d int, err error) {
+	switch {
+	case modelPath != "" && embPath != "":
+		return nil, nil, 0, errors.New("give --model or --emb, not both")
+	case modelPath != "":
+		m, err := dpmne.Load(modelPath)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		_, d := m.Y.Dims()
+		return m.IDs, m.Y.RawMatrix().Data, d, nil
+	case embPath != "":
+		if strings.EqualFold(filepath.Ext(embPath), ".npy") && idsPath == "" {
+			idsPath = strings.TrimSuffix(embPath, filepath.Ext(embPath)) + ".ids.txt"
+		}
+		var nodes *multiplex.Nodes
+		if strings.EqualFold(filepath.Ext(embPath), ".npy") {
+			if !fileExists(idsPath) {
+				return nil, nil, 0, fmt.Errorf("%s: no ids file %s (give --ids)", embPath, idsPath)
+			}
+			lines, err := readLines(idsPath)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			if nodes, err = multiplex.NodesOf(lines); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s: %w", idsPath, err)
+			}
+		} else {
+			wids, rows, err := readWord2Vec(embPath)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			d := len(rows[0])
+			y := make([]float64, 0, len(rows)*d)
+			for _, r := range rows {
+				y = append(y, r...)
+			}
+			return wids, y, d, nil
+		}
+		y, d, err := readEmbedding(embPath, idsPath, nodes)
+		return nodes.IDs(), y, d, err
+	}
+	return nil, nil, 0, errors.New("give --model or --emb")
+}
+
+func newBinarizeCmd() *cobra.Command {
+	var modelPath, embPath, idsPath, method, out, npyOut string
+	var iters int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "binarize (--model M | --emb E) --method sign|itq --out codes.bin",
+		Short: "Turn an embedding into binary codes (bi-DPMNE sign codes or ITQ)",
+		Long: `binarize makes d-bit codes from an embedding: sign codes of the centred
+embedding (bi-DPMNE) or ITQ (bi-DPMNE-ITQ: the rotation minimising the
+quantisation error, --iters alternations from a random orthogonal start).
+--out writes the packed codes in dpmne's format (package codes: magic
+"DPMNEBC1", n, bits, then n·⌈bits/64⌉ little-endian uint64 words) with the ids
+beside it; --npy also writes numpy's packbits layout (n × ⌈bits/8⌉ uint8,
+np.unpackbits(a, axis=1) recovers the bits).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" && npyOut == "" {
+				return errors.New("give --out and/or --npy")
+			}
+			ids, y, d, err := loadVectors(modelPath, embPath, idsPath)
+			if err != nil {
+				return err
+			}
+			n := len(ids)
+			var c *codes.Codes
+			switch method {
+			case "sign":
+				c = codes.Sign(y, n, d)
+			case "itq":
+				r, err := codes.ITQ(y, n, d, iters, rand.New(rand.NewPCG(seed, 0)))
+				if err != nil {
+					return err
+				}
+				c = r.Codes
+				fmt.Fprintf(cmd.ErrOrStderr(), "ITQ: quantisation loss %.6g → %.6g over %d iterations\n", r.Loss[0], r.Loss[len(r.Loss)-1], iters)
+			default:
+				return fmt.Errorf("--method %q: want sign or itq", method)
+			}
+			if out != "" {
+				if err := atomicfile.Write(out, c.Write); err != nil {
+					return err
+				}
+				idsOut := strings.TrimSuffix(out, filepath.Ext(out)) + ".ids.txt"
+				if err := atomicfile.Write(idsOut, func(w io.Writer) error {
+					_, err := io.WriteString(w, strings.Join(ids, "\n")+"\n")
+					return err
+				}); err != nil {
+					return err
+				}
+			}
+			if npyOut != "" {
+				if err := atomicfile.Write(npyOut, c.WriteNpy); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d codes of %d bits (%s)\n", c.N, c.Bits, method)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&modelPath, "model", "", "a model saved by dpmne train --model")
+	f.StringVar(&embPath, "emb", "", "an embedding: .npy with ids beside it, or word2vec text")
+	f.StringVar(&idsPath, "ids", "", "ids file for a .npy embedding")
+	f.StringVar(&method, "method", "itq", "sign or itq")
+	f.IntVar(&iters, "iters", 50, "ITQ iterations")
+	f.Uint64Var(&seed, "seed", 1, "seed of ITQ's random start")
+	f.StringVar(&out, "out", "", "packed codes file")
+	f.StringVar(&npyOut, "npy", "", "also write numpy packbits .npy")
+	return cmd
+}
+
+func newSearchCmd() *cobra.Command {
+	var modelPath, embPath, idsPath, codesPath, id, metric string
+	var k int
+	cmd := &cobra.Command{
+		Use:   "search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]",
+		Short: "Nearest neighbours of a node by exact cosine or Hamming scan",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if id == "" {
+				return errors.New("--id: give the node whose neighbours to find")
+			}
+			if k < 1 || k > 10000 {
+				return fmt.Errorf("--k %d: want 1 to 10000", k)
+			}
+			var hits []codes.Hit
+			var ids []string
+			switch {
+			case codesPath != "" || metric == "hamming":
+				var c *codes.Codes
+				if codesPath != "" {
+					var err error
+					if c, err = codes.ReadFile(codesPath); err != nil {
+						return err
+					}
+					if ids, err = readLines(strings.TrimSuffix(codesPath, filepath.Ext(codesPath)) + ".ids.txt"); err != nil {
+						return err
+					}
+					if len(ids) != c.N {
+						return fmt.Errorf("%s: %d ids for %d codes", codesPath, len(ids), c.N)
+					}
+				} else {
+					y, d := []float64(nil), 0
+					var err error
+					if ids, y, d, err = loadVectors(modelPath, embPath, idsPath); err != nil {
+						return err
+					}
+					c = codes.Sign(y, len(ids), d)
+				}
+				q := indexOf(ids, id)
+				if q < 0 {
+					return fmt.Errorf("node %q is not in the codes", id)
+				}
+				hits = c.HammingTopK(c.Row(q), k, q, 0)
+				metric = "hamming"
+			default:
+				y, d := []float64(nil), 0
+				var err error
+				if ids, y, d, err = loadVectors(modelPath, embPath, idsPath); err != nil {
+					return err
+				}
+				q := indexOf(ids, id)
+				if q < 0 {
+					return fmt.Errorf("node %q is not in the embedding", id)
+				}
+				hits = codes.NewIndex(y, len(ids), d).CosineTopK(y[q*d:(q+1)*d], k, q, 0)
+				metric = "cosine"
+			}
+			rows := make([][]string, len(hits))
+			for r, h := range hits {
+				rows[r] = []string{fmt.Sprint(r + 1), ids[h.Index], fmt.Sprintf("%.4g", h.Score)}
+			}
+			writeTable(cmd.OutOrStdout(), []string{"rank", "node", metric}, rows)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&modelPath, "model", "", "a saved model")
+	f.StringVar(&embPath, "emb", "", "an embedding (.npy with ids, or word2vec text)")
+	f.StringVar(&idsPath, "ids", "", "ids file for a .npy embedding")
+	f.StringVar(&codesPath, "codes", "", "codes written by dpmne binarize (Hamming search)")
+	f.StringVar(&id, "id", "", "the query node's id")
+	f.StringVar(&metric, "metric", "cosine", "cosine, or hamming (sign codes of the embedding unless --codes)")
+	f.IntVar(&k, "k", 10, "number of neighbours")
+	return cmd
+}
+
+func indexOf(ids []string, id string) int {
+	for i, s := range ids {
+		if s == id {
+			return i
+		}
+	}
+	return -1
+}
