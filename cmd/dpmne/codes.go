@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -30,7 +29,7 @@ func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64,
 		return m.IDs, m.Y.RawMatrix().Data, d, nil
 	case embPath != "":
 		if strings.EqualFold(filepath.Ext(embPath), ".npy") && idsPath == "" {
-			idsPath = strings.TrimSuffix(embPath, filepath.Ext(embPath)) + ".ids.txt"
+			idsPath = idsFileFor(embPath)
 		}
 		var nodes *multiplex.Nodes
 		if strings.EqualFold(filepath.Ext(embPath), ".npy") {
@@ -104,11 +103,7 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 				if err := atomicfile.Write(out, c.Write); err != nil {
 					return err
 				}
-				idsOut := strings.TrimSuffix(out, filepath.Ext(out)) + ".ids.txt"
-				if err := atomicfile.Write(idsOut, func(w io.Writer) error {
-					_, err := io.WriteString(w, strings.Join(ids, "\n")+"\n")
-					return err
-				}); err != nil {
+				if err := writeIDs(idsFileFor(out), ids); err != nil {
 					return err
 				}
 			}
@@ -157,7 +152,7 @@ func newSearchCmd() *cobra.Command {
 					if c, err = codes.ReadFile(codesPath); err != nil {
 						return err
 					}
-					if ids, err = readLines(strings.TrimSuffix(codesPath, filepath.Ext(codesPath)) + ".ids.txt"); err != nil {
+					if ids, err = readLines(idsFileFor(codesPath)); err != nil {
 						return err
 					}
 					if len(ids) != c.N {

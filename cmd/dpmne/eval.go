@@ -141,7 +141,7 @@ func readEmbedding(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int
 			rows = append(rows, v[i*d:(i+1)*d])
 		}
 		if idsPath == "" {
-			if p := strings.TrimSuffix(path, filepath.Ext(path)) + ".ids.txt"; fileExists(p) {
+			if p := idsFileFor(path); fileExists(p) {
 				idsPath = p
 			}
 		}

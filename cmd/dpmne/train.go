@@ -225,11 +225,22 @@ func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) err
 		return err
 	}
 	if idsPath == "" {
-		idsPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".ids.txt"
+		idsPath = idsFileFor(out)
 	}
-	return atomicfile.Write(idsPath, func(w io.Writer) error {
+	return writeIDs(idsPath, ids)
+}
+
+// idsFileFor returns the ids file that goes with a vector or code file:
+// emb.npy → emb.ids.txt.
+func idsFileFor(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".ids.txt"
+}
+
+// writeIDs writes one id per line, atomically.
+func writeIDs(path string, ids []string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		for _, id := range ids {
-			if _, err := fmt.Fprintln(w, id); err != nil {
+			if _, err := io.WriteString(w, id+"\n"); err != nil {
 				return err
 			}
 		}
