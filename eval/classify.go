@@ -125,11 +125,13 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	for r, rr := range res.PerRepeat {
 		micro[r], macro[r] = rr.MicroF1, rr.MacroF1
 	}
-	res.MicroF1, res.MacroF1 = stat(micro), stat(macro)
+	res.MicroF1, res.MacroF1 = Summarize(micro), Summarize(macro)
 	return res, nil
 }
 
-func stat(v []float64) Stat {
+// Summarize returns the mean and the sample standard deviation (n − 1; 0 for
+// one value) of v.
+func Summarize(v []float64) Stat {
 	var s Stat
 	for _, x := range v {
 		s.Mean += x

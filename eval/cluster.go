@@ -392,7 +392,7 @@ func Cluster(ctx context.Context, emb []float64, n, d int, labels []int, opt Clu
 		acc[r], nmi[r], ari[r] = ClusteringAccuracy(y, run.Assign), NMI(y, run.Assign), ARI(y, run.Assign)
 		res.PerRepeat[r] = ClusterRepeat{ACC: acc[r], NMI: nmi[r], ARI: ari[r], Inertia: run.Inertia}
 	}
-	res.ACC, res.NMI, res.ARI = stat(acc), stat(nmi), stat(ari)
+	res.ACC, res.NMI, res.ARI = Summarize(acc), Summarize(nmi), Summarize(ari)
 	return res, nil
 }
 

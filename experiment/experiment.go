@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,6 +58,9 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		if len(methods) == 0 {
 			s.Methods = []string{"dpmne", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
 		}
+	case "linkpred":
+		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges, cosine scores)"
+		s.Task, s.Metric = "linkpred", "AUC"
 	case "table5":
 		s.Title = "Binary codes: node classification (micro-F1 / macro-F1)"
 		if len(methods) == 0 {
@@ -74,7 +78,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		s.Title = "Leaving one view out (micro-F1)"
 		s.Setting = "views"
 	default:
-		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, pdr, dim or views", name)
+		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, linkpred, pdr, dim or views", name)
 	}
 	if len(data) == 0 {
 		return s, fmt.Errorf("experiment %s: give at least one data set", name)
@@ -97,6 +101,8 @@ type Cell struct {
 	ACC     *eval.Stat `json:"acc,omitempty"`
 	NMI     *eval.Stat `json:"nmi,omitempty"`
 	ARI     *eval.Stat `json:"ari,omitempty"`
+	AUC     *eval.Stat `json:"auc,omitempty"`
+	AP      *eval.Stat `json:"ap,omitempty"`
 	// Variant names the setting for the views experiment: "all views" or
 	// "without <view>".
 	Variant string `json:"variant,omitempty"`
@@ -134,7 +140,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		if err != nil {
 			return nil, err
 		}
-		if base.Labels == nil {
+		if base.Labels == nil && s.Task != "linkpred" {
 			return nil, fmt.Errorf("data set %s has no labels", dname)
 		}
 		for _, v := range values {
@@ -171,11 +177,24 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					return nil, err
 				}
 				t0 := time.Now()
+				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff}
+				if s.Task == "linkpred" {
+					if c.AUC, c.AP, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats); err != nil {
+						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
+					}
+					c.Seconds = time.Since(t0).Seconds()
+					cells = append(cells, c)
+					if progress != nil {
+						done := len(cells)
+						progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
+					}
+					continue
+				}
 				emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE})
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 				}
-				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff, Seconds: time.Since(t0).Seconds()}
+				c.Seconds = time.Since(t0).Seconds()
 				switch s.Task {
 				case "cluster":
 					r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
@@ -204,10 +223,56 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 
 // primary returns the cell's main score for tables of one number and plots.
 func (c Cell) primary() *eval.Stat {
-	if c.MicroF1 != nil {
+	switch {
+	case c.MicroF1 != nil:
 		return c.MicroF1
+	case c.AUC != nil:
+		return c.AUC
 	}
 	return c.ACC
+}
+
+// linkPrediction holds out 10% of each view's edges (repeats times, seeded),
+// embeds the reduced network and scores the held-out edges against as many
+// sampled non-edges by the cosine of their embeddings, all views pooled.
+func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Params, repeats int) (auc, ap *eval.Stat, err error) {
+	if repeats < 1 {
+		repeats = 1
+	}
+	var aucs, aps []float64
+	for r := range repeats {
+		train, pairs, err := multiplex.HoldOutEdges(net, 0.1, rand.New(rand.NewPCG(p.Seed, uint64(100+r))))
+		if err != nil {
+			return nil, nil, err
+		}
+		emb, d, err := m.Embed(ctx, train, Params{Dim: p.Dim, Seed: p.Seed + uint64(r), DPMNE: p.DPMNE})
+		if err != nil {
+			return nil, nil, err
+		}
+		scores := make([]float64, len(pairs))
+		pos := make([]bool, len(pairs))
+		for k, pr := range pairs {
+			scores[k] = cosine(emb[pr.U*d:(pr.U+1)*d], emb[pr.V*d:(pr.V+1)*d])
+			pos[k] = pr.Edge
+		}
+		aucs = append(aucs, eval.AUC(scores, pos))
+		aps = append(aps, eval.AveragePrecision(scores, pos))
+	}
+	a, b := eval.Summarize(aucs), eval.Summarize(aps)
+	return &a, &b, nil
+}
+
+func cosine(a, b []float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += a[i] * b[i]
+		aa += a[i] * a[i]
+		bb += b[i] * b[i]
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
 }
 
 func pm(s *eval.Stat) string {
@@ -259,8 +324,11 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	}
 	// Rows: methods; columns: data sets, two scores each.
 	a, b := "micro-F1", "macro-F1"
-	if s.Task == "cluster" {
+	switch s.Task {
+	case "cluster":
 		a, b = "ACC", "NMI"
+	case "linkpred":
+		a, b = "AUC", "AP"
 	}
 	fmt.Fprintf(w, "| method |")
 	for _, d := range dataNames(cells) {
@@ -272,9 +340,12 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		for _, d := range dataNames(cells) {
 			for _, c := range cells {
 				if c.Method == m && c.Data == d {
-					if s.Task == "cluster" {
+					switch s.Task {
+					case "cluster":
 						fmt.Fprintf(w, " %s | %s |", pm(c.ACC), pm(c.NMI))
-					} else {
+					case "linkpred":
+						fmt.Fprintf(w, " %s | %s |", pm(c.AUC), pm(c.AP))
+					default:
 						fmt.Fprintf(w, " %s | %s |", pm(c.MicroF1), pm(c.MacroF1))
 					}
 				}
@@ -321,7 +392,7 @@ func WriteAll(dir string, s Spec, cells []Cell, command string) error {
 			for _, m := range []struct {
 				name string
 				s    *eval.Stat
-			}{{"micro_f1", c.MicroF1}, {"macro_f1", c.MacroF1}, {"acc", c.ACC}, {"nmi", c.NMI}, {"ari", c.ARI}} {
+			}{{"micro_f1", c.MicroF1}, {"macro_f1", c.MacroF1}, {"acc", c.ACC}, {"nmi", c.NMI}, {"ari", c.ARI}, {"auc", c.AUC}, {"ap", c.AP}} {
 				if m.s == nil {
 					continue
 				}

@@ -63,6 +63,24 @@ func TestRunOracle(t *testing.T) {
 	}
 }
 
+// TestLinkPredictionOracle: class-level embeddings rank the synthetic
+// model's held-out edges (three quarters or more inside a class) above random
+// non-edges (a quarter inside a class with four classes), so the AUC must
+// clearly exceed 0.5.
+func TestLinkPredictionOracle(t *testing.T) {
+	s, err := Named("linkpred", []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Run(context.Background(), s, load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cells[0].AUC.Mean; got < 0.6 || got > 1 {
+		t.Errorf("oracle AUC %v, want above 0.6", got)
+	}
+}
+
 func TestWriteAll(t *testing.T) {
 	s, _ := Named("dim", []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
 	s.Values = []float64{16, 32}

@@ -1,6 +1,8 @@
 package multiplex
 
 import (
+	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -34,5 +36,48 @@ func TestSelectViews(t *testing.T) {
 	}
 	if _, _, err := SelectViews(net, []string{"nope"}); err == nil {
 		t.Error("unknown view accepted")
+	}
+}
+
+func TestHoldOutEdges(t *testing.T) {
+	net, err := Load(writeFiles(t, map[string]string{
+		"manifest.json": `{"views":[{"name":"a","edges":"e.txt"},{"name":"b","edges":"f.txt"}]}`,
+		"e.txt":         ring(100),
+		"f.txt":         ring(50),
+	}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, pairs, err := HoldOutEdges(net, 0.2, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := train.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// 20% of 100 and of 50 ring edges, and as many non-edges.
+	count := map[[2]bool]int{}
+	for _, p := range pairs {
+		count[[2]bool{p.View == 1, p.Edge}]++
+		orig, tr := net.Views[p.View].Adj.At(p.U, p.V), train.Views[p.View].Adj.At(p.U, p.V)
+		if p.Edge && (orig == 0 || tr != 0) {
+			t.Fatalf("held-out edge %v: original %v, training %v", p, orig, tr)
+		}
+		if !p.Edge && (orig != 0 || p.U == p.V) {
+			t.Fatalf("negative %v is an edge or a loop", p)
+		}
+	}
+	if count[[2]bool{false, true}] != 20 || count[[2]bool{false, false}] != 20 || count[[2]bool{true, true}] != 10 || count[[2]bool{true, false}] != 10 {
+		t.Errorf("pair counts %v", count)
+	}
+	if got := train.Views[0].NumEdges(); got != 80 {
+		t.Errorf("training view a has %d edges, want 80", got)
+	}
+	_, again, _ := HoldOutEdges(net, 0.2, rand.New(rand.NewPCG(1, 2)))
+	if !reflect.DeepEqual(pairs, again) {
+		t.Error("same seed, different pairs")
+	}
+	if _, _, err := HoldOutEdges(net, 1, rand.New(rand.NewPCG(1, 2))); err == nil {
+		t.Error("fraction 1 accepted")
 	}
 }
