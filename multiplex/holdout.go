@@ -76,4 +76,3 @@ func HoldOutEdges(net *Network, frac float64, rng *rand.Rand) (*Network, []Pair,
 	}
 	return out, pairs, nil
 }
-
