@@ -376,3 +376,17 @@ func TestBinarizeAndSearch(t *testing.T) {
 		}
 	}
 }
+
+func TestTune(t *testing.T) {
+	out, stderr, err := runCLI(t, "tune", "--data", "synthetic", "--betas", "10,3000", "--lambdas", "1e4",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "best: --alpha 1 --beta") || strings.Count(out, "\n") != 6 {
+		t.Errorf("tune output:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--folds", "1"); err == nil || !strings.Contains(err.Error(), "folds") {
+		t.Errorf("--folds 1: %v", err)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmne/dpmne/experiment"
+)
+
+func newTuneCmd(g *globals) *cobra.Command {
+	var mf modelFlags
+	var data string
+	var grid experiment.Grid
+	var ratio float64
+	var folds int
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …]",
+		Short: "Choose α, β, λ by cross-validation on the training part only (paper §4.1.3)",
+		Long: `tune draws one stratified training part (--train-ratio of the labelled
+nodes, --seed), fits DPMNE for every point of the grid, and scores each
+embedding by --folds random splits of the training part alone (each holding
+out 1/folds of it; logistic regression with its own inner choice of C), so the
+test part's labels are never read. It prints every point, best first; pass the
+best values to dpmne train.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data == "" {
+				return fmt.Errorf("--data: give a labelled data set")
+			}
+			cfg, err := mf.config()
+			if err != nil {
+				return err
+			}
+			net, err := g.loadNetwork(data)
+			if err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
+				if !quiet {
+					fmt.Fprintf(stderr, "[%d/%d] α=%g β=%g λ=%g: CV micro-F1 %.3f ± %.3f\n", done, total, r.Alpha, r.Beta, r.Lambda, r.MicroF1.Mean, r.MicroF1.Std)
+				}
+			})
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, len(res))
+			for k, r := range res {
+				rows[k] = []string{fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda),
+					fmt.Sprintf("%.3f ± %.3f", r.MicroF1.Mean, r.MicroF1.Std), fmt.Sprintf("%.3f ± %.3f", r.MacroF1.Mean, r.MacroF1.Std)}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
+			writeTable(out, []string{"alpha", "beta", "lambda", "CV micro-F1", "CV macro-F1"}, rows)
+			b := res[0]
+			fmt.Fprintf(out, "\nbest: --alpha %g --beta %g --lambda %g\n", b.Alpha, b.Beta, b.Lambda)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "labelled data set")
+	f.Float64SliceVar(&grid.Alpha, "alphas", nil, "values of α to try (default: --alpha)")
+	f.Float64SliceVar(&grid.Beta, "betas", []float64{1000, 3000}, "values of β to try")
+	f.Float64SliceVar(&grid.Lambda, "lambdas", []float64{1e3, 1e4}, "values of λ to try")
+	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
+	f.IntVar(&folds, "folds", 5, "cross-validation splits of the training part")
+	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	mf.register(f)
+	return cmd
+}

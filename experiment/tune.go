@@ -1,0 +1,92 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/eval"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// Grid lists the values of α, β and λ to try.
+type Grid struct{ Alpha, Beta, Lambda []float64 }
+
+// TuneResult is one configuration's cross-validated score.
+type TuneResult struct {
+	Alpha, Beta, Lambda float64
+	MicroF1, MacroF1    eval.Stat
+}
+
+// Tune chooses α, β and λ as the paper's §4.1.3 says: by cross-validation on
+// the training part only. It draws one training part (trainRatio of the
+// labelled nodes, seeded); for every point of the grid it fits DPMNE (the
+// fit is unsupervised and sees every node, as in the evaluation) and scores
+// the embedding by `folds`-fold cross-validation restricted to the training
+// part: each fold's logistic regression trains on the other folds and is
+// scored on it, so the test part's labels are never read. It returns every
+// point's score, best first by micro-F1 (ties: earlier grid point).
+func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid, trainRatio float64, folds int, seed uint64, progress func(done, total int, r TuneResult)) ([]TuneResult, error) {
+	if net.Labels == nil {
+		return nil, fmt.Errorf("tune: data set %s has no labels", net.Name)
+	}
+	if folds < 2 {
+		return nil, fmt.Errorf("tune: %d folds, want at least 2", folds)
+	}
+	splits, err := eval.RandomSplits(net.Labels.Class, trainRatio, 1, true, seed)
+	if err != nil {
+		return nil, err
+	}
+	// Labels of the training part only; the rest are hidden as unknown.
+	train := make([]int, net.N())
+	for i := range train {
+		train[i] = -1
+	}
+	for _, i := range splits[0].Train {
+		train[i] = net.Labels.Class[i]
+	}
+	def := base.Defaults()
+	or := func(v []float64, d float64) []float64 {
+		if len(v) == 0 {
+			return []float64{d}
+		}
+		return v
+	}
+	alphas, betas, lambdas := or(g.Alpha, def.Alpha), or(g.Beta, def.Beta), or(g.Lambda, def.Lambda)
+	total := len(alphas) * len(betas) * len(lambdas)
+	var out []TuneResult
+	for _, a := range alphas {
+		for _, b := range betas {
+			for _, l := range lambdas {
+				cfg := base
+				cfg.Alpha, cfg.Beta, cfg.Lambda = a, b, l
+				m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
+				if err != nil {
+					return nil, fmt.Errorf("tune: α=%g β=%g λ=%g: %w", a, b, l, err)
+				}
+				_, d := m.Y.Dims()
+				// Cross-validation on the training part: as many splits as
+				// folds, each holding out 1/folds of it.
+				res, err := eval.Classify(ctx, m.Y.RawMatrix().Data, net.N(), d, train,
+					eval.ClassifyOptions{TrainRatio: 1 - 1/float64(folds), Repeats: folds, Seed: seed + 1, Stratified: true})
+				if err != nil {
+					return nil, err
+				}
+				r := TuneResult{Alpha: a, Beta: b, Lambda: l, MicroF1: res.MicroF1, MacroF1: res.MacroF1}
+				out = append(out, r)
+				if progress != nil {
+					progress(len(out), total, r)
+				}
+			}
+		}
+	}
+	best := 0
+	for k, r := range out {
+		if r.MicroF1.Mean > out[best].MicroF1.Mean {
+			best = k
+		}
+	}
+	out[0], out[best] = out[best], out[0]
+	return out, nil
+}
