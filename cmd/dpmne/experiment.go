@@ -97,8 +97,13 @@ flags set the base configuration of every DPMNE method.`,
 }
 
 func scoreLine(c experiment.Cell) string {
-	if c.MicroF1 != nil {
+	switch {
+	case c.MicroF1 != nil:
 		return fmt.Sprintf("micro-F1 %.3f ± %.3f", c.MicroF1.Mean, c.MicroF1.Std)
+	case c.AUC != nil:
+		return fmt.Sprintf("AUC %.3f ± %.3f, AP %.3f", c.AUC.Mean, c.AUC.Std, c.AP.Mean)
+	case c.ACC != nil:
+		return fmt.Sprintf("ACC %.3f ± %.3f, NMI %.3f", c.ACC.Mean, c.ACC.Std, c.NMI.Mean)
 	}
-	return fmt.Sprintf("ACC %.3f ± %.3f, NMI %.3f", c.ACC.Mean, c.ACC.Std, c.NMI.Mean)
+	return "no score"
 }

@@ -313,6 +313,14 @@ func TestExperiment(t *testing.T) {
 	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "dpmne-no-proximity") {
 		t.Errorf("table4: %v\n%s", err, out)
 	}
+	// linkpred and table3 with progress on (no --quiet), which prints each
+	// kind of score.
+	for _, name := range []string{"linkpred", "table3"} {
+		args = []string{"experiment", name, "--data", "synthetic", "--out", dir, "--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--repeats", "1"}
+		if out, stderr, err := runCLI(t, args...); err != nil || !strings.Contains(stderr, "[1/1]") {
+			t.Errorf("%s: %v\n%s\n%s", name, err, out, stderr)
+		}
+	}
 	args = append([]string{"experiment", "table5", "--data", "synthetic", "--out", dir}, quick...)
 	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| bi-dpmne-itq |") {
 		t.Errorf("table5: %v\n%s", err, out)
