@@ -398,3 +398,17 @@ func TestTune(t *testing.T) {
 		t.Errorf("--folds 1: %v", err)
 	}
 }
+
+// TestTrainLogs checks the per-iteration log of every term (progress on).
+func TestTrainLogs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "e.npy")
+	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", out, "--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"iter   0", "iter   2", "recon", "consistency", "proximity", "R(Y)", "BLAS:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
