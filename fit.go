@@ -69,11 +69,13 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 //
 // Each iteration then (1) takes up to YSteps preconditioned descent steps on
 // Y with an exact line search, (2) solves each B^s in closed form, and (3)
-// trains each autoencoder for Epochs epochs with the regression target
-// y_i B^s on its observed nodes.
+// trains each autoencoder with the regression target y_i B^s on its observed
+// nodes: AEBatches minibatches (or, with AEBatches < 0, Epochs epochs), the
+// views concurrently.
 //
-// If ctx is cancelled, Fit returns the model as of the last completed
-// iteration together with an error wrapping ErrCanceled and ctx.Err().
+// If ctx is cancelled after initialisation, Fit returns the model as it
+// stands (Y and B of the last completed steps) together with an error
+// wrapping ErrCanceled and ctx.Err().
 func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
 	cfg = cfg.Defaults()
 	if err := cfg.Validate(); err != nil {

@@ -1,0 +1,36 @@
+package dpmne_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/synth"
+)
+
+func ExampleFit() {
+	// The built-in synthetic partial multiplex network, smaller.
+	cfg := synth.Default()
+	cfg.Nodes = 300
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(1, 0)))
+	if err != nil {
+		panic(err)
+	}
+	// A short fit; the zero Config means the paper's defaults.
+	m, err := dpmne.Fit(context.Background(), net, dpmne.Config{Dim: 16, Iterations: 5}, rand.New(rand.NewPCG(1, 0)), dpmne.Options{
+		Progress: func(it dpmne.Iteration) {
+			if it.Iteration == 5 {
+				fmt.Println("terms finite:", it.Terms.Total() > 0)
+			}
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	n, d := m.Embedding().Dims()
+	fmt.Println(n, "nodes,", d, "dimensions,", len(m.Views), "views")
+	// Output:
+	// terms finite: true
+	// 300 nodes, 16 dimensions, 3 views
+}
