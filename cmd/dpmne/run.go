@@ -167,8 +167,15 @@ func newDataCmd(g *globals) *cobra.Command {
 }
 
 func printSummary(w io.Writer, s *multiplex.Summary) error {
-	writeTable(w, []string{"dataset", "nodes", "views", "classes"},
-		[][]string{{s.Name, fmt.Sprint(s.Nodes), fmt.Sprint(len(s.Views)), fmt.Sprint(len(s.Classes))}})
+	// The paper's Table 3: nodes, total edges, views, labels, average PDR.
+	var edges int
+	var pdr float64
+	for _, v := range s.Views {
+		edges += v.Edges
+		pdr += v.PDR / float64(len(s.Views))
+	}
+	writeTable(w, []string{"dataset", "nodes", "total edges", "views", "classes", "avg. PDR"},
+		[][]string{{s.Name, fmt.Sprint(s.Nodes), fmt.Sprint(edges), fmt.Sprint(len(s.Views)), fmt.Sprint(len(s.Classes)), fmt.Sprintf("%.3f", pdr)}})
 	fmt.Fprintln(w)
 	var rows [][]string
 	for _, v := range s.Views {
