@@ -20,6 +20,10 @@ type ClassifyOptions struct {
 	Folds      int
 	Stratified bool // stratify the outer splits by class (inner folds are always stratified)
 	Workers    int  // repeats run in parallel goroutines; the result does not depend on it; 0 = GOMAXPROCS
+	// Splits, when set, replaces the random splits (TrainRatio, Repeats and
+	// Stratified are then ignored): for example the folds of a K-fold
+	// cross-validation. Indices are nodes, each with a label ≥ 0.
+	Splits []Split
 	// MaxIter and Tol are passed to every LogReg (0 = its defaults).
 	MaxIter int
 	Tol     float64
@@ -104,15 +108,32 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		return nil, fmt.Errorf("eval: Classify: %d class(es) among labelled nodes, need at least 2", K)
 	}
 
-	splits, err := RandomSplits(y, opt.TrainRatio, opt.Repeats, opt.Stratified, opt.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("eval: Classify: %w", err)
+	splits := opt.Splits
+	if splits != nil {
+		for r, sp := range splits {
+			for _, part := range [][]int{sp.Train, sp.Test} {
+				for _, i := range part {
+					if i < 0 || i >= n || y[i] < 0 {
+						return nil, fmt.Errorf("eval: Classify: split %d names node %d, which is out of range or unlabelled", r, i)
+					}
+				}
+			}
+			if len(sp.Train) == 0 || len(sp.Test) == 0 {
+				return nil, fmt.Errorf("eval: Classify: split %d has an empty part", r)
+			}
+		}
+		opt.Repeats = len(splits)
+	} else {
+		var err error
+		if splits, err = RandomSplits(y, opt.TrainRatio, opt.Repeats, opt.Stratified, opt.Seed); err != nil {
+			return nil, fmt.Errorf("eval: Classify: %w", err)
+		}
 	}
 	cs := slices.Clone(opt.Cs)
 	slices.Sort(cs) // warm starts follow increasing C (decreasing penalty)
 
 	res := &ClassifyResult{PerRepeat: make([]RepeatResult, opt.Repeats), Classes: K, Labelled: labelled}
-	err = parallel(ctx, "Classify", opt.Repeats, opt.Workers, func(ctx context.Context, r int) error {
+	err := parallel(ctx, "Classify", opt.Repeats, opt.Workers, func(ctx context.Context, r int) error {
 		rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
 		res.PerRepeat[r] = rr
 		return err

@@ -219,3 +219,36 @@ func TestClassifyLabelValues(t *testing.T) {
 		t.Errorf("results differ: %+v vs %+v", a, b)
 	}
 }
+
+// TestClassifyGivenSplits: explicit splits replace the random ones, and
+// splits naming unlabelled nodes are refused.
+func TestClassifyGivenSplits(t *testing.T) {
+	x, y := randomMeans(60, 4, 3, 4, 2)
+	var idx []int
+	for i := range 60 {
+		idx = append(idx, i)
+	}
+	folds := KFold(idx, y, 3, 1)
+	var splits []Split
+	for k := range folds {
+		sp := Split{Test: folds[k]}
+		for j, f := range folds {
+			if j != k {
+				sp.Train = append(sp.Train, f...)
+			}
+		}
+		splits = append(splits, sp)
+	}
+	res, err := Classify(context.Background(), x, 60, 4, y, ClassifyOptions{Splits: splits, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.PerRepeat) != 3 {
+		t.Errorf("%d repeats, want one per given split (3)", len(res.PerRepeat))
+	}
+	y2 := append([]int(nil), y...)
+	y2[folds[0][0]] = -1
+	if _, err := Classify(context.Background(), x, 60, 4, y2, ClassifyOptions{Splits: splits}); err == nil || !strings.Contains(err.Error(), "unlabelled") {
+		t.Errorf("split with an unlabelled node: %v", err)
+	}
+}

@@ -23,9 +23,10 @@ type TuneResult struct {
 // the training part only. It draws one training part (trainRatio of the
 // labelled nodes, seeded); for every point of the grid it fits DPMNE (the
 // fit is unsupervised and sees every node, as in the evaluation) and scores
-// the embedding by `folds`-fold cross-validation restricted to the training
-// part: each fold's logistic regression trains on the other folds and is
-// scored on it, so the test part's labels are never read. It returns every
+// the embedding by stratified `folds`-fold cross-validation restricted to the
+// training part: each fold's logistic regression (with its own inner choice
+// of C) trains on the other folds and is scored on it, so the test part's
+// labels are never read. It returns every
 // point's score, best first by micro-F1 (ties: earlier grid point).
 func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid, trainRatio float64, folds int, seed uint64, progress func(done, total int, r TuneResult)) ([]TuneResult, error) {
 	if net.Labels == nil {
@@ -45,6 +46,17 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	}
 	for _, i := range splits[0].Train {
 		train[i] = net.Labels.Class[i]
+	}
+	// Stratified K-fold cross-validation on the training part only.
+	folded := eval.KFold(splits[0].Train, net.Labels.Class, folds, seed+2)
+	cv := make([]eval.Split, len(folded))
+	for k := range folded {
+		cv[k].Test = folded[k]
+		for j, f := range folded {
+			if j != k {
+				cv[k].Train = append(cv[k].Train, f...)
+			}
+		}
 	}
 	def := base.Defaults()
 	or := func(v []float64, d float64) []float64 {
@@ -66,10 +78,8 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 					return nil, fmt.Errorf("tune: α=%g β=%g λ=%g: %w", a, b, l, err)
 				}
 				_, d := m.Y.Dims()
-				// Cross-validation on the training part: as many splits as
-				// folds, each holding out 1/folds of it.
 				res, err := eval.Classify(ctx, m.Y.RawMatrix().Data, net.N(), d, train,
-					eval.ClassifyOptions{TrainRatio: 1 - 1/float64(folds), Repeats: folds, Seed: seed + 1, Stratified: true})
+					eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
 				if err != nil {
 					return nil, err
 				}

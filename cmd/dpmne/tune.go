@@ -20,9 +20,9 @@ func newTuneCmd(g *globals) *cobra.Command {
 		Short: "Choose α, β, λ by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
-embedding by --folds random splits of the training part alone (each holding
-out 1/folds of it; logistic regression with its own inner choice of C), so the
-test part's labels are never read. It prints every point, best first; pass the
+embedding by stratified --folds-fold cross-validation on the training part
+alone (logistic regression with its own inner choice of C), so the test
+part's labels are never read. It prints every point, best first; pass the
 best values to dpmne train.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
