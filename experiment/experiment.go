@@ -76,7 +76,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		// Values are filled by Run from the data set: −1 for all views,
 		// then each view's index for leaving that view out.
 		s.Title = "Leaving one view out (micro-F1)"
-		s.Setting = "views"
+		s.Setting, s.Figure = "views", true
 	default:
 		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, linkpred, pdr, dim or views", name)
 	}

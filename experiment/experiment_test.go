@@ -97,6 +97,17 @@ func TestWriteAll(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	// The views experiment draws bars.
+	v, _ := Named("views", []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
+	if cells, err = Run(context.Background(), v, load, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll(dir, v, cells, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir + "/views.png"); err != nil || fi.Size() == 0 {
+		t.Errorf("views.png: %v", err)
+	}
 }
 
 func TestNamedErrors(t *testing.T) {

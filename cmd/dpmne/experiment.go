@@ -36,11 +36,12 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           bi-dpmne-itq ITQ codes), scored as ±1 embeddings
   pdr     partial data ratio 0, 0.2, 0.4, 0.6 on one data set (Fig. 1), with a plot
   dim     embedding dimension 16…512 on one data set (Fig. 3), with a plot
-  views   all views, then each view left out, on one data set (Fig. 2); nodes
-          observed only in the left-out view are dropped from that cell
+  views   all views, then each view left out, on one data set (Fig. 2), with a
+          bar chart; nodes observed only in the left-out view are dropped
+          from that cell
 
 It writes NAME.md (a markdown table with the command that made it),
-NAME.json, NAME.csv and, for pdr and dim, NAME.png into --out. The model
+NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out. The model
 flags set the base configuration of every DPMNE method.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
