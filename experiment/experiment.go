@@ -34,6 +34,10 @@ type Spec struct {
 	Seed    uint64
 	Figure  bool   // write a PNG line plot (x = setting, one line per method)
 	Metric  string // the primary score's name, for plots
+	// Stratified draws the classification splits class by class (needed on
+	// small data sets whose rare classes would otherwise miss the training
+	// part).
+	Stratified bool
 	// DPMNE is the base configuration of the DPMNE methods.
 	DPMNE dpmne.Config `json:"-"`
 }
@@ -203,7 +207,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 					c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
 				default:
-					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed})
+					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified})
 					if err != nil {
 						return nil, err
 					}

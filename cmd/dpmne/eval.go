@@ -22,7 +22,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	var ratio float64
 	var repeats int
 	var seed uint64
-	var asJSON bool
+	var asJSON, stratified bool
 	cmd := &cobra.Command{
 		Use:   "eval --data D --emb E.npy",
 		Short: "Evaluate an embedding from any tool on a labelled data set",
@@ -63,7 +63,7 @@ clustering accuracy (Hungarian matching), NMI and ARI.`,
 			var cls *eval.ClassifyResult
 			if doTask["classify"] {
 				if cls, err = eval.Classify(cmd.Context(), x, net.N(), d, net.Labels.Class,
-					eval.ClassifyOptions{TrainRatio: ratio, Repeats: repeats, Seed: seed}); err != nil {
+					eval.ClassifyOptions{TrainRatio: ratio, Repeats: repeats, Seed: seed, Stratified: stratified}); err != nil {
 					return err
 				}
 				report["classify"] = cls
@@ -113,6 +113,7 @@ clustering accuracy (Hungarian matching), NMI and ARI.`,
 	f.IntVar(&repeats, "repeats", 10, "random splits")
 	f.Uint64Var(&seed, "seed", 1, "seed of the splits")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&stratified, "stratified", false, "stratify the splits by class (small data sets)")
 	return cmd
 }
 

@@ -17,7 +17,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var data, methods []string
 	var out string
 	var repeats int
-	var quiet bool
+	var quiet, stratified bool
 	cmd := &cobra.Command{
 		Use:   "experiment NAME --data D --out DIR",
 		Short: "Run one of the paper's experiments: table2, table3, table4, table5, linkpred, pdr, dim, views",
@@ -61,7 +61,7 @@ flags set the base configuration of every DPMNE method.`,
 					return fmt.Errorf("--methods: %w", err)
 				}
 			}
-			spec.DPMNE = cfg
+			spec.DPMNE, spec.Stratified = cfg, stratified
 			stderr := cmd.ErrOrStderr()
 			progress := func(done, total int, c experiment.Cell, eta time.Duration) {
 				if quiet {
@@ -93,6 +93,7 @@ flags set the base configuration of every DPMNE method.`,
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")
 	mf.register(f)
 	return cmd
 }
