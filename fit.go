@@ -419,12 +419,27 @@ func initY(sub *subspace, rng *rand.Rand) {
 		return
 	}
 	var vm mat.Dense
-	svd.VTo(&vm) // k×k
+	svd.VTo(&vm) // k×r, r = min(Σh, k): fewer than k when the codes are narrow
+	_, r = vm.Dims()
+	// Complete V to an orthogonal k×k basis (random directions after the
+	// first r), so that Y = Q V keeps d orthonormal columns even when the
+	// codes have rank below d.
+	full := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			if j < r {
+				full[i*k+j] = vm.At(i, j)
+			} else {
+				full[i*k+j] = rng.NormFloat64()
+			}
+		}
+	}
+	if r < k {
+		orthonormalize(full, k, k, rng)
+	}
 	vd := make([]float64, k*d)
 	for i := range k {
-		for j := range d {
-			vd[i*d+j] = vm.At(i, j)
-		}
+		copy(vd[i*d:(i+1)*d], full[i*k:i*k+d])
 	}
 	gemm(false, false, 1, z, n, k, vd, k, d, 0, sub.y)
 }

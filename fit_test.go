@@ -175,3 +175,27 @@ func TestDivergenceNamesTheTerm(t *testing.T) {
 		t.Errorf("Fit with a NaN feature: %v, want an error naming the view and the reconstruction term", err)
 	}
 }
+
+// TestFitNarrowAndTiny: codes narrower than d (identity encoders on a
+// 29-node, 3-view network with d = 128, as Vickers) used to panic in the
+// initial SVD; now Y is completed with random orthonormal directions.
+func TestFitNarrowAndTiny(t *testing.T) {
+	cfg := synth.Default()
+	cfg.Nodes, cfg.Classes = 29, 2
+	cfg.FeatureDims, cfg.FeatureNNZ, cfg.Signal = []int{0}, []int{0}, []float64{0}
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noAE := range []bool{true, false} {
+		m, err := Fit(context.Background(), net, Config{NoAutoencoder: noAE, Iterations: 3, Pretrain: 1}, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatalf("noAE=%v: %v", noAE, err)
+		}
+		for _, v := range m.Y.RawMatrix().Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("noAE=%v: non-finite embedding", noAE)
+			}
+		}
+	}
+}
