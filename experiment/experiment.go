@@ -34,6 +34,9 @@ type Spec struct {
 	Seed    uint64
 	Figure  bool   // write a PNG line plot (x = setting, one line per method)
 	Metric  string // the primary score's name, for plots
+	// Score is the link-prediction pair score: "cosine" (default) or "dot"
+	// (inner product).
+	Score string
 	// Stratified draws the classification splits class by class (needed on
 	// small data sets whose rare classes would otherwise miss the training
 	// part).
@@ -63,7 +66,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 			s.Methods = []string{"dpmne", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
 		}
 	case "linkpred":
-		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges, cosine scores)"
+		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges)"
 		s.Task, s.Metric = "linkpred", "AUC"
 	case "table5":
 		s.Title = "Binary codes: node classification (micro-F1 / macro-F1)"
@@ -183,7 +186,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 				t0 := time.Now()
 				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff}
 				if s.Task == "linkpred" {
-					if c.AUC, c.AP, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats); err != nil {
+					if c.AUC, c.AP, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
 						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 					}
 					c.Seconds = time.Since(t0).Seconds()
@@ -238,8 +241,9 @@ func (c Cell) primary() *eval.Stat {
 
 // linkPrediction holds out 10% of each view's edges (repeats times, seeded),
 // embeds the reduced network and scores the held-out edges against as many
-// sampled non-edges by the cosine of their embeddings, all views pooled.
-func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Params, repeats int) (auc, ap *eval.Stat, err error) {
+// sampled non-edges by the cosine (or, with dot, the inner product) of their
+// embeddings, all views pooled.
+func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Params, repeats int, dot bool) (auc, ap *eval.Stat, err error) {
 	if repeats < 1 {
 		repeats = 1
 	}
@@ -256,7 +260,14 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 		scores := make([]float64, len(pairs))
 		pos := make([]bool, len(pairs))
 		for k, pr := range pairs {
-			scores[k] = cosine(emb[pr.U*d:(pr.U+1)*d], emb[pr.V*d:(pr.V+1)*d])
+			a, b := emb[pr.U*d:(pr.U+1)*d], emb[pr.V*d:(pr.V+1)*d]
+			if dot {
+				for j := range a {
+					scores[k] += a[j] * b[j]
+				}
+			} else {
+				scores[k] = cosine(a, b)
+			}
 			pos[k] = pr.Edge
 		}
 		aucs = append(aucs, eval.AUC(scores, pos))

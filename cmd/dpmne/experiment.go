@@ -18,6 +18,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var out string
 	var repeats int
 	var quiet, stratified bool
+	var score string
 	cmd := &cobra.Command{
 		Use:   "experiment NAME --data D --out DIR",
 		Short: "Run one of the paper's experiments: table2, table3, table4, table5, linkpred, pdr, dim, views",
@@ -31,7 +32,8 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           dpmne-no-consistency, dpmne-no-proximity)
   linkpred  link prediction: 10% of each view's edges held out (and as many
           sampled non-edges), the method refitted on the rest, pairs scored by
-          cosine; ROC-AUC and average precision over --repeats hold-outs
+          cosine or inner product (--score); ROC-AUC and average precision
+          over --repeats hold-outs
   table5  binary codes of Table 5 (default: dpmne, bi-dpmne sign codes,
           bi-dpmne-itq ITQ codes), scored as ±1 embeddings
   pdr     partial data ratio 0, 0.2, 0.4, 0.6 on one data set (Fig. 1), with a plot
@@ -61,7 +63,13 @@ flags set the base configuration of every DPMNE method.`,
 					return fmt.Errorf("--methods: %w", err)
 				}
 			}
-			spec.DPMNE, spec.Stratified = cfg, stratified
+			if score != "cosine" && score != "dot" {
+				return fmt.Errorf("--score %q: want cosine or dot", score)
+			}
+			spec.DPMNE, spec.Stratified, spec.Score = cfg, stratified, score
+			if spec.Task == "linkpred" {
+				spec.Title += ", " + score + " scores"
+			}
 			stderr := cmd.ErrOrStderr()
 			progress := func(done, total int, c experiment.Cell, eta time.Duration) {
 				if quiet {
@@ -93,6 +101,7 @@ flags set the base configuration of every DPMNE method.`,
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")
 	mf.register(f)
 	return cmd
