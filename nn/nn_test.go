@@ -274,31 +274,35 @@ func centroidAccuracy(ae *Autoencoder, x *sparse.CSR, labels []int) float64 {
 // TestDeterminism trains twice from the same seed and wants bit-identical
 // weights: every operation runs serially in a fixed order.
 func TestDeterminism(t *testing.T) {
-	x, _ := clusterData()
-	train := func() *Autoencoder {
-		rng := rand.New(rand.NewPCG(61, 62))
-		ae, err := New(50, Config{Hidden: []int{16, 8}, Activation: ReLU, Loss: WeightedSquaredError, NonzeroWeight: 5, WeightDecay: 1e-4}, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := NewTrainer(ae)
-		target := func(node int, dst []float32) {
-			for j := range dst {
-				dst[j] = float32(node%7) / 7
-			}
-		}
-		for e := 0; e < 3; e++ {
-			if _, err := tr.Epoch(x, nil, 64, rng, target, 0.5); err != nil {
+	// Exact loss and sampled reconstruction (whose negatives come from
+	// Epoch's rng): one seed gives bit-identical weights either way.
+	for _, neg := range []int{0, 3} {
+		x, _ := clusterData()
+		train := func() *Autoencoder {
+			rng := rand.New(rand.NewPCG(61, 62))
+			ae, err := New(50, Config{Hidden: []int{16, 8}, Activation: ReLU, Loss: WeightedSquaredError, NonzeroWeight: 5, WeightDecay: 1e-4, NegativeSamples: neg}, rng)
+			if err != nil {
 				t.Fatal(err)
 			}
+			tr := NewTrainer(ae)
+			target := func(node int, dst []float32) {
+				for j := range dst {
+					dst[j] = float32(node%7) / 7
+				}
+			}
+			for e := 0; e < 3; e++ {
+				if _, err := tr.Epoch(x, nil, 64, rng, target, 0.5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return ae
 		}
-		return ae
-	}
-	a, b := train().Params(), train().Params()
-	for k := range a {
-		for i := range a[k] {
-			if math.Float32bits(a[k][i]) != math.Float32bits(b[k][i]) {
-				t.Fatalf("param %d[%d]: %g vs %g after the same seed", k, i, a[k][i], b[k][i])
+		a, b := train().Params(), train().Params()
+		for k := range a {
+			for i := range a[k] {
+				if math.Float32bits(a[k][i]) != math.Float32bits(b[k][i]) {
+					t.Fatalf("negatives %d: param %d[%d]: %g vs %g after the same seed", neg, k, i, a[k][i], b[k][i])
+				}
 			}
 		}
 	}

@@ -366,39 +366,6 @@ func TestSampledCodesSeparateClusters(t *testing.T) {
 	}
 }
 
-// TestSampledDeterminism is TestDeterminism with NegativeSamples = 3: the
-// negatives come from Epoch's rng, so one seed gives bit-identical weights.
-func TestSampledDeterminism(t *testing.T) {
-	x, _ := clusterData()
-	train := func(seed uint64) *Autoencoder {
-		rng := rand.New(rand.NewPCG(seed, 62))
-		ae, err := New(50, Config{Hidden: []int{16, 8}, Activation: ReLU, Loss: WeightedSquaredError, NonzeroWeight: 5, WeightDecay: 1e-4, NegativeSamples: 3}, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := NewTrainer(ae)
-		target := func(node int, dst []float32) {
-			for j := range dst {
-				dst[j] = float32(node%7) / 7
-			}
-		}
-		for e := 0; e < 3; e++ {
-			if _, err := tr.Epoch(x, nil, 64, rng, target, 0.5); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return ae
-	}
-	a, b := train(61).Params(), train(61).Params()
-	for k := range a {
-		for i := range a[k] {
-			if math.Float32bits(a[k][i]) != math.Float32bits(b[k][i]) {
-				t.Fatalf("param %d[%d]: %g vs %g after the same seed", k, i, a[k][i], b[k][i])
-			}
-		}
-	}
-}
-
 func TestSamplerErrors(t *testing.T) {
 	x := randomCSR(rand.New(rand.NewPCG(3, 4)), 5, 12, 0.3, true)
 	ae, err := New(12, Config{Hidden: []int{4}, NegativeSamples: 2}, nil)
