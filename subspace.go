@@ -132,39 +132,24 @@ func (s *subspace) maskedQuad(x []float64, v *viewFit, tmp []float64) float64 {
 	return q
 }
 
-// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted) and, when
-// gcons is non-nil, sets gcons = Σ_s 2(I^s Y G^s − K^s), its gradient.
-func (s *subspace) consistency(gcons []float64) float64 {
-	if gcons != nil {
-		clear(gcons)
-	}
+// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
+// (the Y step's gradient uses its cached Y·G^s instead).
+func (s *subspace) consistency() float64 {
 	d := s.d
 	var c float64
 	for _, v := range s.views {
 		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, s.tmp)
 		c += v.h.SqNorm() - 2*dot(s.y, v.k)
 		for i, o := range v.obs {
-			row := s.tmp[i*d : (i+1)*d]
 			if o {
-				c += dot(row, s.y[i*d:(i+1)*d])
-			}
-			if gcons != nil {
-				g := gcons[i*d : (i+1)*d]
-				k := v.k[i*d : (i+1)*d]
-				for j := range d {
-					if o {
-						g[j] += 2 * (row[j] - k[j])
-					} else {
-						g[j] -= 2 * k[j]
-					}
-				}
+				c += dot(s.tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
 			}
 		}
 	}
 	return c
 }
 
-// yoy sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
+// regY sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
 func (s *subspace) regY() float64 {
 	if !s.orth {
 		return sumSq(s.y)
@@ -181,7 +166,7 @@ func (s *subspace) regY() float64 {
 func (s *subspace) terms() Terms {
 	var t Terms
 	if s.alpha > 0 {
-		t.Consistency = s.alpha * s.consistency(nil)
+		t.Consistency = s.alpha * s.consistency()
 		for _, v := range s.views {
 			t.RegB += s.lambdaB * sumSq(v.b)
 		}

@@ -206,25 +206,28 @@ func TestRegressionTermFalls(t *testing.T) {
 }
 
 // TestCodesSeparateClusters encodes the planted clusters after 30 epochs of
-// plain (no target) training and classifies every code by its nearest
-// cluster centroid: chance is 0.25, the test asks for 0.8.
+// plain (no target) training, with the exact loss and with one sampled zero
+// per non-zero, and classifies every code by its nearest cluster centroid:
+// chance is 0.25, the test asks for 0.8.
 func TestCodesSeparateClusters(t *testing.T) {
-	x, labels := clusterData()
-	rng := rand.New(rand.NewPCG(51, 52))
-	ae, err := New(50, Config{Hidden: []int{16, 8}, Loss: CrossEntropy, LearningRate: 1e-2}, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := NewTrainer(ae)
-	for e := 0; e < 30; e++ {
-		if _, err := tr.Epoch(x, nil, 32, rng, nil, 0); err != nil {
+	for _, neg := range []int{0, 1} {
+		x, labels := clusterData()
+		rng := rand.New(rand.NewPCG(51, 52))
+		ae, err := New(50, Config{Hidden: []int{16, 8}, Loss: CrossEntropy, LearningRate: 1e-2, NegativeSamples: neg}, rng)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	acc := centroidAccuracy(ae, x, labels)
-	t.Logf("nearest-centroid accuracy %.3f", acc)
-	if acc <= 0.8 {
-		t.Errorf("nearest-centroid accuracy %.3f, want > 0.8 (chance 0.25)", acc)
+		tr := NewTrainer(ae)
+		for e := 0; e < 30; e++ {
+			if _, err := tr.Epoch(x, nil, 32, rng, nil, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		acc := centroidAccuracy(ae, x, labels)
+		t.Logf("negatives %d: nearest-centroid accuracy %.3f", neg, acc)
+		if acc <= 0.8 {
+			t.Errorf("negatives %d: nearest-centroid accuracy %.3f, want > 0.8 (chance 0.25)", neg, acc)
+		}
 	}
 }
 

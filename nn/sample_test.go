@@ -344,28 +344,6 @@ func TestSampledTrainingReducesLoss(t *testing.T) {
 	}
 }
 
-// TestSampledCodesSeparateClusters is TestCodesSeparateClusters with
-// NegativeSamples = 1.
-func TestSampledCodesSeparateClusters(t *testing.T) {
-	x, labels := clusterData()
-	rng := rand.New(rand.NewPCG(51, 52))
-	ae, err := New(50, Config{Hidden: []int{16, 8}, Loss: CrossEntropy, LearningRate: 1e-2, NegativeSamples: 1}, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := NewTrainer(ae)
-	for e := 0; e < 30; e++ {
-		if _, err := tr.Epoch(x, nil, 32, rng, nil, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	acc := centroidAccuracy(ae, x, labels)
-	t.Logf("nearest-centroid accuracy %.3f", acc)
-	if acc <= 0.8 {
-		t.Errorf("nearest-centroid accuracy %.3f, want > 0.8 (chance 0.25)", acc)
-	}
-}
-
 func TestSamplerErrors(t *testing.T) {
 	x := randomCSR(rand.New(rand.NewPCG(3, 4)), 5, 12, 0.3, true)
 	ae, err := New(12, Config{Hidden: []int{4}, NegativeSamples: 2}, nil)
