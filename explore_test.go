@@ -6,6 +6,7 @@ import (
 	_ "github.com/dpmne/dpmne/internal/fastblas"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -32,8 +33,14 @@ func TestExplore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seed := uint64(1)
+	if v := os.Getenv("DPMNE_EXPLORE_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.Now()
-	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(seed, 1)), Options{Progress: func(it Iteration) {
 		if it.Iteration%10 == 0 {
 			t.Logf("it %d: O %.4g cons %.4g prox %.4g regY %.4g regB %.3g recon %.4g ysteps %d (Y %v B %v AE %v)", it.Iteration, it.Terms.Total(), it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Terms.RegB, it.Terms.Reconstruction, it.YSteps, it.YTime, it.BTime, it.AETime)
 		}
@@ -47,5 +54,5 @@ func TestExplore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s %s: micro %.3f ± %.3f macro %.3f (fit %v)", name, spec, res.MicroF1.Mean, res.MicroF1.Std, res.MacroF1.Mean, fitTime)
+	t.Logf("%s seed %d %s: micro %.3f ± %.3f macro %.3f (fit %v)", name, seed, spec, res.MicroF1.Mean, res.MicroF1.Std, res.MacroF1.Mean, fitTime)
 }

@@ -7,9 +7,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/multiplex"
@@ -139,15 +142,15 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	// from target(s) (nil: no regression term), then refreshes the codes.
 	// rowsFor(s) gives the rows to train on; the reconstruction reported is
 	// scaled to all observed rows when that is a subset.
-	trainViews := func(epochs int, rowsFor func(s int) []int, target func(s int) (func(int, []float32), float32)) (recon, regW float64, err error) {
+	trainViews := func(epochs int, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
 		last := make([]nn.StepLoss, t)
 		scale := make([]float64, t)
 		errs := make([]error, t)
 		sem := make(chan struct{}, workers(cfg.Workers))
 		var wg sync.WaitGroup
 		for s := range t {
-			tf, a := target(s)
 			rows := rowsFor(s)
+			tf, a := target(s, rows)
 			scale[s] = float64(len(obsRows[s])) / float64(max(len(rows), 1))
 			wg.Add(1)
 			go func() {
@@ -180,7 +183,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	var aeTime time.Duration
 	if !cfg.NoAutoencoder {
 		allRows := func(s int) []int { return obsRows[s] }
-		if _, _, err := trainViews(cfg.Pretrain, allRows, func(int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+		if _, _, err := trainViews(cfg.Pretrain, allRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, ctx.Err())
 			}
@@ -203,13 +206,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	sub := newSubspace(n, d, views, lap, alpha, beta, cfg.Lambda, cfg.LambdaB, cfg.YReg == Orth)
 	initY(sub, rng)
 	bStart := time.Now()
-	if err := sub.bStep(); err != nil {
+	if err := sub.bStep(true); err != nil {
 		return nil, err
 	}
 	sub.updateLY()
 	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs) }
 	report := func(it, ysteps int, yt, bt, at time.Duration) error {
-		terms := sub.terms()
+		terms := sub.termsAfterB()
 		terms.Reconstruction, terms.RegW = recon, regW
 		if err := terms.check(); err != nil {
 			return fmt.Errorf("iteration %d: %w", it, err)
@@ -225,7 +228,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
 		return nil, err
 	}
-	targetBufs := make([][]float64, t)
+	targets := make([]rowTargets, t)
 	// nextRows gives each iteration's training rows: all observed rows, or
 	// with AEBatches the next AEBatches·Batch of a shuffled cycle through
 	// them, reshuffled when used up.
@@ -260,13 +263,15 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
 		t1 := time.Now()
-		if err := sub.bStep(); err != nil {
+		// K = H·Bᵀ is refreshed after the autoencoders change H.
+		aeNext := !cfg.NoAutoencoder && cfg.Epochs > 0
+		if err := sub.bStep(!aeNext); err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
 		t2 := time.Now()
 		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
-			recon, regW, err = trainViews(cfg.Epochs, nextRows, func(s int) (func(int, []float32), float32) {
-				return regressionTarget(sub, views[s], alpha, &targetBufs[s])
+			recon, regW, err = trainViews(cfg.Epochs, nextRows, func(s int, rows []int) (func(int, []float32), float32) {
+				return targets[s].compute(sub, views[s], alpha, rows)
 			})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -286,22 +291,38 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	return model(), nil
 }
 
-// regressionTarget returns the autoencoder's target callback y_i B^s and the
-// weight α of the regression term (nil, 0 without the consistency term).
-// The targets of all nodes, T = Y·B^s (n×h), are computed once by one
-// matrix product; buf is reused between calls.
-func regressionTarget(sub *subspace, v *viewFit, alpha float64, buf *[]float64) (func(int, []float32), float32) {
+// rowTargets holds the autoencoder's regression targets y_i B^s for the rows
+// one iteration trains on, computed by one product of those rows of Y with
+// B^s rather than for all n nodes.
+type rowTargets struct {
+	ys, t []float64 // the rows' Y (k×d) and targets (k×h)
+	pos   []int32   // node → row of t, −1 for nodes not in the rows
+}
+
+// compute returns the target callback for rows and the weight α of the
+// regression term (nil, 0 without the consistency term). The callback must
+// only be asked for nodes in rows.
+func (r *rowTargets) compute(sub *subspace, v *viewFit, alpha float64, rows []int) (func(int, []float32), float32) {
 	if alpha == 0 {
 		return nil, 0
 	}
-	n, d, h := sub.n, sub.d, v.h.Dim()
-	if cap(*buf) < n*h {
-		*buf = make([]float64, n*h)
+	n, d, h, k := sub.n, sub.d, v.h.Dim(), len(rows)
+	if r.pos == nil {
+		r.pos = make([]int32, n)
 	}
-	t := (*buf)[:n*h]
-	gemm(false, false, 1, sub.y, n, d, v.b, d, h, 0, t)
+	for i := range r.pos {
+		r.pos[i] = -1
+	}
+	r.ys = slices.Grow(r.ys[:0], k*d)[:k*d]
+	r.t = slices.Grow(r.t[:0], k*h)[:k*h]
+	for p, i := range rows {
+		copy(r.ys[p*d:(p+1)*d], sub.y[i*d:(i+1)*d])
+		r.pos[i] = int32(p)
+	}
+	gemm(false, false, 1, r.ys, k, d, v.b, d, h, 0, r.t)
 	return func(node int, dst []float32) {
-		for j, x := range t[node*h : (node+1)*h] {
+		p := int(r.pos[node])
+		for j, x := range r.t[p*h : (p+1)*h] {
 			dst[j] = float32(x)
 		}
 	}, float32(alpha)
@@ -445,9 +466,44 @@ func initY(sub *subspace, rng *rand.Rand) {
 }
 
 // orthonormalize makes the k columns of the n×k row-major matrix z
-// orthonormal by modified Gram–Schmidt, applied twice for stability; a
-// column that vanishes (rank deficiency) is replaced by a random one.
+// orthonormal. It tries CholeskyQR2 (two rounds of Z ← Z R⁻¹ with
+// RᵀR = ZᵀZ: two k×k Gram products and triangular solves, all level-3 BLAS)
+// and falls back to modified Gram–Schmidt, applied twice for stability, when
+// a Gram matrix is not numerically positive definite (rank deficiency),
+// replacing a column that vanishes by a random one.
 func orthonormalize(z []float64, n, k int, rng *rand.Rand) {
+	if n >= k && choleskyQR2(z, n, k) {
+		return
+	}
+	gramSchmidt(z, n, k, rng)
+}
+
+// choleskyQR2 orthonormalizes z by two CholeskyQR rounds (Fukaya et al.
+// 2014), leaving z unchanged and returning false if a Gram matrix is
+// ill-conditioned (its Cholesky fails or its condition estimate exceeds
+// 1e12, where one round loses more than half the digits).
+func choleskyQR2(z []float64, n, k int) bool {
+	q := append([]float64(nil), z...)
+	g := make([]float64, k*k)
+	for range 2 {
+		gemm(true, false, 1, q, n, k, q, n, k, 0, g)
+		sym := mat.NewSymDense(k, g)
+		var ch mat.Cholesky
+		if !ch.Factorize(sym) || ch.Cond() > 1e12 {
+			return false
+		}
+		var r mat.TriDense
+		ch.UTo(&r) // ZᵀZ = RᵀR, R upper triangular
+		// Q ← Q R⁻¹: solve X R = Q by a right-side triangular solve.
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), general(q, n, k))
+	}
+	copy(z, q)
+	return true
+}
+
+// gramSchmidt orthonormalizes the columns of z by modified Gram–Schmidt,
+// twice; a column that vanishes is replaced by a random one.
+func gramSchmidt(z []float64, n, k int, rng *rand.Rand) {
 	col := make([]float64, n)
 	for c := range k {
 		for attempt := 0; attempt < 10; attempt++ {

@@ -1,8 +1,13 @@
 package dpmne
 
 import (
+	"runtime"
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/dpmne/dpmne/internal/fastblas"
 )
 
 // Dense matrices here are row-major []float64 with an explicit column count,
@@ -15,19 +20,72 @@ func general(data []float64, rows, cols int) blas64.General {
 
 // gemm computes c = alpha·op(a)·op(b) + beta·c with a m×k (or k×m when
 // transposed), b k×n (or n×k), c m×n.
+//
+// With a single-threaded BLAS (fastblas.Serial, the OpenBLAS build) a large
+// product is split across GOMAXPROCS goroutines here: by rows of c when a is
+// not transposed, otherwise along the inner dimension with the partial
+// products summed in a fixed order, so the result depends only on
+// GOMAXPROCS. The pure-Go BLAS parallelises by itself.
 func gemm(tA, tB bool, alpha float64, a []float64, ar, ac int, b []float64, br, bc int, beta float64, c []float64) {
 	ta, tb := blas.NoTrans, blas.NoTrans
-	m, n := ar, bc
+	m, n, k := ar, bc, ac
 	if tA {
 		ta = blas.Trans
-		m = ac
+		m, k = ac, ar
 	}
 	if tB {
 		tb = blas.Trans
 		n = br
 	}
-	blas64.Gemm(ta, tb, alpha, general(a, ar, ac), general(b, br, bc), beta, general(c, m, n))
+	p := runtime.GOMAXPROCS(0)
+	if !splitGemm || p == 1 || m*n*k < minParallelGemm || ar < 2*p || (tA && tB) {
+		blas64.Gemm(ta, tb, alpha, general(a, ar, ac), general(b, br, bc), beta, general(c, m, n))
+		return
+	}
+	// Split the rows of a (the rows of c, or the inner dimension when a is
+	// transposed; then b's rows split with them).
+	chunk := (ar + p - 1) / p
+	var parts [][]float64
+	if tA {
+		parts = make([][]float64, p)
+	}
+	var wg sync.WaitGroup
+	for w := range p {
+		lo, hi := w*chunk, min((w+1)*chunk, ar)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			aw := general(a[lo*ac:], hi-lo, ac)
+			if !tA {
+				blas64.Gemm(ta, tb, alpha, aw, general(b, br, bc), beta, general(c[lo*n:], hi-lo, n))
+				return
+			}
+			bw := general(b[lo*bc:], hi-lo, bc)
+			if w == 0 {
+				blas64.Gemm(ta, tb, alpha, aw, bw, beta, general(c, m, n))
+				return
+			}
+			parts[w] = make([]float64, m*n)
+			blas64.Gemm(ta, tb, alpha, aw, bw, 0, general(parts[w], m, n))
+		}()
+	}
+	wg.Wait()
+	for _, part := range parts {
+		if part != nil {
+			axpy(1, part, c[:m*n])
+		}
+	}
 }
+
+// splitGemm enables the split; tests turn it on for the pure-Go build.
+var splitGemm = fastblas.Serial
+
+// minParallelGemm is the fewest multiply-adds a product needs before gemm
+// splits it across goroutines.
+const minParallelGemm = 1 << 20
 
 func dot(a, b []float64) float64 {
 	var s float64

@@ -22,6 +22,8 @@ type viewFit struct {
 	wbuf []float64 // h×d scratch
 	yg   []float64 // n×d, Y·G during a Y step (updated, not recomputed)
 	dg   []float64 // n×d, Δ·G for the line search
+	gram []float64 // d×d, Y_sᵀY_s over the observed rows, from the last B step
+	unob []int     // the unobserved rows
 }
 
 // subspace solves the Y and B sub-problems (paper eqs. 8–12) for fixed codes:
@@ -43,6 +45,9 @@ type subspace struct {
 	tmp                    []float64 // n×d
 	dd                     []float64 // d×d work: YᵀY − I after gradient
 	yty                    []float64 // d×d, YᵀY during a Y step
+	// ytyFresh marks yty as computed by bStep at the current Y, for the
+	// next Y step to reuse; anything else that changes Y must clear it.
+	ytyFresh bool
 }
 
 func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
@@ -65,6 +70,12 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 		v.wbuf = make([]float64, h*d)
 		v.yg = make([]float64, nd)
 		v.dg = make([]float64, nd)
+		v.gram = make([]float64, d*d)
+		for i, o := range v.obs {
+			if !o {
+				v.unob = append(v.unob, i)
+			}
+		}
 	}
 	return s
 }
@@ -178,6 +189,36 @@ func (s *subspace) terms() Terms {
 	return t
 }
 
+// termsAfterB is terms without n×d×d products: valid only while Y is what
+// the last bStep saw (its YᵀY and each view's Y_sᵀY_s are reused), with G
+// and K current (refreshView after any change of B or H). The consistency
+// term is Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, Y_sᵀY_s⟩.
+func (s *subspace) termsAfterB() Terms {
+	var t Terms
+	if s.alpha > 0 {
+		var c float64
+		for _, v := range s.views {
+			c += v.h.SqNorm() - 2*dot(s.y, v.k) + dot(v.g, v.gram)
+			t.RegB += s.lambdaB * sumSq(v.b)
+		}
+		t.Consistency = s.alpha * c
+	}
+	if s.beta > 0 {
+		t.Proximity = s.beta * dot(s.y, s.ly)
+	}
+	if s.orth {
+		d := s.d
+		copy(s.dd, s.yty)
+		for i := range d {
+			s.dd[i*d+i]--
+		}
+		t.RegY = s.lambda * sumSq(s.dd)
+	} else {
+		t.RegY = s.lambda * sumSq(s.y)
+	}
+	return t
+}
+
 // gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part),
 // recomputing the cached products Y·G^s and YᵀY first.
 func (s *subspace) gradient() float64 {
@@ -193,9 +234,10 @@ func (s *subspace) cacheProducts() {
 			gemm(false, false, 1, s.y, n, d, v.g, d, d, 0, v.yg)
 		}
 	}
-	if s.orth {
+	if s.orth && !s.ytyFresh {
 		gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
 	}
+	s.ytyFresh = false
 }
 
 // gradientCached is gradient using the cached Y·G^s and YᵀY, which yStep
@@ -407,25 +449,30 @@ func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
 
 // bStep solves each view's basis in closed form: the ridge regression
 // (Y_sᵀ Y_s + (λ_B/α) I) B^s = Y_sᵀ H^s over the view's observed rows,
-// by Cholesky of a d×d matrix.
-func (s *subspace) bStep() error {
+// by Cholesky of a d×d matrix. YᵀY is formed once and each view's Y_sᵀY_s
+// is YᵀY less the products of its unobserved rows; both stay cached for
+// termsAfterB. With refreshK false, K^s = H^s·B^sᵀ is left stale for a
+// caller that changes H next and refreshes then.
+func (s *subspace) bStep(refreshK bool) error {
+	n, d := s.n, s.d
+	gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
+	s.ytyFresh = true
 	if s.alpha == 0 {
 		return nil
 	}
-	n, d := s.n, s.d
 	for vi, v := range s.views {
-		for i, o := range v.obs {
-			if o {
-				copy(v.ym[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
-			} else {
-				clear(v.ym[i*d : (i+1)*d])
+		copy(v.gram, s.yty)
+		if len(v.unob) > 0 {
+			u := v.ym[:len(v.unob)*d]
+			for k, i := range v.unob {
+				copy(u[k*d:(k+1)*d], s.y[i*d:(i+1)*d])
 			}
+			gemm(true, false, -1, u, len(v.unob), d, u, len(v.unob), d, 1, v.gram)
 		}
-		gemm(true, false, 1, v.ym, n, d, v.ym, n, d, 0, s.dd)
 		gram := mat.NewSymDense(d, nil)
 		for i := range d {
 			for j := i; j < d; j++ {
-				x := s.dd[i*d+j]
+				x := v.gram[i*d+j]
 				if i == j {
 					x += s.lambdaB / s.alpha
 				}
@@ -437,7 +484,8 @@ func (s *subspace) bStep() error {
 			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", vi)
 		}
 		h := v.h.Dim()
-		v.h.MulLeftT(v.wbuf, v.ym, d) // h×d = Hᵀ Y_s
+		// Hᵀ Y_s = Hᵀ Y: the rows of H outside the view are zero.
+		v.h.MulLeftT(v.wbuf, s.y, d) // h×d
 		rhs := mat.NewDense(d, h, nil)
 		for j := range h {
 			for i := range d {
@@ -453,7 +501,11 @@ func (s *subspace) bStep() error {
 				v.b[i*h+j] = sol.At(i, j)
 			}
 		}
-		s.refreshView(v)
+		if refreshK {
+			s.refreshView(v)
+		} else {
+			gemm(false, true, 1, v.b, d, h, v.b, d, h, 0, v.g)
+		}
 	}
 	return nil
 }

@@ -100,7 +100,7 @@ func TestYGradient(t *testing.T) {
 // equations of α‖I(H − YB)‖² + λ_B‖B‖²: its gradient in B must vanish.
 func TestBStepNormalEquations(t *testing.T) {
 	s := smallProblem(t, true, 2, 3, 5)
-	if err := s.bStep(); err != nil {
+	if err := s.bStep(true); err != nil {
 		t.Fatal(err)
 	}
 	n, d := s.n, s.d
@@ -157,7 +157,7 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 			if afterY > prev*(1+1e-9) {
 				t.Fatalf("orth=%v iteration %d: Y step raised O from %v to %v", orth, it, prev, afterY)
 			}
-			if err := s.bStep(); err != nil {
+			if err := s.bStep(true); err != nil {
 				t.Fatal(err)
 			}
 			afterB := total()
@@ -165,6 +165,40 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 				t.Fatalf("orth=%v iteration %d: B step raised O from %v to %v", orth, it, afterY, afterB)
 			}
 			prev = afterB
+		}
+	}
+}
+
+// TestTermsAfterB checks the product-free objective used inside Fit against
+// the direct one after a B step and a change of H (1e-10 relative: only
+// the summation order differs).
+func TestTermsAfterB(t *testing.T) {
+	for _, orth := range []bool{true, false} {
+		s := smallProblem(t, orth, 2, 3, 5)
+		if _, err := s.yStep(3, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.bStep(false); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range s.views {
+			dc := v.h.(*denseCodes)
+			for i := range dc.data {
+				if dc.data[i] != 0 {
+					dc.data[i] *= 1.1
+				}
+			}
+			s.refreshView(v)
+		}
+		got, want := s.termsAfterB(), s.terms()
+		for _, c := range []struct {
+			name     string
+			got, exp float64
+		}{{"consistency", got.Consistency, want.Consistency}, {"proximity", got.Proximity, want.Proximity},
+			{"R(Y)", got.RegY, want.RegY}, {"R(B)", got.RegB, want.RegB}} {
+			if math.Abs(c.got-c.exp) > 1e-10*(1+math.Abs(c.exp)) {
+				t.Errorf("orth=%v: %s = %v, want %v", orth, c.name, c.got, c.exp)
+			}
 		}
 	}
 }

@@ -506,3 +506,62 @@ func TestStepAllocs(t *testing.T) {
 		t.Errorf("Step allocates %v times per call after warm-up, want 0", allocs)
 	}
 }
+
+// TestExpNeg checks the float32 exponential of the sigmoid against math.Exp
+// on a fine grid of [−87, 0] and at the edges: relative error ≤ 3e-7 (the
+// polynomial's truncation, 1.2e-7, plus float32 rounding of a few
+// operations).
+func TestExpNeg(t *testing.T) {
+	worst := 0.0
+	for i := 0; i <= 870000; i++ {
+		x := -float32(i) * 1e-4
+		want := math.Exp(float64(x))
+		got := float64(expNeg(x))
+		if rel := math.Abs(got-want) / want; rel > worst {
+			worst = rel
+		}
+	}
+	if worst > 3e-7 {
+		t.Errorf("worst relative error of expNeg on [-87, 0]: %.3g > 3e-7", worst)
+	}
+	if got := expNeg(-100); got != 0 {
+		t.Errorf("expNeg(-100) = %v, want 0", got)
+	}
+	if got := expNeg(float32(math.NaN())); got == got {
+		t.Errorf("expNeg(NaN) = %v, want NaN", got)
+	}
+	for _, z := range []float32{-200, -30, -1, 0, 1, 30, 200} {
+		want := 1 / (1 + math.Exp(-float64(z)))
+		if got := float64(sigmoid(z)); math.Abs(got-want) > 3e-7*want+1e-45 {
+			t.Errorf("sigmoid(%v) = %v, want %v", z, got, want)
+		}
+	}
+}
+
+func BenchmarkSigmoid(b *testing.B) {
+	z := make([]float32, 4096)
+	for i := range z {
+		z[i] = float32(i%200)/10 - 10
+	}
+	b.Run("expNeg", func(b *testing.B) {
+		buf := make([]float32, len(z))
+		for b.Loop() {
+			for i, v := range z {
+				buf[i] = sigmoid(v)
+			}
+		}
+	})
+	b.Run("math.Exp", func(b *testing.B) {
+		buf := make([]float32, len(z))
+		for b.Loop() {
+			for i, v := range z {
+				if v >= 0 {
+					buf[i] = float32(1 / (1 + math.Exp(-float64(v))))
+				} else {
+					e := math.Exp(float64(v))
+					buf[i] = float32(e / (1 + e))
+				}
+			}
+		}
+	})
+}

@@ -558,15 +558,25 @@ func (t *Trainer) adam(dense int) {
 	}
 	for l, lay := range t.ae.Layers[:dense] {
 		for k, p := range [2][]float32{lay.W, lay.B} {
-			g, m, v := t.grad[2*l+k][:len(p)], t.m[2*l+k][:len(p)], t.v[2*l+k][:len(p)]
-			for i := range p {
-				gi := g[i]
-				mi := b1*m[i] + (1-b1)*gi
-				vi := b2*v[i] + (1-b2)*gi*gi
-				m[i], v[i] = mi, vi
-				p[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
-			}
+			adamUpdate(p, t.grad[2*l+k], t.m[2*l+k], t.v[2*l+k], b1, b2, c1, c2, lr, eps)
 		}
+	}
+}
+
+// adamUpdate applies one Adam step to p with gradient g and moments m, v,
+// the bias corrections c1, c2 given as factors. It is the trainer's
+// hottest loop after the products (every parameter, every step): the
+// slices are resliced to one length so the compiler drops the bounds
+// checks, and the square root is taken in float32 (one SQRTSS).
+func adamUpdate(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
+	n := len(p)
+	g, m, v = g[:n], m[:n], v[:n]
+	a1, a2 := 1-b1, 1-b2
+	for i, gi := range g {
+		mi := b1*m[i] + a1*gi
+		vi := b2*v[i] + a2*gi*gi
+		m[i], v[i] = mi, vi
+		p[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
 	}
 }
 

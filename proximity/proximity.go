@@ -193,24 +193,20 @@ func (op *Operator) buffers(d int) {
 	}
 }
 
-// horner adds Σ_k w_k E^k Y to dst.
+// horner adds Σ_k w_k E^k Y to dst: z ← w_l Y, then z ← E z + w_k Y for
+// k = l−1 … 1, and dst += E z, each step one fused parallel pass.
 func (op *Operator) horner(dst []float64, e *sparse.CSR, y []float64, d int) {
 	w := op.cfg.Weights
-	z, tmp := op.z, op.tmp
+	z, tmp := op.z[:op.n*d], op.tmp[:op.n*d]
 	l := len(w)
-	for i := range z[:op.n*d] {
-		z[i] = w[l-1] * y[i]
+	for i, v := range y[:op.n*d] {
+		z[i] = w[l-1] * v
 	}
 	for k := l - 2; k >= 0; k-- {
-		e.MulDense(tmp, z, d, op.cfg.Workers)
-		for i := range tmp[:op.n*d] {
-			z[i] = w[k]*y[i] + tmp[i]
-		}
+		e.MulAddDense(tmp, z, d, w[k], y, op.cfg.Workers)
+		z, tmp = tmp, z
 	}
-	e.MulDense(tmp, z, d, op.cfg.Workers)
-	for i := range tmp[:op.n*d] {
-		dst[i] += tmp[i]
-	}
+	e.MulAddDense(dst, z, d, 1, dst, op.cfg.Workers)
 }
 
 // ApplyP sets dst = P·Y for Y n×d row-major. dst must not overlap y.

@@ -36,6 +36,36 @@ func (m *CSR) MulDense(dst, x []float64, d, workers int) {
 	})
 }
 
+// MulAddDense computes dst = m·x + a·y (y m.Rows×d; nil means zero) with
+// MulDense's row split, so the sum costs no separate pass. y may be dst
+// itself (dst += m·x for a = 1); neither may overlap x.
+func (m *CSR) MulAddDense(dst, x []float64, d int, a float64, y []float64, workers int) {
+	if len(x) < m.Cols*d || len(dst) < m.Rows*d || (y != nil && len(y) < m.Rows*d) {
+		panic("sparse: MulAddDense: slice too short")
+	}
+	parallelRows(m, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dst[i*d : (i+1)*d]
+			switch {
+			case y == nil || a == 0:
+				clear(out)
+			case &y[i*d] == &out[0]:
+				if a != 1 {
+					impl.Dscal(d, a, out, 1)
+				}
+			default:
+				for c, v := range y[i*d : (i+1)*d] {
+					out[c] = a * v
+				}
+			}
+			ind, val := m.Row(i)
+			for k, j := range ind {
+				impl.Daxpy(d, float64(val[k]), x[int(j)*d:int(j)*d+d], 1, out, 1)
+			}
+		}
+	})
+}
+
 // parallelRows calls fn on contiguous row ranges holding about equal numbers
 // of non-zeros, concurrently on up to workers goroutines.
 func parallelRows(m *CSR, workers int, fn func(lo, hi int)) {

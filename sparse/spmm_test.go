@@ -37,6 +37,38 @@ func TestMulDense(t *testing.T) {
 					t.Fatalf("%dx%d workers=%d: dst[%d] = %v, want %v", tc.rows, tc.cols, workers, i, got[i], want[i])
 				}
 			}
+			// MulAddDense: dst = m·x + a·y with a separate y, with y = dst
+			// (in place), and with y = nil; 1e-12 relative as above.
+			y := make([]float64, len(want))
+			for i := range y {
+				y[i] = rng.NormFloat64()
+			}
+			for _, mode := range []string{"separate", "in-place", "nil"} {
+				dst := make([]float64, len(want))
+				var a float64 = -0.7
+				yy := y
+				switch mode {
+				case "in-place":
+					copy(dst, y)
+					yy = dst
+				case "nil":
+					yy = nil
+				default:
+					for i := range dst {
+						dst[i] = math.NaN()
+					}
+				}
+				m.MulAddDense(dst, x, tc.d, a, yy, workers)
+				for i := range want {
+					w := want[i]
+					if mode != "nil" {
+						w += a * y[i]
+					}
+					if math.Abs(dst[i]-w) > 1e-12*(1+math.Abs(w)) {
+						t.Fatalf("MulAddDense %s %dx%d workers=%d: dst[%d] = %v, want %v", mode, tc.rows, tc.cols, workers, i, dst[i], w)
+					}
+				}
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ package fastblas
 
 /*
 #cgo LDFLAGS: -lopenblas
+void openblas_set_num_threads(int);
 */
 import "C"
 
@@ -15,7 +16,15 @@ import (
 
 const name = "OpenBLAS (cgo, gonum.org/v1/netlib)"
 
+// Serial is true: OpenBLAS runs single-threaded and callers split large
+// products across goroutines themselves. OpenBLAS's own threads busy-wait
+// for a while after each call; beside dpmne's goroutines (the per-view
+// autoencoders train concurrently with pure-Go code) they took a quarter of
+// the CPU time of a Cora fit spinning in libc. See BENCHMARKS.md.
+const Serial = true
+
 func init() {
+	C.openblas_set_num_threads(1)
 	blas64.Use(netlib.Implementation{})
 	blas32.Use(netlib.Implementation{})
 }

@@ -3,3 +3,7 @@
 package fastblas
 
 const name = "gonum (pure Go)"
+
+// Serial is false: gonum's Gemm already splits large products across
+// goroutines.
+const Serial = false
