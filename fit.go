@@ -35,6 +35,16 @@ type Options struct {
 	// Progress, if set, is called after initialisation and after every
 	// iteration.
 	Progress func(Iteration)
+
+	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
+	// state of the fit after every CheckpointEvery-th iteration and after
+	// the last; an error it returns stops the fit. Resume continues from
+	// such a state: the result is bit-identical to the uninterrupted fit
+	// (same configuration but for Iterations, same network, same Workers
+	// and GOMAXPROCS).
+	Checkpoint      func(*Checkpoint) error
+	CheckpointEvery int
+	Resume          *Checkpoint
 }
 
 // Model is a fitted DPMNE model.
@@ -133,9 +143,16 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	// Each view's autoencoder draws its minibatches and negatives from its
 	// own generator, seeded from rng, so the views can train concurrently
 	// and the result still depends only on rng.
+	viewPCG := make([]*rand.PCG, t)
 	viewRNG := make([]*rand.Rand, t)
 	for s := range viewRNG {
-		viewRNG[s] = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		viewPCG[s] = rand.NewPCG(rng.Uint64(), rng.Uint64())
+		viewRNG[s] = rand.New(viewPCG[s])
+	}
+	if opt.Resume != nil {
+		if err := opt.Resume.compatible(net, cfg); err != nil {
+			return nil, err
+		}
 	}
 	// trainViews runs epochs of every view's autoencoder, one goroutine per
 	// view (at most cfg.Workers or GOMAXPROCS at once), with the targets
@@ -181,7 +198,17 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	var recon, regW float64
 	var aeTime time.Duration
-	if !cfg.NoAutoencoder {
+	if opt.Resume != nil {
+		if err := opt.Resume.restoreViews(trainers, viewPCG); err != nil {
+			return nil, err
+		}
+		for s, tr := range trainers {
+			if tr != nil {
+				updateCodes(tr.Autoencoder(), xs[s], obsRows[s], views[s].h.(*denseCodes))
+			}
+		}
+		recon, regW = opt.Resume.recon, opt.Resume.regW
+	} else if !cfg.NoAutoencoder {
 		allRows := func(s int) []int { return obsRows[s] }
 		if _, _, err := trainViews(cfg.Pretrain, allRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 			if ctx.Err() != nil {
@@ -204,12 +231,27 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 	}
 	sub := newSubspace(n, d, views, lap, alpha, beta, cfg.Lambda, cfg.LambdaB, cfg.YReg == Orth)
-	initY(sub, rng)
 	bStart := time.Now()
-	if err := sub.bStep(true); err != nil {
-		return nil, err
+	first := 1
+	if cp := opt.Resume; cp != nil {
+		// The state at the end of iteration cp.Iteration: Y, L·Y and B as
+		// saved; G, K, YᵀY and the views' Y_sᵀY_s recomputed by the same
+		// products that made them.
+		copy(sub.y, cp.Model.Y.RawMatrix().Data)
+		copy(sub.ly, cp.ly)
+		for s, v := range views {
+			copy(v.b, cp.Model.Views[s].B.RawMatrix().Data)
+			sub.refreshView(v)
+		}
+		sub.grams()
+		first = cp.Iteration + 1
+	} else {
+		initY(sub, rng)
+		if err := sub.bStep(true); err != nil {
+			return nil, err
+		}
+		sub.updateLY()
 	}
-	sub.updateLY()
 	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs) }
 	report := func(it, ysteps int, yt, bt, at time.Duration) error {
 		terms := sub.termsAfterB()
@@ -222,11 +264,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		return nil
 	}
-	if !cfg.NoAutoencoder {
-		recon, regW = reconTerms(trainers, xs, obsRows)
-	}
-	if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
-		return nil, err
+	if opt.Resume == nil {
+		if !cfg.NoAutoencoder {
+			recon, regW = reconTerms(trainers, xs, obsRows)
+		}
+		if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
+			return nil, err
+		}
 	}
 	targets := make([]rowTargets, t)
 	// nextRows gives each iteration's training rows: all observed rows, or
@@ -234,6 +278,12 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	// them, reshuffled when used up.
 	cycle := make([][]int, t)
 	cursor := make([]int, t)
+	if cp := opt.Resume; cp != nil {
+		for s, vs := range cp.views {
+			cycle[s] = append([]int(nil), vs.cycle...)
+			cursor[s] = vs.cursor
+		}
+	}
 	nextRows := func(s int) []int {
 		if cfg.AEBatches <= 0 {
 			return obsRows[s]
@@ -248,7 +298,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		cursor[s] += k
 		return rows
 	}
-	for it := 1; it <= cfg.Iterations; it++ {
+	for it := first; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
 		}
@@ -286,6 +336,15 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		t3 := time.Now()
 		if err := report(it, steps, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)); err != nil {
 			return nil, err
+		}
+		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Iterations) {
+			cp, err := newCheckpoint(model(), it, recon, regW, sub, trainers, viewPCG, cycle, cursor)
+			if err != nil {
+				return nil, err
+			}
+			if err := opt.Checkpoint(cp); err != nil {
+				return nil, fmt.Errorf("iteration %d: checkpoint: %w", it, err)
+			}
 		}
 	}
 	return model(), nil

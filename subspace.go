@@ -447,20 +447,17 @@ func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
 	return (lo + hi) / 2
 }
 
-// bStep solves each view's basis in closed form: the ridge regression
-// (Y_sᵀ Y_s + (λ_B/α) I) B^s = Y_sᵀ H^s over the view's observed rows,
-// by Cholesky of a d×d matrix. YᵀY is formed once and each view's Y_sᵀY_s
-// is YᵀY less the products of its unobserved rows; both stay cached for
-// termsAfterB. With refreshK false, K^s = H^s·B^sᵀ is left stale for a
-// caller that changes H next and refreshes then.
-func (s *subspace) bStep(refreshK bool) error {
+// grams computes YᵀY (marking it fresh for the next Y step) and, with the
+// consistency term, each view's Y_sᵀY_s as YᵀY less the products of its
+// unobserved rows.
+func (s *subspace) grams() {
 	n, d := s.n, s.d
 	gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
 	s.ytyFresh = true
 	if s.alpha == 0 {
-		return nil
+		return
 	}
-	for vi, v := range s.views {
+	for _, v := range s.views {
 		copy(v.gram, s.yty)
 		if len(v.unob) > 0 {
 			u := v.ym[:len(v.unob)*d]
@@ -469,6 +466,22 @@ func (s *subspace) bStep(refreshK bool) error {
 			}
 			gemm(true, false, -1, u, len(v.unob), d, u, len(v.unob), d, 1, v.gram)
 		}
+	}
+}
+
+// bStep solves each view's basis in closed form: the ridge regression
+// (Y_sᵀ Y_s + (λ_B/α) I) B^s = Y_sᵀ H^s over the view's observed rows,
+// by Cholesky of a d×d matrix. YᵀY is formed once and each view's Y_sᵀY_s
+// is YᵀY less the products of its unobserved rows; both stay cached for
+// termsAfterB. With refreshK false, K^s = H^s·B^sᵀ is left stale for a
+// caller that changes H next and refreshes then.
+func (s *subspace) bStep(refreshK bool) error {
+	s.grams()
+	if s.alpha == 0 {
+		return nil
+	}
+	d := s.d
+	for vi, v := range s.views {
 		gram := mat.NewSymDense(d, nil)
 		for i := range d {
 			for j := i; j < d; j++ {

@@ -84,6 +84,34 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 	return t
 }
 
+// AdamState returns the optimiser's state: the number of steps taken and
+// the first and second moments, one slice per parameter in Params order.
+// The slices are the trainer's own; copy them to keep a snapshot.
+func (t *Trainer) AdamState() (steps int, m, v [][]float32) { return t.steps, t.m, t.v }
+
+// SetAdamState replaces the optimiser's state by a copy of steps, m and v
+// (as AdamState returns them), e.g. to resume training from a checkpoint
+// bit for bit. Their shapes must match the autoencoder's parameters.
+func (t *Trainer) SetAdamState(steps int, m, v [][]float32) error {
+	if steps < 0 {
+		return fmt.Errorf("nn: Adam step count %d is negative", steps)
+	}
+	if len(m) != len(t.m) || len(v) != len(t.v) {
+		return fmt.Errorf("nn: Adam state has %d/%d moment slices, want %d", len(m), len(v), len(t.m))
+	}
+	for i := range t.m {
+		if len(m[i]) != len(t.m[i]) || len(v[i]) != len(t.v[i]) {
+			return fmt.Errorf("nn: Adam moments %d have lengths %d/%d, want %d", i, len(m[i]), len(v[i]), len(t.m[i]))
+		}
+	}
+	t.steps = steps
+	for i := range t.m {
+		copy(t.m[i], m[i])
+		copy(t.v[i], v[i])
+	}
+	return nil
+}
+
 // Autoencoder returns the model the trainer updates.
 func (t *Trainer) Autoencoder() *Autoencoder { return t.ae }
 

@@ -5,6 +5,7 @@ package fastblas
 /*
 #cgo LDFLAGS: -lopenblas
 void openblas_set_num_threads(int);
+void blas_thread_shutdown_(void);
 */
 import "C"
 
@@ -20,11 +21,16 @@ const name = "OpenBLAS (cgo, gonum.org/v1/netlib)"
 // products across goroutines themselves. OpenBLAS's own threads busy-wait
 // for a while after each call; beside dpmne's goroutines (the per-view
 // autoencoders train concurrently with pure-Go code) they took a quarter of
-// the CPU time of a Cora fit spinning in libc. See BENCHMARKS.md.
+// the CPU time of a Cora fit spinning in libc. Lowering the thread count
+// alone does not stop the worker threads that the library started when it
+// was loaded (they still took a tenth of the CPU time), so init also shuts
+// its thread server down; with one thread OpenBLAS never restarts it.
+// See BENCHMARKS.md.
 const Serial = true
 
 func init() {
 	C.openblas_set_num_threads(1)
+	C.blas_thread_shutdown_()
 	blas64.Use(netlib.Implementation{})
 	blas32.Use(netlib.Implementation{})
 }

@@ -1,0 +1,331 @@
+package dpmne
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"slices"
+
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
+)
+
+// A Checkpoint is the complete state of a fit after an iteration: the model
+// as it stands (Y, each B^s, the autoencoders' weights, the configuration)
+// and what the model does not hold but the next iterations need — L·Y as
+// carried along the Y steps, each autoencoder's Adam moments and step
+// count, each view's random generator and its place in the shuffled cycle of
+// minibatch rows. Fit's Options.Resume continues from it bit for bit.
+type Checkpoint struct {
+	Model     *Model
+	Iteration int // iterations completed
+
+	recon, regW float64   // the reconstruction and weight terms last reported
+	ly          []float64 // n×d, L·Y
+	views       []viewState
+}
+
+// viewState is one view's training state beyond its weights.
+type viewState struct {
+	adamSteps int
+	m, v      [][]float32
+	rng       []byte // the view's PCG, marshalled
+	cycle     []int  // shuffled observed rows, consumed from cursor on
+	cursor    int
+}
+
+func newCheckpoint(m *Model, it int, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
+	cp := &Checkpoint{Model: m, Iteration: it, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
+	for s, tr := range trainers {
+		var vs viewState
+		if tr != nil {
+			steps, mm, vv := tr.AdamState()
+			vs.adamSteps = steps
+			for i := range mm {
+				vs.m = append(vs.m, slices.Clone(mm[i]))
+				vs.v = append(vs.v, slices.Clone(vv[i]))
+			}
+		}
+		b, err := pcgs[s].MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		vs.rng = b
+		vs.cycle = slices.Clone(cycle[s])
+		vs.cursor = cursor[s]
+		cp.views = append(cp.views, vs)
+	}
+	return cp, nil
+}
+
+// compatible returns an error unless the checkpoint was made by a fit of net
+// with cfg, Iterations aside.
+func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
+	m := cp.Model
+	n, d := m.Y.Dims()
+	if len(m.IDs) != net.N() || !slices.Equal(m.IDs, net.Nodes.IDs()) {
+		return fmt.Errorf("resume: the checkpoint's %d node ids differ from the network's %d", len(m.IDs), net.N())
+	}
+	if n != net.N() || len(m.Views) != len(net.Views) || len(cp.views) != len(net.Views) || len(cp.ly) != n*d {
+		return fmt.Errorf("resume: the checkpoint holds %d nodes and %d views, the network %d and %d", n, len(m.Views), net.N(), len(net.Views))
+	}
+	for s, v := range net.Views {
+		if m.Views[s].Name != v.Name {
+			return fmt.Errorf("resume: view %d is %q in the checkpoint, %q in the network", s, m.Views[s].Name, v.Name)
+		}
+	}
+	a, b := m.Config.Defaults(), cfg.Defaults()
+	a.Iterations, b.Iterations = 0, 0
+	if !reflect.DeepEqual(a, b) {
+		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+		for i := range ra.NumField() {
+			if !reflect.DeepEqual(ra.Field(i).Interface(), rb.Field(i).Interface()) {
+				return fmt.Errorf("resume: setting %s is %v in the checkpoint but %v now; only the number of iterations may change", ra.Type().Field(i).Name, ra.Field(i).Interface(), rb.Field(i).Interface())
+			}
+		}
+	}
+	if cp.Iteration < 0 {
+		return fmt.Errorf("resume: iteration %d", cp.Iteration)
+	}
+	return nil
+}
+
+// restoreViews loads the autoencoders' weights and Adam state and the views'
+// generators.
+func (cp *Checkpoint) restoreViews(trainers []*nn.Trainer, pcgs []*rand.PCG) error {
+	for s, tr := range trainers {
+		vs := cp.views[s]
+		if tr != nil {
+			src := cp.Model.Views[s].AE
+			if src == nil || len(src.Layers) != len(tr.Autoencoder().Layers) {
+				return fmt.Errorf("resume: view %q: the checkpoint has no matching autoencoder", cp.Model.Views[s].Name)
+			}
+			for l, lay := range tr.Autoencoder().Layers {
+				sl := src.Layers[l]
+				if len(sl.W) != len(lay.W) || len(sl.B) != len(lay.B) {
+					return fmt.Errorf("resume: view %q: layer %d has shape %d×%d in the checkpoint, %d×%d now", cp.Model.Views[s].Name, l, sl.In, sl.Out, lay.In, lay.Out)
+				}
+				copy(lay.W, sl.W)
+				copy(lay.B, sl.B)
+			}
+			if err := tr.SetAdamState(vs.adamSteps, vs.m, vs.v); err != nil {
+				return fmt.Errorf("resume: view %q: %w", cp.Model.Views[s].Name, err)
+			}
+		}
+		if err := pcgs[s].UnmarshalBinary(vs.rng); err != nil {
+			return fmt.Errorf("resume: view %q: random generator: %w", cp.Model.Views[s].Name, err)
+		}
+	}
+	return nil
+}
+
+// checkpointMagic opens the state section that follows the model in a
+// checkpoint file.
+const checkpointMagic = "DPMNE\x00C1"
+
+type checkpointHeader struct {
+	Version   int
+	Iteration int
+	Recon     float64
+	RegW      float64
+	Views     []viewHeaderCP
+}
+
+type viewHeaderCP struct {
+	AdamSteps int
+	Moments   []int // length of each moment slice (m and v alike)
+	RNG       []byte
+	Cycle     int // length of the cycle
+	Cursor    int
+}
+
+// Save writes the checkpoint to path atomically.
+func (cp *Checkpoint) Save(path string) error { return atomicfile.Write(path, cp.Write) }
+
+// Write writes the checkpoint: the model in its own format (so a
+// checkpoint's first part is a loadable model), then the state section:
+// magic, a JSON header with its length, L·Y as float64, and per view the
+// cycle as int32 and the Adam moments as float32, all little-endian.
+func (cp *Checkpoint) Write(w io.Writer) error {
+	if err := cp.Model.Write(w); err != nil {
+		return err
+	}
+	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW}
+	for _, vs := range cp.views {
+		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
+		for _, m := range vs.m {
+			vh.Moments = append(vh.Moments, len(m))
+		}
+		hdr.Views = append(hdr.Views, vh)
+	}
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, checkpointMagic); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, uint64(len(js))); err != nil {
+		return err
+	}
+	if _, err := w.Write(js); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, cp.ly); err != nil {
+		return err
+	}
+	for _, vs := range cp.views {
+		c := make([]int32, len(vs.cycle))
+		for i, r := range vs.cycle {
+			c[i] = int32(r)
+		}
+		if err := binary.Write(w, binary.LittleEndian, c); err != nil {
+			return err
+		}
+		for i := range vs.m {
+			if err := binary.Write(w, binary.LittleEndian, vs.m[i]); err != nil {
+				return err
+			}
+			if err := binary.Write(w, binary.LittleEndian, vs.v[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// LoadCheckpoint reads a checkpoint written by Save. Errors name the file.
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := ReadCheckpoint(bufio.NewReader(f), fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cp, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
+
+// ReadCheckpoint reads a checkpoint of at most size bytes from r. Every
+// length in the header is checked against the bytes that remain before
+// anything is allocated.
+func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
+	cr := &countingReader{r: r}
+	m, err := ReadModel(cr, size)
+	if err != nil {
+		return nil, err
+	}
+	magic := make([]byte, len(checkpointMagic))
+	if _, err := io.ReadFull(cr, magic); err != nil || string(magic) != checkpointMagic {
+		return nil, fmt.Errorf("byte %d: no checkpoint state after the model (want magic %q)", cr.n-int64(len(magic)), checkpointMagic)
+	}
+	var hlen uint64
+	if err := binary.Read(cr, binary.LittleEndian, &hlen); err != nil {
+		return nil, fmt.Errorf("byte %d: truncated state header length", cr.n)
+	}
+	avail := uint64(max(size-cr.n, 0))
+	if hlen > avail {
+		return nil, fmt.Errorf("byte %d: state header length %d exceeds the %d bytes left", cr.n, hlen, avail)
+	}
+	js := make([]byte, hlen)
+	if _, err := io.ReadFull(cr, js); err != nil {
+		return nil, fmt.Errorf("byte %d: truncated state header", cr.n)
+	}
+	var hdr checkpointHeader
+	if err := json.Unmarshal(js, &hdr); err != nil {
+		return nil, fmt.Errorf("bad state header: %w", err)
+	}
+	if hdr.Version != 1 {
+		return nil, fmt.Errorf("checkpoint state version %d, this dpmne reads version 1", hdr.Version)
+	}
+	n, d := m.Y.Dims()
+	if len(m.IDs) == 0 {
+		n = 0
+	}
+	if len(hdr.Views) != len(m.Views) {
+		return nil, fmt.Errorf("state header has %d views, the model %d", len(hdr.Views), len(m.Views))
+	}
+	avail = uint64(max(size-cr.n, 0))
+	var need uint64
+	ok := true
+	add := func(count int, elem uint64) {
+		if count < 0 {
+			ok = false
+			return
+		}
+		hi, lo := bits.Mul64(uint64(count), elem)
+		if hi != 0 || lo > avail || need+lo > avail {
+			ok = false
+			return
+		}
+		need += lo
+	}
+	add(n*d, 8)
+	for s, vh := range hdr.Views {
+		add(vh.Cycle, 4)
+		for _, k := range vh.Moments {
+			add(k, 8) // m and v, 4 bytes each
+		}
+		if vh.Cursor < 0 || vh.Cursor > vh.Cycle || vh.AdamSteps < 0 {
+			return nil, fmt.Errorf("view %q: cursor %d outside its cycle of %d rows or negative Adam steps %d", m.Views[s].Name, vh.Cursor, vh.Cycle, vh.AdamSteps)
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("state header describes more arrays than the %d bytes left", avail)
+	}
+	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
+	if err := binary.Read(cr, binary.LittleEndian, cp.ly); err != nil {
+		return nil, errors.New("truncated L·Y")
+	}
+	for s, vh := range hdr.Views {
+		vs := viewState{adamSteps: vh.AdamSteps, rng: vh.RNG, cursor: vh.Cursor}
+		c := make([]int32, vh.Cycle)
+		if err := binary.Read(cr, binary.LittleEndian, c); err != nil {
+			return nil, fmt.Errorf("view %q: truncated row cycle", m.Views[s].Name)
+		}
+		for _, r := range c {
+			if r < 0 || int(r) >= max(n, 1) {
+				return nil, fmt.Errorf("view %q: row %d in the cycle is outside 0…%d", m.Views[s].Name, r, n-1)
+			}
+			vs.cycle = append(vs.cycle, int(r))
+		}
+		for _, k := range vh.Moments {
+			mm, vv := make([]float32, k), make([]float32, k)
+			if err := binary.Read(cr, binary.LittleEndian, mm); err != nil {
+				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
+			}
+			if err := binary.Read(cr, binary.LittleEndian, vv); err != nil {
+				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
+			}
+			vs.m, vs.v = append(vs.m, mm), append(vs.v, vv)
+		}
+		cp.views = append(cp.views, vs)
+	}
+	return cp, nil
+}

@@ -1,0 +1,134 @@
+package dpmne
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestCheckpointResume kills a fit (context cancellation) after its
+// checkpoint at iteration 3, resumes from the checkpoint's bytes and checks
+// that the result is byte-identical to the fit that was never interrupted:
+// the embedding, every basis and every autoencoder weight.
+func TestCheckpointResume(t *testing.T) {
+	net := smallNet(t, 300)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"autoencoders", quickConfig()},
+		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Iterations = 7
+			full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 1)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var saved bytes.Buffer
+			_, err = Fit(ctx, net, cfg, rand.New(rand.NewPCG(4, 1)), Options{
+				CheckpointEvery: 3,
+				Checkpoint: func(cp *Checkpoint) error {
+					if cp.Iteration == 3 {
+						saved.Reset()
+						return cp.Write(&saved)
+					}
+					return nil
+				},
+				Progress: func(it Iteration) {
+					if it.Iteration == 4 {
+						cancel() // the "kill": iteration 5 never starts
+					}
+				},
+			})
+			if !errors.Is(err, ErrCanceled) {
+				t.Fatalf("interrupted fit: err = %v, want ErrCanceled", err)
+			}
+			cp, err := ReadCheckpoint(bytes.NewReader(saved.Bytes()), int64(saved.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cp.Iteration != 3 {
+				t.Fatalf("checkpoint at iteration %d, want 3", cp.Iteration)
+			}
+			var iters []int
+			resumed, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(99, 99)), Options{Resume: cp, Progress: func(it Iteration) { iters = append(iters, it.Iteration) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(iters) != 4 || iters[0] != 4 {
+				t.Errorf("resumed fit reported iterations %v, want 4…7", iters)
+			}
+			var a, b bytes.Buffer
+			if err := full.Write(&a); err != nil {
+				t.Fatal(err)
+			}
+			if err := resumed.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("resumed model differs from the uninterrupted one (embedding equal: %v)", bytes.Equal(embBytes(full), embBytes(resumed)))
+			}
+		})
+	}
+}
+
+// TestCheckpointResumeRejectsOtherConfig: only Iterations may change.
+func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Iterations = 2
+	var cp *Checkpoint
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.Beta = 7
+	_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
+	if err == nil || !strings.Contains(err.Error(), "Beta") {
+		t.Errorf("resume with another β: err = %v, want one naming Beta", err)
+	}
+}
+
+// TestReadCheckpointTruncated: every truncation of a checkpoint is an
+// error, never a panic.
+func TestReadCheckpointTruncated(t *testing.T) {
+	net := smallNet(t, 100)
+	cfg := quickConfig()
+	cfg.Iterations = 1
+	var buf bytes.Buffer
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { return c.Write(&buf) }}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, cut := range []int{0, 10, len(data) / 3, len(data) / 2, len(data) - 100, len(data) - 1} {
+		if _, err := ReadCheckpoint(bytes.NewReader(data[:cut]), int64(cut)); err == nil {
+			t.Errorf("checkpoint cut to %d of %d bytes: no error", cut, len(data))
+		}
+	}
+	if _, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Errorf("whole checkpoint: %v", err)
+	}
+}
+
+// FuzzReadCheckpoint: arbitrary bytes never panic the reader.
+func FuzzReadCheckpoint(f *testing.F) {
+	// A tiny model keeps the seed small (a few KB): the fuzzer slows to a
+	// crawl on inputs of hundreds of KB.
+	net := smallNet(f, 30)
+	cfg := Config{Dim: 2, Hidden: []int{2}, Iterations: 1, Pretrain: 1, Batch: 8}
+	var buf bytes.Buffer
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { return c.Write(&buf) }}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+	})
+}
