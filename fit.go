@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -53,6 +54,8 @@ type Model struct {
 	IDs    []string    // node ids, in row order of the embedding
 	Y      *mat.Dense  // n×d common embedding
 	Views  []ViewModel // per view, in network order
+
+	embed atomic.Pointer[embedCache] // Embed's factored systems, made on first use
 }
 
 // ViewModel is one view's part of a fitted model.

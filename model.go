@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,6 +26,10 @@ import (
 // the closed-form ridge solution of the consistency term over the node's
 // views, y = (Σ_s B^s B^sᵀ + ρI)⁻¹ Σ_s B^s h^sᵀ with h^s its code and
 // ρ = λ_B/α, the ridge of the B step. A node with no view gets zeros.
+//
+// The factored d×d system of each combination of views is cached on the
+// model at first use (Embed is safe for concurrent use), so the bases B^s
+// must not be changed after the first call.
 func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	if len(x) != len(m.Views) {
 		return nil, fmt.Errorf("embed: features for %d views, the model has %d", len(x), len(m.Views))
@@ -49,44 +54,31 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 		return nil, errors.New("embed: no features in any view")
 	}
 	_, d := m.Y.Dims()
-	rho := m.Config.LambdaB / math.Max(m.Config.Alpha, 1e-300)
 	out := mat.NewDense(k, d, nil)
+	present := make([]bool, len(x))
 	for i := range k {
-		a := mat.NewSymDense(d, nil)
-		rhs := mat.NewVecDense(d, nil)
 		any := false
 		for s, xs := range x {
-			if xs == nil || (has != nil && has[s] != nil && !has[s][i]) {
-				continue
-			}
-			any = true
-			h := m.code(s, xs, i)
-			b := m.Views[s].B
-			_, hw := b.Dims()
-			for p := range d {
-				var r float64
-				for q := range hw {
-					r += b.At(p, q) * h[q]
-				}
-				rhs.SetVec(p, rhs.AtVec(p)+r)
-				for q := p; q < d; q++ {
-					var g float64
-					for c := range hw {
-						g += b.At(p, c) * b.At(q, c)
-					}
-					a.SetSym(p, q, a.At(p, q)+g)
-				}
-			}
+			present[s] = xs != nil && (has == nil || has[s] == nil || has[s][i])
+			any = any || present[s]
 		}
 		if !any {
 			continue
 		}
-		for p := range d {
-			a.SetSym(p, p, a.At(p, p)+rho)
+		ch, err := m.embedSystem(present)
+		if err != nil {
+			return nil, fmt.Errorf("embed: node %d: %w", i, err)
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(a) {
-			return nil, fmt.Errorf("embed: node %d: the ridge system is singular", i)
+		rhs := mat.NewVecDense(d, nil)
+		for s, xs := range x {
+			if !present[s] {
+				continue
+			}
+			code := m.code(s, xs, i)
+			h := mat.NewVecDense(len(code), code)
+			var bh mat.VecDense
+			bh.MulVec(m.Views[s].B, h)
+			rhs.AddVec(rhs, &bh)
 		}
 		var y mat.VecDense
 		if err := ch.SolveVecTo(&y, rhs); err != nil {
@@ -95,6 +87,54 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 		out.SetRow(i, y.RawVector().Data)
 	}
 	return out, nil
+}
+
+// embedCache holds, per set of present views, the Cholesky factor of
+// Σ_s B^s B^sᵀ + ρI, so that Embed solves each node's d×d system without
+// forming it again (the server embeds node after node).
+type embedCache struct {
+	mu   sync.Mutex
+	chol map[string]*mat.Cholesky
+}
+
+// embedSystem returns the factored ridge system of the views marked present.
+// It is safe for concurrent use; the factors are only read once made.
+func (m *Model) embedSystem(present []bool) (*mat.Cholesky, error) {
+	c := m.embed.Load()
+	if c == nil {
+		m.embed.CompareAndSwap(nil, &embedCache{chol: map[string]*mat.Cholesky{}})
+		c = m.embed.Load()
+	}
+	key := make([]byte, len(present))
+	for s, p := range present {
+		if p {
+			key[s] = 1
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.chol[string(key)]; ok {
+		return ch, nil
+	}
+	_, d := m.Y.Dims()
+	a := mat.NewSymDense(d, nil)
+	for s, p := range present {
+		if p {
+			var g mat.SymDense
+			g.SymOuterK(1, m.Views[s].B) // B^s B^sᵀ
+			a.AddSym(a, &g)
+		}
+	}
+	rho := m.Config.LambdaB / math.Max(m.Config.Alpha, 1e-300)
+	for p := range d {
+		a.SetSym(p, p, a.At(p, p)+rho)
+	}
+	ch := new(mat.Cholesky)
+	if !ch.Factorize(a) {
+		return nil, errors.New("the ridge system is singular")
+	}
+	c.chol[string(key)] = ch
+	return ch, nil
 }
 
 // code returns view s's code of row i of x.

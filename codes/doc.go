@@ -20,6 +20,13 @@
 //     from a random orthogonal R. Each step can only lower the loss. The
 //     codes are then sign(V R), with the same bit convention as Sign, and
 //     ITQResult.Encode codes new rows with the learned mean and R.
+//   - CCA-ITQ, the paper's Table 5 baseline (Gong et al. 2013, §4), is ITQ
+//     applied to the canonical variates of several views: FitCCA computes
+//     a regularised canonical correlation analysis of two views, or MAXVAR
+//     generalised CCA of more, from P×P covariance matrices (P the total
+//     width of the views, never n×n), and CCA.Project maps a view onto its
+//     variates. Package experiment's "cca-itq" method builds the views and
+//     chains the two.
 //
 // # Bit layout
 //

@@ -2,6 +2,7 @@ package codes_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/dpmne/dpmne/codes"
@@ -76,4 +77,32 @@ func ExampleITQ() {
 	// loss fell by more than 90%: true
 	// loss per bit below 0.05: true
 	// new rows encode like the training rows: true
+}
+
+// FitCCA on two views of four rows: view x holds a signal s and an
+// unrelated column u, view y holds s plus noise e (s, u, e centred and
+// mutually orthogonal). The best combination of x ignores u; its
+// correlation with y is ‖s‖/√(‖s‖² + ‖e‖²) = √(20/24), and its weight on
+// s makes a unit-variance variate, 1/std(s) = √(3/20).
+func ExampleFitCCA() {
+	s := []float64{-3, -1, 1, 3}
+	u := []float64{-1, 3, -3, 1}
+	e := []float64{1, -1, -1, 1}
+	const n = 4
+	x := make([]float64, 2*n)
+	y := make([]float64, n)
+	for i := range n {
+		x[2*i], x[2*i+1] = s[i], u[i]
+		y[i] = s[i] + e[i]
+	}
+	c, err := codes.FitCCA([][]float64{x, y}, n, []int{2, 1}, 1, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("canonical correlation %.4f (√(20/24) = %.4f)\n", c.Corr[0], math.Sqrt(20.0/24))
+	fmt.Printf("x's weights (%.4f, %.4f)\n", c.W[0][0], c.W[0][1]+0) // +0: no "-0.0000"
+	// Output:
+	// canonical correlation 0.9129 (√(20/24) = 0.9129)
+	// x's weights (0.3873, 0.0000)
 }

@@ -122,3 +122,18 @@ func ExampleKMeans() {
 	// centre of the first group (0.333, 0.333)
 	// inertia 2.6667
 }
+
+// RetrievalHamming on five 4-bit codes of two classes: each node queries
+// the other four, ranked by Hamming distance (ties by smaller index).
+func ExampleRetrievalHamming() {
+	codes := []uint64{0b0000, 0b0001, 0b0011, 0b0111, 0b1111}
+	labels := []int{0, 0, 1, 0, 1}
+	r, err := eval.RetrievalHamming(context.Background(), codes, len(codes), 1, labels, 2, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d queries, precision@%d %.3f, mAP %.4f\n", r.Queries, r.K, r.PrecisionAtK, r.MAP)
+	// Output:
+	// 5 queries, precision@2 0.300, mAP 0.5667
+}

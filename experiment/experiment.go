@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/codes"
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
@@ -41,6 +42,11 @@ type Spec struct {
 	// small data sets whose rare classes would otherwise miss the training
 	// part).
 	Stratified bool
+	// Retrieval, when positive, also scores every classification cell for
+	// retrieval by label agreement (eval.RetrievalCosine, or
+	// eval.RetrievalHamming for methods marked Codes): precision at this
+	// many neighbours, and mAP.
+	Retrieval int
 	// DPMNE is the base configuration of the DPMNE methods.
 	DPMNE dpmne.Config `json:"-"`
 }
@@ -69,9 +75,10 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges)"
 		s.Task, s.Metric = "linkpred", "AUC"
 	case "table5":
-		s.Title = "Binary codes: node classification (micro-F1 / macro-F1)"
+		s.Title = "Binary codes: node classification (micro-F1 / macro-F1) and retrieval by label (precision@100, mAP; cosine ranking for float embeddings, Hamming for codes)"
+		s.Retrieval = 100
 		if len(methods) == 0 {
-			s.Methods = []string{"dpmne", "bi-dpmne", "bi-dpmne-itq"}
+			s.Methods = []string{"dpmne", "bi-dpmne", "bi-dpmne-itq", "cca-itq"}
 		}
 	case "pdr":
 		s.Title = "Effect of the partial data ratio (micro-F1)"
@@ -110,6 +117,11 @@ type Cell struct {
 	ARI     *eval.Stat `json:"ari,omitempty"`
 	AUC     *eval.Stat `json:"auc,omitempty"`
 	AP      *eval.Stat `json:"ap,omitempty"`
+	// Retrieval scores (Spec.Retrieval > 0): precision at RetrievalK and
+	// mAP, each one deterministic number (Std 0).
+	PrecisionAtK *eval.Stat `json:"precision_at_k,omitempty"`
+	MAP          *eval.Stat `json:"map,omitempty"`
+	RetrievalK   int        `json:"retrieval_k,omitempty"`
 	// Variant names the setting for the views experiment: "all views" or
 	// "without <view>".
 	Variant string `json:"variant,omitempty"`
@@ -215,6 +227,11 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 						return nil, err
 					}
 					c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
+					if s.Retrieval > 0 {
+						if err := retrieval(ctx, &c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
+							return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
+						}
+					}
 				}
 				cells = append(cells, c)
 				if progress != nil {
@@ -277,6 +294,25 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 	return &a, &b, nil
 }
 
+// retrieval scores emb for retrieval by label agreement into c: Hamming
+// ranking of the codes (bit set for a positive entry) for methods marked
+// Codes, cosine ranking otherwise.
+func retrieval(ctx context.Context, c *Cell, m Method, emb []float64, n, d int, labels []int, k int) error {
+	var r eval.Retrieval
+	var err error
+	if m.Codes {
+		bits := codes.EncodeSign(emb, n, d, nil)
+		r, err = eval.RetrievalHamming(ctx, bits.Words, n, bits.W(), labels, k, 0)
+	} else {
+		r, err = eval.RetrievalCosine(ctx, emb, n, d, labels, k, 0)
+	}
+	if err != nil {
+		return err
+	}
+	c.PrecisionAtK, c.MAP, c.RetrievalK = &eval.Stat{Mean: r.PrecisionAtK}, &eval.Stat{Mean: r.MAP}, r.K
+	return nil
+}
+
 func cosine(a, b []float64) float64 {
 	var ab, aa, bb float64
 	for i := range a {
@@ -295,6 +331,14 @@ func pm(s *eval.Stat) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.3f ± %.3f", s.Mean, s.Std)
+}
+
+// mean prints a deterministic score, which has no spread.
+func mean(s *eval.Stat) string {
+	if s == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", s.Mean)
 }
 
 // Markdown writes the results as a markdown table, preceded by its title and
@@ -345,11 +389,26 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	case "linkpred":
 		a, b = "AUC", "AP"
 	}
+	retr := s.Retrieval > 0 && s.Task == "classify"
 	fmt.Fprintf(w, "| method |")
 	for _, d := range dataNames(cells) {
 		fmt.Fprintf(w, " %s %s | %s %s |", d, a, d, b)
+		if retr {
+			k := s.Retrieval // lowered to the labelled nodes − 1 on small data
+			for _, c := range cells {
+				if c.Data == d && c.RetrievalK > 0 {
+					k = c.RetrievalK
+					break
+				}
+			}
+			fmt.Fprintf(w, " %s P@%d | %s mAP |", d, k, d)
+		}
 	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|---|", len(dataNames(cells))))
+	cols := "---|---|"
+	if retr {
+		cols += "---|---|"
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat(cols, len(dataNames(cells))))
 	for _, m := range s.Methods {
 		fmt.Fprintf(w, "| %s |", m)
 		for _, d := range dataNames(cells) {
@@ -362,6 +421,9 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 						fmt.Fprintf(w, " %s | %s |", pm(c.AUC), pm(c.AP))
 					default:
 						fmt.Fprintf(w, " %s | %s |", pm(c.MicroF1), pm(c.MacroF1))
+						if retr {
+							fmt.Fprintf(w, " %s | %s |", mean(c.PrecisionAtK), mean(c.MAP))
+						}
 					}
 				}
 			}
@@ -407,7 +469,8 @@ func WriteAll(dir string, s Spec, cells []Cell, command string) error {
 			for _, m := range []struct {
 				name string
 				s    *eval.Stat
-			}{{"micro_f1", c.MicroF1}, {"macro_f1", c.MacroF1}, {"acc", c.ACC}, {"nmi", c.NMI}, {"ari", c.ARI}, {"auc", c.AUC}, {"ap", c.AP}} {
+			}{{"micro_f1", c.MicroF1}, {"macro_f1", c.MacroF1}, {"acc", c.ACC}, {"nmi", c.NMI}, {"ari", c.ARI}, {"auc", c.AUC}, {"ap", c.AP},
+				{fmt.Sprintf("precision_at_%d", c.RetrievalK), c.PrecisionAtK}, {"map", c.MAP}} {
 				if m.s == nil {
 					continue
 				}

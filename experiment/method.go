@@ -26,7 +26,11 @@ type Params struct {
 type Method struct {
 	Name        string
 	Description string
-	Embed       func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
+	// Codes marks a method whose embedding holds binary codes as ±1
+	// entries (bit set for a positive entry): retrieval then ranks by
+	// Hamming distance instead of cosine similarity.
+	Codes bool
+	Embed func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
 }
 
 var (
@@ -98,7 +102,7 @@ func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 // that the same evaluation scores them (the paper's Table 5).
 func Binary(name, description string, itq bool) Method {
 	fit := DPMNE(name, description, nil)
-	return Method{Name: name, Description: description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: name, Description: description, Codes: true, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		y, d, err := fit.Embed(ctx, net, p)
 		if err != nil {
 			return nil, 0, err
@@ -114,22 +118,14 @@ func Binary(name, description string, itq bool) Method {
 		} else {
 			c = codes.Sign(y, n, d)
 		}
-		out := make([]float64, n*d)
-		for i := range n {
-			for j := range d {
-				out[i*d+j] = -1
-				if c.Bit(i, j) {
-					out[i*d+j] = 1
-				}
-			}
-		}
-		return out, d, nil
+		return plusMinus(c), d, nil
 	}}
 }
 
 func init() {
 	Register(Binary("bi-dpmne", "DPMNE, sign codes of the centred embedding", false))
 	Register(Binary("bi-dpmne-itq", "DPMNE, ITQ codes", true))
+	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))

@@ -322,7 +322,8 @@ func TestExperiment(t *testing.T) {
 		}
 	}
 	args = append([]string{"experiment", "table5", "--data", "synthetic", "--out", dir}, quick...)
-	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| bi-dpmne-itq |") {
+	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| bi-dpmne-itq |") ||
+		!strings.Contains(out, "| cca-itq |") || !strings.Contains(out, "synthetic P@100 | synthetic mAP |") {
 		t.Errorf("table5: %v\n%s", err, out)
 	}
 	for _, tc := range []struct {

@@ -1,0 +1,49 @@
+package serve_test
+
+import (
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/serve"
+)
+
+// A model of four nodes in two dimensions with one view of width 2 and no
+// autoencoder (as `dpmne train --no-autoencoder` fits), served in process.
+// In a program, the model comes from dpmne.Load and the handler goes to
+// serve.ListenAndServe. The sign codes of the centred rows (column means
+// 0.225, 0.275) are ada 10, bob 10, cy 01, dee 00; the unseen node with
+// feature 1 in dimension 1 embeds as (0, 1/(1+ρ)), ρ = λ_B/α = 10⁻³.
+func Example() {
+	m := &dpmne.Model{
+		Config: dpmne.Config{NoAutoencoder: true}.Defaults(),
+		IDs:    []string{"ada", "bob", "cy", "dee"},
+		Y:      mat.NewDense(4, 2, []float64{1, 0, 0.9, 0.1, 0, 1, -1, 0}),
+		Views:  []dpmne.ViewModel{{Name: "chat", In: 2, B: mat.NewDense(2, 2, []float64{1, 0, 0, 1})}},
+	}
+	s, err := serve.New(m, serve.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	show := func(method, target, body string) {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		b, _ := io.ReadAll(w.Body)
+		fmt.Print(w.Code, " ", string(b))
+	}
+	show("GET", "/v1/nodes/ada/neighbors?k=2", "")
+	show("GET", "/v1/nodes/ada/neighbors?k=2&metric=hamming", "")
+	show("POST", "/v1/embed", `{"features": {"chat": {"indices": [1]}}, "k": 1}`)
+	show("GET", "/v1/nodes/eve/neighbors", "")
+	// Output:
+	// 200 {"id":"ada","metric":"cosine","k":2,"neighbors":[{"id":"bob","score":0.9938837289810181},{"id":"cy","score":0}]}
+	// 200 {"id":"ada","metric":"hamming","k":2,"neighbors":[{"id":"bob","score":0},{"id":"dee","score":1}]}
+	// 200 {"embedding":[0,0.999000999000999],"views":["chat"],"metric":"cosine","k":1,"neighbors":[{"id":"cy","score":1}]}
+	// 404 {"error":"node \"eve\" is not in the model"}
+}

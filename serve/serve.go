@@ -1,0 +1,496 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/codes"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// Defaults of Options.
+const (
+	DefaultK            = 10
+	DefaultMaxK         = 1000
+	DefaultMaxBodyBytes = 1 << 20
+)
+
+// Options configure a Server. The zero value gives the defaults.
+type Options struct {
+	// MaxK is the largest k a request may ask for (DefaultMaxK when 0).
+	MaxK int
+	// MaxBodyBytes bounds a request body (DefaultMaxBodyBytes when 0).
+	MaxBodyBytes int64
+	// Workers is the number of goroutines one scan uses (0: package
+	// codes decides, by the number of rows and GOMAXPROCS).
+	Workers int
+	// Registry receives the server's metrics and is what /metrics
+	// exposes; nil means a new registry with the Go runtime and process
+	// collectors.
+	Registry *prometheus.Registry
+}
+
+// Server answers the endpoints of the package documentation for one
+// model. It is an http.Handler, safe for concurrent use.
+type Server struct {
+	model *dpmne.Model
+	ids   []string
+	index map[string]int
+	n, d  int
+	y     []float64    // n×d, the model's embedding
+	cos   *codes.Index // unit rows for cosine search
+	mean  []float64    // column means of y, for sign codes
+	bits  *codes.Codes // sign codes of the centred y
+	opt   Options
+	mux   *http.ServeMux
+	reg   *prometheus.Registry
+}
+
+// New builds the search structures for m (a cosine index and sign codes of
+// its embedding) and the routes. It returns an error for a model without
+// nodes, with repeated ids, or with non-finite embedding values, or for
+// negative options.
+func New(m *dpmne.Model, opt Options) (*Server, error) {
+	if m == nil || m.Y == nil {
+		return nil, errors.New("serve: no model")
+	}
+	n, d := m.Y.Dims()
+	if len(m.IDs) != n {
+		return nil, fmt.Errorf("serve: model has %d ids for %d embedding rows", len(m.IDs), n)
+	}
+	switch {
+	case opt.MaxK < 0:
+		return nil, fmt.Errorf("serve: MaxK = %d, want ≥ 0", opt.MaxK)
+	case opt.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("serve: MaxBodyBytes = %d, want ≥ 0", opt.MaxBodyBytes)
+	}
+	if opt.MaxK == 0 {
+		opt.MaxK = DefaultMaxK
+	}
+	if opt.MaxBodyBytes == 0 {
+		opt.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s := &Server{model: m, ids: m.IDs, index: make(map[string]int, n), n: n, d: d, opt: opt}
+	for i, id := range m.IDs {
+		if j, dup := s.index[id]; dup {
+			return nil, fmt.Errorf("serve: node id %q appears twice (rows %d and %d)", id, j, i)
+		}
+		s.index[id] = i
+	}
+	s.y = m.Y.RawMatrix().Data
+	if m.Y.RawMatrix().Stride != d {
+		s.y = make([]float64, 0, n*d)
+		for i := range n {
+			s.y = append(s.y, m.Y.RawRowView(i)...)
+		}
+	}
+	for k, v := range s.y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("serve: embedding row %d (node %q) has a non-finite value", k/d, m.IDs[k/d])
+		}
+	}
+	s.cos = codes.NewIndex(s.y, n, d)
+	s.mean = codes.ColumnMeans(s.y, n, d)
+	s.bits = codes.EncodeSign(s.y, n, d, s.mean)
+
+	s.reg = opt.Registry
+	if s.reg == nil {
+		s.reg = prometheus.NewRegistry()
+		s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "dpmne_http_requests_total",
+		Help: "HTTP requests by endpoint, status code and method.",
+	}, []string{"endpoint", "code", "method"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "dpmne_http_request_duration_seconds",
+		Help:    "HTTP request latency by endpoint.",
+		Buckets: prometheus.ExponentialBuckets(50e-6, 2, 16), // 50 µs … 1.6 s
+	}, []string{"endpoint"})
+	inFlight := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "dpmne_http_requests_in_flight",
+		Help: "HTTP requests being served.",
+	})
+	for _, c := range []prometheus.Collector{requests, latency, inFlight} {
+		if err := s.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("serve: registering metrics: %w", err)
+		}
+	}
+	instrument := func(endpoint string, h http.HandlerFunc) http.Handler {
+		l := prometheus.Labels{"endpoint": endpoint}
+		return promhttp.InstrumentHandlerInFlight(inFlight,
+			promhttp.InstrumentHandlerDuration(latency.MustCurryWith(l),
+				promhttp.InstrumentHandlerCounter(requests.MustCurryWith(l), h)))
+	}
+	s.mux = http.NewServeMux()
+	route := func(method, path, endpoint string, h http.HandlerFunc) {
+		s.mux.Handle(method+" "+path, instrument(endpoint, h))
+		// Any other method: a JSON 405 (the bare pattern is less specific
+		// than the one with a method, so it only gets the rest).
+		s.mux.Handle(path, instrument(endpoint, func(w http.ResponseWriter, r *http.Request) {
+			allow := method
+			if method == http.MethodGet {
+				allow += ", HEAD"
+			}
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, "method %s not allowed on %s: use %s", r.Method, path, method)
+		}))
+	}
+	route(http.MethodGet, "/v1/nodes/{id}/neighbors", "neighbors", s.neighbors)
+	route(http.MethodPost, "/v1/embed", "embed", s.embed)
+	route(http.MethodGet, "/healthz", "healthz", s.healthz)
+	metrics := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
+	route(http.MethodGet, "/metrics", "metrics", metrics.ServeHTTP)
+	s.mux.Handle("/", instrument("other", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no endpoint %s: see /v1/nodes/{id}/neighbors, /v1/embed, /healthz, /metrics", r.URL.Path)
+	}))
+	return s, nil
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Registry returns the registry /metrics exposes.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Neighbor is one search result: a node's id and its score (cosine
+// similarity, or Hamming distance).
+type Neighbor struct {
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+}
+
+// NeighborsResponse is the answer of GET /v1/nodes/{id}/neighbors.
+type NeighborsResponse struct {
+	ID        string     `json:"id"`
+	Metric    string     `json:"metric"`
+	K         int        `json:"k"`
+	Neighbors []Neighbor `json:"neighbors"`
+}
+
+// EmbedRequest is the body of POST /v1/embed. Features maps view names to
+// the node's features there: a JSON array (dense, the view's width) or an
+// object {"indices": [...], "values": [...]} (sparse; values default to
+// 1). K and Metric are as for the neighbours endpoint (defaults 10 and
+// cosine).
+type EmbedRequest struct {
+	Features map[string]json.RawMessage `json:"features"`
+	K        *int                       `json:"k,omitempty"`
+	Metric   string                     `json:"metric,omitempty"`
+}
+
+// SparseFeatures is the sparse form of one view's features.
+type SparseFeatures struct {
+	Indices []int     `json:"indices"`
+	Values  []float64 `json:"values,omitempty"`
+}
+
+// EmbedResponse is the answer of POST /v1/embed.
+type EmbedResponse struct {
+	Embedding []float64  `json:"embedding"`
+	Views     []string   `json:"views"`
+	Metric    string     `json:"metric"`
+	K         int        `json:"k"`
+	Neighbors []Neighbor `json:"neighbors"`
+}
+
+// HealthResponse is the answer of GET /healthz.
+type HealthResponse struct {
+	Status string       `json:"status"`
+	Nodes  int          `json:"nodes"`
+	Dim    int          `json:"dim"`
+	Views  []HealthView `json:"views"`
+}
+
+// HealthView is a view of the model and its feature width.
+type HealthView struct {
+	Name     string `json:"name"`
+	Features int    `json:"features"`
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	h := HealthResponse{Status: "ok", Nodes: s.n, Dim: s.d}
+	for _, v := range s.model.Views {
+		h.Views = append(h.Views, HealthView{Name: v.Name, Features: v.In})
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// parseK reads k from its text (empty: the default).
+func (s *Server) parseK(text string) (int, error) {
+	if text == "" {
+		return DefaultK, nil
+	}
+	k, err := strconv.Atoi(text)
+	if err != nil {
+		return 0, fmt.Errorf("k: %q is not an integer", text)
+	}
+	return s.checkK(k)
+}
+
+func (s *Server) checkK(k int) (int, error) {
+	if k < 1 || k > s.opt.MaxK {
+		return 0, fmt.Errorf("k = %d: want 1 to %d", k, s.opt.MaxK)
+	}
+	return k, nil
+}
+
+func parseMetric(m string) (string, error) {
+	switch m {
+	case "":
+		return "cosine", nil
+	case "cosine", "hamming":
+		return m, nil
+	}
+	return "", fmt.Errorf("metric %q: want cosine or hamming", m)
+}
+
+func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	q := r.URL.Query()
+	k, err := s.parseK(q.Get("k"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	metric, err := parseMetric(q.Get("metric"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	i, ok := s.index[id]
+	if !ok {
+		writeError(w, http.StatusNotFound, "node %q is not in the model", id)
+		return
+	}
+	var hits []codes.Hit
+	if metric == "hamming" {
+		hits = s.bits.HammingTopK(s.bits.Row(i), k, i, s.opt.Workers)
+	} else {
+		hits = s.cos.CosineTopK(s.y[i*s.d:(i+1)*s.d], k, i, s.opt.Workers)
+	}
+	writeJSON(w, http.StatusOK, NeighborsResponse{ID: id, Metric: metric, K: k, Neighbors: s.named(hits)})
+}
+
+func (s *Server) named(hits []codes.Hit) []Neighbor {
+	out := make([]Neighbor, len(hits))
+	for j, h := range hits {
+		out[j] = Neighbor{ID: s.ids[h.Index], Score: h.Score}
+	}
+	return out
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+			return
+		}
+		writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+		return
+	}
+	var req EmbedRequest
+	if err := decodeStrict(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "request body: %v", err)
+		return
+	}
+	k := DefaultK
+	if req.K != nil {
+		if k, err = s.checkK(*req.K); err != nil {
+			writeError(w, http.StatusBadRequest, "%v", err)
+			return
+		}
+	}
+	metric, err := parseMetric(req.Metric)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	x, views, err := s.features(req.Features)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	emb, err := s.model.Embed(x, nil)
+	if err != nil {
+		// Shapes were checked above; what remains is the model's own
+		// failure (a singular system), not the request's fault.
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	y := emb.RawRowView(0)
+	for j, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			writeError(w, http.StatusBadRequest, "features: the embedding is not finite (column %d): feature values too large", j)
+			return
+		}
+	}
+	var hits []codes.Hit
+	if metric == "hamming" {
+		c := codes.EncodeSign(y, 1, s.d, s.mean)
+		hits = s.bits.HammingTopK(c.Row(0), k, -1, s.opt.Workers)
+	} else {
+		hits = s.cos.CosineTopK(y, k, -1, s.opt.Workers)
+	}
+	writeJSON(w, http.StatusOK, EmbedResponse{Embedding: y, Views: views, Metric: metric, K: k, Neighbors: s.named(hits)})
+}
+
+// features turns the request's features into one 1-row CSR per model view
+// (nil for the views not given) and the names of the given views, in the
+// model's order.
+func (s *Server) features(f map[string]json.RawMessage) ([]*sparse.CSR, []string, error) {
+	if len(f) == 0 {
+		return nil, nil, fmt.Errorf("features: give the node's features in at least one view (%s)", s.viewList())
+	}
+	x := make([]*sparse.CSR, len(s.model.Views))
+	var names []string
+	for name := range f {
+		if !slices.ContainsFunc(s.model.Views, func(v dpmne.ViewModel) bool { return v.Name == name }) {
+			return nil, nil, fmt.Errorf("features: unknown view %q (the model's views: %s)", name, s.viewList())
+		}
+	}
+	for v, view := range s.model.Views {
+		raw, ok := f[view.Name]
+		if !ok {
+			continue
+		}
+		row, err := parseRow(raw, view.In)
+		if err != nil {
+			return nil, nil, fmt.Errorf("features.%s: %w", view.Name, err)
+		}
+		x[v] = row
+		names = append(names, view.Name)
+	}
+	return x, names, nil
+}
+
+func (s *Server) viewList() string {
+	var b strings.Builder
+	for v, view := range s.model.Views {
+		if v > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s of width %d", view.Name, view.In)
+	}
+	return b.String()
+}
+
+// parseRow reads one view's features, dense or sparse, as a 1×width CSR.
+func parseRow(raw json.RawMessage, width int) (*sparse.CSR, error) {
+	raw = bytes.TrimSpace(raw)
+	type entry struct {
+		j int
+		v float32
+	}
+	var entries []entry
+	check := func(v float64, where string) (float32, error) {
+		if math.Abs(v) > math.MaxFloat32 {
+			return 0, fmt.Errorf("%s: value %g is outside the float32 range", where, v)
+		}
+		return float32(v), nil
+	}
+	switch {
+	case len(raw) > 0 && raw[0] == '[':
+		var dense []float64
+		if err := decodeStrict(raw, &dense); err != nil {
+			return nil, err
+		}
+		if len(dense) != width {
+			return nil, fmt.Errorf("%d values, want the view's feature width %d", len(dense), width)
+		}
+		for j, v := range dense {
+			f, err := check(v, fmt.Sprintf("value %d", j))
+			if err != nil {
+				return nil, err
+			}
+			if f != 0 {
+				entries = append(entries, entry{j, f})
+			}
+		}
+	case len(raw) > 0 && raw[0] == '{':
+		var sp SparseFeatures
+		if err := decodeStrict(raw, &sp); err != nil {
+			return nil, err
+		}
+		if sp.Values != nil && len(sp.Values) != len(sp.Indices) {
+			return nil, fmt.Errorf("%d values for %d indices", len(sp.Values), len(sp.Indices))
+		}
+		for a, j := range sp.Indices {
+			if j < 0 || j >= width {
+				return nil, fmt.Errorf("indices[%d] = %d: outside the view's feature width [0, %d)", a, j, width)
+			}
+			f := float32(1)
+			if sp.Values != nil {
+				var err error
+				if f, err = check(sp.Values[a], fmt.Sprintf("values[%d]", a)); err != nil {
+					return nil, err
+				}
+			}
+			entries = append(entries, entry{j, f})
+		}
+		slices.SortStableFunc(entries, func(a, b entry) int { return a.j - b.j })
+		for a := 1; a < len(entries); a++ {
+			if entries[a].j == entries[a-1].j {
+				return nil, fmt.Errorf("index %d appears twice", entries[a].j)
+			}
+		}
+		entries = slices.DeleteFunc(entries, func(e entry) bool { return e.v == 0 })
+	default:
+		return nil, errors.New("want an array of feature values or an object {\"indices\": [...], \"values\": [...]}")
+	}
+	row := &sparse.CSR{Rows: 1, Cols: width, Ptr: []int{0, len(entries)},
+		Ind: make([]int32, len(entries)), Val: make([]float32, len(entries))}
+	for a, e := range entries {
+		row.Ind[a], row.Val[a] = int32(e.j), e.v
+	}
+	return row, nil
+}
+
+// decodeStrict decodes exactly one JSON value into v, rejecting unknown
+// fields and trailing data.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty; want a JSON object")
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v) // the client went away: nothing to do
+}
+
+// ErrorResponse is the body of every error answer.
+type ErrorResponse struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, ErrorResponse{Error: fmt.Sprintf(format, args...)})
+}
