@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/dpmne/dpmne/internal/fastblas"
 )
@@ -87,19 +88,14 @@ var splitGemm = fastblas.Serial
 // splits it across goroutines.
 const minParallelGemm = 1 << 20
 
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
+// impl is gonum's pure-Go BLAS as a concrete type: its level-1 kernels are
+// assembly (SIMD) and, unlike blas64 with OpenBLAS installed, cost no cgo
+// call, which matters for the d-long row products of the Y step.
+var impl gonum.Implementation
+
+func dot(a, b []float64) float64 { return impl.Ddot(len(a), a, 1, b[:len(a)], 1) }
 
 func sumSq(a []float64) float64 { return dot(a, a) }
 
 // axpy sets y += alpha·x.
-func axpy(alpha float64, x, y []float64) {
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
+func axpy(alpha float64, x, y []float64) { impl.Daxpy(len(x), alpha, x, 1, y[:len(x)], 1) }

@@ -44,6 +44,7 @@ type subspace struct {
 	grad, gcons, dir, ldir []float64 // n×d work buffers
 	tmp                    []float64 // n×d
 	dd                     []float64 // d×d work: YᵀY − I after gradient
+	eu                     []float64 // d×d work: Δ_sᵀΔ_s
 	yty                    []float64 // d×d, YᵀY during a Y step
 	// ytyFresh marks yty as computed by bStep at the current Y, for the
 	// next Y step to reuse; anything else that changes Y must clear it.
@@ -56,6 +57,7 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 	s.y, s.ly = make([]float64, nd), make([]float64, nd)
 	s.grad, s.gcons, s.dir, s.ldir, s.tmp = make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
+	s.eu = make([]float64, d*d)
 	s.yty = make([]float64, d*d)
 	if lap != nil && beta > 0 {
 		s.lamMax = lap.LambdaMax(30)
@@ -141,6 +143,24 @@ func (s *subspace) maskedQuad(x []float64, v *viewFit, tmp []float64) float64 {
 		}
 	}
 	return q
+}
+
+// observedQuad returns ⟨Δ_sᵀΔ_s, G^s⟩ = Σ_{i observed} Δ_i G^s Δ_iᵀ for the
+// direction in s.dir, given e = ΔᵀΔ: the unobserved rows' products are
+// subtracted (O(unobserved·d²)), using v.ym as scratch.
+func (s *subspace) observedQuad(v *viewFit, e []float64) float64 {
+	d := s.d
+	es := e
+	if len(v.unob) > 0 {
+		u := v.ym[:len(v.unob)*d]
+		for k, i := range v.unob {
+			copy(u[k*d:(k+1)*d], s.dir[i*d:(i+1)*d])
+		}
+		es = s.eu
+		copy(es, e)
+		gemm(true, false, -1, u, len(v.unob), d, u, len(v.unob), d, 1, es)
+	}
+	return dot(es, v.g)
 }
 
 // consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
@@ -362,9 +382,21 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 		// Coefficients of φ(t) − φ(0) = c1 t + c2 t² + c3 t³ + c4 t⁴.
 		c1, c2, c3, c4 := slope, 0.0, 0.0, 0.0
+		// Another step may follow: Y·G^s must then move along with Y, which
+		// needs Δ·G^s. On the last step the consistency curvature
+		// Σ_{i observed} Δ_i G^s Δ_iᵀ = ⟨Δ_sᵀΔ_s, G^s⟩ comes from E = ΔᵀΔ
+		// instead, at O(d²) per view once E is formed.
+		more := step+1 < maxSteps
+		if s.orth || (s.alpha > 0 && !more) {
+			gemm(true, false, 1, s.dir, n, d, s.dir, n, d, 0, e)
+		}
 		if s.alpha > 0 {
 			for _, v := range s.views {
-				c2 += s.alpha * s.maskedQuad(s.dir, v, v.dg)
+				if more {
+					c2 += s.alpha * s.maskedQuad(s.dir, v, v.dg)
+				} else {
+					c2 += s.alpha * s.observedQuad(v, e)
+				}
 			}
 		}
 		if s.beta > 0 {
@@ -380,7 +412,6 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 					sm[i*d+j], sm[j*d+i] = v, v
 				}
 			}
-			gemm(true, false, 1, s.dir, n, d, s.dir, n, d, 0, e)
 			c2 += s.lambda * (sumSq(sm) + 2*dot(s.dd, e))
 			c3 += s.lambda * 2 * dot(sm, e)
 			c4 += s.lambda * sumSq(e)
@@ -397,7 +428,7 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		if s.beta > 0 {
 			axpy(t, s.ldir, s.ly)
 		}
-		if s.alpha > 0 {
+		if s.alpha > 0 && more {
 			for _, v := range s.views {
 				axpy(t, v.dg, v.yg)
 			}

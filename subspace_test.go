@@ -203,6 +203,24 @@ func TestTermsAfterB(t *testing.T) {
 	}
 }
 
+// TestObservedQuad: the line search's consistency curvature from ΔᵀΔ equals
+// the direct Σ_{i observed} Δ_i G Δ_iᵀ (1e-10 relative).
+func TestObservedQuad(t *testing.T) {
+	s := smallProblem(t, true, 2, 3, 5)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range s.dir {
+		s.dir[i] = rng.NormFloat64()
+	}
+	e := make([]float64, s.d*s.d)
+	gemm(true, false, 1, s.dir, s.n, s.d, s.dir, s.n, s.d, 0, e)
+	for vi, v := range s.views {
+		want := s.maskedQuad(s.dir, v, v.dg)
+		if got := s.observedQuad(v, e); math.Abs(got-want) > 1e-10*math.Abs(want) {
+			t.Errorf("view %d: observedQuad = %v, maskedQuad = %v", vi, got, want)
+		}
+	}
+}
+
 // TestRotationInvariance checks the paper's theorem: for orthogonal Q,
 // (YQ, QᵀB, H) gives the same objective (all terms, both regularisers).
 func TestRotationInvariance(t *testing.T) {
