@@ -407,3 +407,70 @@ func TestSampledStepAllocs(t *testing.T) {
 		t.Errorf("Step allocates %v times per call after warm-up, want 0", allocs)
 	}
 }
+
+// TestLazyFirstLayerMatchesFullAdam checks the lazy update of wide inputs
+// against full Adam. From fresh moments, full Adam moves a parameter only
+// where its gradient is non-zero (m = v = 0 there, so the step is 0/ε), so
+// after one step on the same sample the two must agree bit for bit; after
+// two steps the lazy trainer must have left every untouched row of W0
+// exactly as it was.
+func TestLazyFirstLayerMatchesFullAdam(t *testing.T) {
+	const in = WideInput
+	x := fixedNNZ(rand.New(rand.NewPCG(3, 3)), 16, in, 5)
+	newTrainer := func(lazy bool) *Trainer {
+		ae, err := New(in, Config{Hidden: []int{8}, NegativeSamples: 2, LearningRate: 1e-2}, rand.New(rand.NewPCG(5, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := NewTrainer(ae)
+		if tr.lazy0 != true || tr.lazy != true {
+			t.Fatalf("a %d-wide input should train lazily", in)
+		}
+		tr.lazy, tr.lazy0 = lazy, lazy
+		tr.SetSampler(rand.New(rand.NewPCG(7, 7)))
+		return tr
+	}
+	lazy, full := newTrainer(true), newTrainer(false)
+	before := append([]float32(nil), lazy.ae.Layers[0].W...)
+	rows := []int{0, 1, 2, 3}
+	for _, tr := range []*Trainer{lazy, full} {
+		if _, err := tr.Step(x, rows, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l := range lazy.ae.Layers {
+		for k, p := range [2][]float32{lazy.ae.Layers[l].W, lazy.ae.Layers[l].B} {
+			q := [2][]float32{full.ae.Layers[l].W, full.ae.Layers[l].B}[k]
+			for i := range p {
+				if p[i] != q[i] {
+					t.Fatalf("layer %d param %d: lazy %v, full %v after one step", l, i, p[i], q[i])
+				}
+			}
+		}
+	}
+	if _, err := lazy.Step(x, []int{4, 5}, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	touched := map[int32]bool{}
+	for _, r := range []int{0, 1, 2, 3, 4, 5} {
+		ind, _ := x.Row(r)
+		for _, j := range ind {
+			touched[j] = true
+		}
+	}
+	w, out := lazy.ae.Layers[0].W, lazy.ae.Layers[0].Out
+	changed := 0
+	for j := range in {
+		row, old := w[j*out:(j+1)*out], before[j*out:(j+1)*out]
+		same := slices.Equal(row, old)
+		if !touched[int32(j)] && !same {
+			t.Fatalf("row %d of W0 moved although no input touched it", j)
+		}
+		if !same {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no row of W0 moved")
+	}
+}

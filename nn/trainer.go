@@ -64,6 +64,12 @@ type Trainer struct {
 	// parameters. Off: it was measured slower at Cora's sizes (see Step);
 	// it is kept to measure the choice again, e.g. on much wider inputs.
 	lazy bool
+	// lazy0 makes Step update only the rows of the first layer's W that
+	// the batch's non-zero inputs touch (touched), with their moments; it
+	// is on with lazy for inputs of at least WideInput columns.
+	lazy0   bool
+	touched []int32 // rows of W0 with a gradient from the last batch
+	mark    []bool  // In flags: row in touched
 
 	// Epoch scratch.
 	perm   []int
@@ -81,8 +87,35 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 	}
 	t.act = make([][]float32, len(ae.Layers))
 	t.delta = make([][]float32, len(ae.Layers))
+	if ae.In >= WideInput {
+		t.lazy, t.lazy0 = true, true
+		// The lazy output update takes its gradient from the sample;
+		// the dense one is made only if something asks for it.
+		t.grad[2*(len(ae.Layers)-1)] = nil
+	}
 	return t
 }
+
+// denseGrad returns the gradient buffer of parameter i, allocating it if a
+// wide trainer left it out.
+func (t *Trainer) denseGrad(i int) []float32 {
+	if t.grad[i] == nil {
+		t.grad[i] = make([]float32, len(t.m[i]))
+	}
+	return t.grad[i]
+}
+
+// WideInput is the input width from which a Trainer with sampled
+// reconstruction updates lazily, as TensorFlow's LazyAdam does: each step
+// moves only the rows of the first layer's weights that the batch's
+// non-zero inputs touch and the output layer's selected columns, with their
+// Adam moments (bias corrections from the global step count). A full Adam
+// step costs O(In·width) whatever the batch, which at a million inputs is
+// seconds per step; the lazy one costs O((nnz + samples)·width). Below
+// this width a batch touches most rows and columns anyway and the full
+// update is faster (see Step). Weight decay then applies to the touched
+// rows and columns only.
+const WideInput = 16384
 
 // AdamState returns the optimiser's state: the number of steps taken and
 // the first and second moments, one slice per parameter in Params order.
@@ -217,9 +250,9 @@ func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha f
 //
 // All of W0, the first layer's In×Out weights, is updated each step, also
 // the rows whose inputs were all zero in the batch (their gradient is zero
-// unless WeightDecay > 0, but Adam's moments still move them). A lazy,
-// sparse Adam that touches only the batch's non-zero columns is a later
-// optimisation.
+// unless WeightDecay > 0, but Adam's moments still move them), except for
+// inputs of at least WideInput columns with sampled reconstruction, where
+// only the touched rows move (see WideInput).
 //
 // With Config.NegativeSamples > 0, Recon is the sampled estimate of the
 // reconstruction loss (see Config.NegativeSamples), drawn from the rng of
@@ -234,8 +267,8 @@ func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha f
 // anyway, so the lazy update saves nothing, and its strided access to W
 // made a step 0.5-1.4 ms slower (full Adam on the output layer takes about
 // 1.6 ms of a 12-15 ms step); both trained equally well on the tests' data.
-// For inputs much wider than batch·(NegativeSamples+1)·nnz the lazy update
-// of both the output layer and W0 would be the next optimisation.
+// For inputs of WideInput columns or more, both the output layer and W0
+// are updated lazily.
 func (t *Trainer) Step(x *sparse.CSR, rows []int, target []float32, alpha float32) (StepLoss, error) {
 	return t.step(x, rows, target, alpha, t.sampler)
 }
@@ -421,7 +454,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	prev := t.delta[last-1][:n*width]
 	t.s.backward(t.act[last-1], prev, width, n)
 	if o.denseGrad {
-		gW, gB := t.grad[2*last], t.grad[2*last+1]
+		gW, gB := t.denseGrad(2*last), t.grad[2*last+1]
 		t.s.scatter(gW, gB, width, out.Out)
 		if wd := ae.Cfg.WeightDecay; wd > 0 {
 			axpy(2*wd, out.W, gW)
@@ -444,8 +477,41 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 	for l := top; l >= 0; l-- {
 		lay := ae.Layers[l]
 		d := t.delta[l][:n*lay.Out]
-		gW, gB := t.grad[2*l], t.grad[2*l+1]
-		if l == 0 {
+		gW, gB := t.denseGrad(2*l), t.grad[2*l+1]
+		if l == 0 && t.lazy0 && t.sampled() {
+			// As below, but only the rows touched now are cleared and
+			// written (those of the last batch are cleared first), and
+			// remembered for the lazy update.
+			if t.mark == nil {
+				t.mark = make([]bool, lay.In)
+			}
+			for _, j := range t.touched {
+				clear(gW[int(j)*lay.Out : (int(j)+1)*lay.Out])
+				t.mark[j] = false
+			}
+			t.touched = t.touched[:0]
+			for i := 0; i < n; i++ {
+				r := i
+				if rows != nil {
+					r = rows[i]
+				}
+				ind, val := x.Row(r)
+				di := d[i*lay.Out : (i+1)*lay.Out]
+				for k, j := range ind {
+					g := gW[int(j)*lay.Out : (int(j)+1)*lay.Out]
+					if !t.mark[j] {
+						t.mark[j] = true
+						t.touched = append(t.touched, j)
+					}
+					axpy(val[k], di, g)
+				}
+			}
+			if wd := ae.Cfg.WeightDecay; wd > 0 {
+				for _, j := range t.touched {
+					axpy(2*wd, lay.W[int(j)*lay.Out:(int(j)+1)*lay.Out], gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
+				}
+			}
+		} else if l == 0 {
 			// ∂/∂W0 = Xᵀ·δ0, scattered into the rows of W0 for the
 			// non-zero columns only: O(nnz·Out0).
 			clear(gW)
@@ -468,7 +534,7 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 		for i := 0; i < n; i++ {
 			axpy(1, d[i*lay.Out:(i+1)*lay.Out], gB)
 		}
-		if wd := ae.Cfg.WeightDecay; wd > 0 {
+		if wd := ae.Cfg.WeightDecay; wd > 0 && !(l == 0 && t.lazy0 && t.sampled()) {
 			axpy(2*wd, lay.W, gW)
 		}
 		if l == 0 {
@@ -585,8 +651,17 @@ func (t *Trainer) adam(dense int) {
 		t.lazyAdam(b1, b2, c1, c2, lr, eps)
 	}
 	for l, lay := range t.ae.Layers[:dense] {
+		if l == 0 && t.lazy0 && t.sampled() {
+			g, m, v := t.grad[0], t.m[0], t.v[0]
+			for _, j := range t.touched {
+				r := int(j) * lay.Out
+				adamUpdate(lay.W[r:r+lay.Out], g[r:r+lay.Out], m[r:r+lay.Out], v[r:r+lay.Out], b1, b2, c1, c2, lr, eps)
+			}
+			adamUpdate(lay.B, t.grad[1], t.m[1], t.v[1], b1, b2, c1, c2, lr, eps)
+			continue
+		}
 		for k, p := range [2][]float32{lay.W, lay.B} {
-			adamUpdate(p, t.grad[2*l+k], t.m[2*l+k], t.v[2*l+k], b1, b2, c1, c2, lr, eps)
+			adamUpdate(p, t.denseGrad(2*l+k), t.m[2*l+k], t.v[2*l+k], b1, b2, c1, c2, lr, eps)
 		}
 	}
 }
