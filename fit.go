@@ -424,14 +424,26 @@ func updateCodes(ae *nn.Autoencoder, x *sparse.CSR, rows []int, c *denseCodes) {
 	}
 }
 
-// reconTerms evaluates the reconstruction loss and the weight penalty
-// exactly, in batches over every view's observed rows.
+// reconTerms evaluates the reconstruction loss and the weight penalty over
+// every view's observed rows, in batches: exactly when the autoencoders
+// train on the exact loss, and otherwise by the same sampled estimate they
+// train on (non-zeros plus sampled zeros, drawn from a fixed seed), because
+// the exact loss densifies a batch's rows to their full width, which for an
+// adjacency-row view of a large graph is n wide.
 func reconTerms(trainers []*nn.Trainer, xs []*sparse.CSR, rows [][]int) (recon, regW float64) {
 	for s, tr := range trainers {
 		const batch = 1024
+		sampled := tr.Autoencoder().Cfg.NegativeSamples > 0
+		if sampled {
+			tr.SetSampler(rand.New(rand.NewPCG(0x7265636f6e, uint64(s))))
+		}
 		for lo := 0; lo < len(rows[s]); lo += batch {
-			l := tr.ExactLoss(xs[s], rows[s][lo:min(lo+batch, len(rows[s]))], nil, 0)
-			recon += l.Recon
+			b := rows[s][lo:min(lo+batch, len(rows[s]))]
+			if sampled {
+				recon += tr.Loss(xs[s], b, nil, 0).Recon
+			} else {
+				recon += tr.ExactLoss(xs[s], b, nil, 0).Recon
+			}
 		}
 		ae := tr.Autoencoder()
 		var w float64
