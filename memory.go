@@ -1,0 +1,108 @@
+package dpmne
+
+import (
+	"fmt"
+
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/proximity"
+)
+
+// Memory is an estimate of the memory a fit holds at its peak, by part, in
+// bytes: the model of README's "Memory" section, counted from the arrays the
+// code allocates (n nodes, d dimensions, t views, code width h).
+type Memory struct {
+	// Data: the loaded network, 8 bytes per stored adjacency or feature
+	// entry (int32 index, float32 value) and 8 per row pointer.
+	Data int64
+	// Proximity: a normalised copy of every adjacency (8 bytes per entry)
+	// and the Horner buffers, 9·n·d float64 for the random-walk
+	// normalisation (z, tmp, and the stacked input and output, each n×2d,
+	// and n×d), 3·n·d otherwise.
+	Proximity int64
+	// Subspace: Y, L·Y and five n×d work arrays, and per view H·Bᵀ, the
+	// masked Y, Y·G and Δ·G: (7 + 4t)·n·d float64.
+	Subspace int64
+	// Codes: per view the n×h float64 codes H (autoencoders), or a masked
+	// copy of the features and its transpose (identity encoders, 16 bytes
+	// per non-zero).
+	Codes int64
+	// Autoencoders: per view the float32 weights, gradient and two Adam
+	// moments (16 bytes per parameter; 12 for the output layer of a wide
+	// view), and the n×h float32 encoding buffer.
+	Autoencoders int64
+	// Transient: the initialisation's two n×(d+10) float64 arrays, and the
+	// model's copy of Y and of the autoencoders' weights made at the end.
+	Transient int64
+}
+
+// Total returns the sum of the parts.
+func (m Memory) Total() int64 {
+	return m.Data + m.Proximity + m.Subspace + m.Codes + m.Autoencoders + m.Transient
+}
+
+// String formats the estimate with its parts, in MiB.
+func (m Memory) String() string {
+	mb := func(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+	return fmt.Sprintf("%s (data %s, proximity %s, subspace %s, codes %s, autoencoders %s, transient %s)",
+		mb(m.Total()), mb(m.Data), mb(m.Proximity), mb(m.Subspace), mb(m.Codes), mb(m.Autoencoders), mb(m.Transient))
+}
+
+// EstimateMemory estimates the peak memory of fitting net with cfg (see
+// Memory). It is linear in nodes, stored entries and parameters: nothing in
+// a fit is n×n or n×(feature width) dense, but for the exact
+// reconstruction loss (NegativeSamples < 0), whose 1,024-row batches are
+// densified to the views' widths, counted here too.
+func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
+	cfg = cfg.Defaults()
+	n, d, t := int64(net.N()), int64(cfg.Dim), int64(len(net.Views))
+	var m Memory
+	for _, v := range net.Views {
+		m.Data += 8*int64(v.Adj.NNZ()) + 8*(n+1)
+		if v.Features != nil {
+			m.Data += 8*int64(v.Features.NNZ()) + 8*(n+1)
+		}
+	}
+	if !cfg.NoProximity {
+		for _, v := range net.Views {
+			m.Proximity += 8*int64(v.Adj.NNZ()) + 8*(n+1) + 16*n
+		}
+		buf := int64(3)
+		if cfg.Norm == proximity.NormRandomWalk {
+			buf = 9
+		}
+		m.Proximity += buf * n * d * 8
+	}
+	m.Subspace = (7 + 4*t) * n * d * 8
+	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
+	for _, v := range net.Views {
+		x := v.FeatureMatrix()
+		in := int64(x.Cols)
+		if cfg.NoAutoencoder {
+			m.Codes += 16*int64(x.NNZ()) + 16*(n+1) + 8*in
+			continue
+		}
+		m.Codes += n * h * 8
+		// Encoder widths Hidden, decoder mirrored back to In.
+		widths := append([]int{int(in)}, cfg.Hidden...)
+		for i := len(cfg.Hidden) - 2; i >= 0; i-- {
+			widths = append(widths, cfg.Hidden[i])
+		}
+		widths = append(widths, int(in))
+		var params, out int64
+		for i := 0; i+1 < len(widths); i++ {
+			params += int64(widths[i])*int64(widths[i+1]) + int64(widths[i+1])
+		}
+		out = int64(widths[len(widths)-2]) * in
+		per := 16 * params
+		if in >= 16384 && cfg.NegativeSamples > 0 {
+			per -= 4 * out // no dense gradient of the output layer
+		}
+		m.Autoencoders += per + 4*n*h
+		m.Transient += 4 * params // the model's copy
+		if cfg.NegativeSamples < 0 {
+			m.Autoencoders += 3 * 4 * 1024 * in
+		}
+	}
+	m.Transient += 2*n*(d+10)*8 + n*d*8
+	return m
+}

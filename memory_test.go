@@ -1,0 +1,44 @@
+package dpmne
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// TestEstimateMemory compares the estimate with the live heap of a fit,
+// measured after a forced collection at every iteration (so garbage not yet
+// collected does not count) and before the fit for the network itself. The
+// estimate counts the arrays the code allocates, so it should be close:
+// the live peak must lie within [0.6, 1.3] of it (the rest: slices
+// allocated at their final size but not all live at once, Go runtime
+// overhead, small buffers the model leaves out).
+func TestEstimateMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forces a garbage collection every iteration")
+	}
+	net := smallNet(t, 3000)
+	cfg := Config{Iterations: 3, Pretrain: 1}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	peak := uint64(0)
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(Iteration) {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(m)
+	est := EstimateMemory(net, cfg)
+	live := float64(peak-base) + float64(est.Data) // the network was live before
+	ratio := live / float64(est.Total())
+	t.Logf("estimate %v; live peak %.0f MiB (ratio %.2f)", est, live/(1<<20), ratio)
+	if ratio < 0.6 || ratio > 1.3 {
+		t.Errorf("live peak / estimate = %.2f, want within [0.6, 1.3]", ratio)
+	}
+}
