@@ -52,7 +52,8 @@ type Spec struct {
 }
 
 // Named returns the specification of a paper experiment: table2
-// (classification), table3 (clustering), table4 (ablations), table5 (binary
+// (classification) and table3 (clustering), by default of DPMNE and every
+// baseline of package baseline, table4 (ablations), table5 (binary
 // codes), pdr (Fig. 1: partial data ratio 0, 0.2, 0.4, 0.6), dim (Fig. 3:
 // 16…512) and views (Fig. 2: leave one view out).
 func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
@@ -63,9 +64,15 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	switch name {
 	case "table2":
 		s.Title = "Node classification (micro-F1 / macro-F1, mean ± std)"
+		if len(methods) == 0 {
+			s.Methods = comparison()
+		}
 	case "table3":
 		s.Title = "Clustering on L2-normalised rows (ACC / NMI, mean ± std)"
 		s.Task, s.Metric = "cluster", "ACC"
+		if len(methods) == 0 {
+			s.Methods = comparison()
+		}
 	case "table4":
 		s.Title = "Ablations: node classification (micro-F1 / macro-F1)"
 		if len(methods) == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
@@ -36,7 +37,7 @@ the raw features of every view concatenated (zeros where a node is missing).`,
 				return err
 			}
 			start := time.Now()
-			m, err := mf.fit(cmd, net, quiet)
+			m, err := mf.fit(cmd, net, quiet, dpmne.Options{})
 			if err != nil {
 				return err
 			}

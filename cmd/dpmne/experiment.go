@@ -26,8 +26,10 @@ func newExperimentCmd(g *globals) *cobra.Command {
 cell with the paper's protocol (logistic regression on 50% training splits, or
 k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
 
-  table2  node classification, one column pair per data set
-  table3  clustering
+  table2  node classification, one column pair per data set (default
+          methods: dpmne and every baseline: deepwalk, node2vec, line, sdne,
+          graphsage, dane, spectral, features, smoothed-features)
+  table3  clustering (default methods as table2)
   table4  the ablations of Table 4 (default methods: dpmne, dpmne-no-ae,
           dpmne-no-consistency, dpmne-no-proximity)
   linkpred  link prediction: 10% of each view's edges held out (and as many

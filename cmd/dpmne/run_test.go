@@ -184,6 +184,46 @@ func TestTrainOutputs(t *testing.T) {
 	}
 }
 
+// TestTrainMethod: a baseline through dpmne train writes the same outputs
+// as DPMNE, the same bytes for the same seed, at --dim.
+func TestTrainMethod(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{"npy", "w2v"} {
+		out := filepath.Join(dir, "spectral."+format)
+		if _, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--method", "spectral", "--dim", "2", "--out", out, "--format", format); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		again := filepath.Join(dir, "again."+format)
+		if _, _, err := runCLI(t, "train", "--data", "testdata/tiny", "--method", "spectral", "--dim", "2", "--out", again, "--format", format, "--quiet"); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(out)
+		b, _ := os.ReadFile(again)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: outputs of one seed differ or are empty", format)
+		}
+		if format == "w2v" && !strings.HasPrefix(string(a), "4 2\n") {
+			t.Errorf("w2v header: %q", strings.SplitN(string(a), "\n", 2)[0])
+		}
+		if format == "npy" {
+			if ids, err := os.ReadFile(filepath.Join(dir, "spectral.ids.txt")); err != nil || strings.Count(string(ids), "\n") != 4 {
+				t.Errorf("ids file: %v %q", err, ids)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--data", "testdata/tiny", "--method", "word2vec", "--out", "x.npy"}, `unknown method "word2vec"`},
+		{[]string{"train", "--data", "testdata/tiny", "--method", "deepwalk", "--model", "x.dpmne"}, "--model saves DPMNE models only"},
+	} {
+		if _, _, err := runCLI(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
 func TestTrainErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -194,11 +234,62 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-reg", "l1"}, "--y-reg"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "beta = -1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--proximity-norm", "max"}, "--proximity-norm"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1MB"}, "more than --max-memory 1 MiB"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "lots"}, `--max-memory: "lots"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--resume"}, "--resume needs --checkpoint"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
+	}
+}
+
+// TestTrainResume: a fit of 4 iterations checkpointed, then resumed to 7,
+// writes the same bytes as a fit of 7 iterations in one go.
+func TestTrainResume(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--quiet"}
+	run := func(out string, extra ...string) []byte {
+		t.Helper()
+		args := append(append(append([]string(nil), base...), "--out", filepath.Join(dir, out)), extra...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	whole := run("whole.npy", "--iterations", "7")
+	ck := filepath.Join(dir, "ck")
+	run("part.npy", "--iterations", "4", "--checkpoint", ck, "--checkpoint-every", "2")
+	if _, err := os.Stat(filepath.Join(ck, "checkpoint.dpmne")); err != nil {
+		t.Fatal(err)
+	}
+	resumed := run("resumed.npy", "--iterations", "7", "--checkpoint", ck, "--resume")
+	if !bytes.Equal(whole, resumed) {
+		t.Error("the resumed fit's embedding differs from the uninterrupted fit's")
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"500MB", 500e6, true}, {"20GiB", 20 << 30, true}, {"1.5 GiB", 3 << 29, true},
+		{"123", 123, true}, {"7kib", 7 << 10, true}, {"-1GB", 0, false}, {"GB", 0, false}, {"1e30TB", 0, false},
+	} {
+		got, err := parseMemory(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("parseMemory(%q) = %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	if m, err := parseMemory("auto"); err != nil || m < 0 {
+		t.Errorf("parseMemory(auto) = %d, %v", m, err)
 	}
 }
 
@@ -314,9 +405,10 @@ func TestExperiment(t *testing.T) {
 		t.Errorf("table4: %v\n%s", err, out)
 	}
 	// linkpred and table3 with progress on (no --quiet), which prints each
-	// kind of score.
+	// kind of score; DPMNE alone (table3 compares every baseline by
+	// default).
 	for _, name := range []string{"linkpred", "table3"} {
-		args = []string{"experiment", name, "--data", "synthetic", "--out", dir, "--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--repeats", "1"}
+		args = []string{"experiment", name, "--data", "synthetic", "--out", dir, "--methods", "dpmne", "--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--repeats", "1"}
 		if out, stderr, err := runCLI(t, args...); err != nil || !strings.Contains(stderr, "[1/1]") {
 			t.Errorf("%s: %v\n%s\n%s", name, err, out, stderr)
 		}

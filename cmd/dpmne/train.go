@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
@@ -86,8 +88,9 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	return c, c.Defaults().Validate()
 }
 
-// fit trains on net, reporting progress on stderr unless quiet.
-func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool) (*dpmne.Model, error) {
+// fit trains on net, reporting progress on stderr unless quiet; opt's
+// Progress is set here, its checkpoint fields are passed on.
+func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool, opt dpmne.Options) (*dpmne.Model, error) {
 	cfg, err := f.config()
 	if err != nil {
 		return nil, err
@@ -119,25 +122,47 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool)
 			bar.Add(1)
 		}
 	}
-	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), dpmne.Options{Progress: progress})
+	if opt.Resume != nil {
+		bar.Add(opt.Resume.Iteration)
+		fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", opt.Resume.Iteration)
+	}
+	opt.Progress = progress
+	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
 	bar.Finish()
 	return m, err
 }
 
 func newTrainCmd(g *globals) *cobra.Command {
 	var mf modelFlags
-	var data, out, ids, format, modelPath string
-	var quiet bool
+	var data, out, ids, format, modelPath, method string
+	var quiet, resume bool
 	var pdr float64
+	var checkpointDir, maxMemory string
+	var checkpointEvery int
 	cmd := &cobra.Command{
 		Use:   "train --data D --out emb.npy",
-		Short: "Fit DPMNE and write the embedding (and optionally the model)",
+		Short: "Fit DPMNE (or a baseline) and write the embedding (and optionally the model)",
 		Long: `Fit DPMNE on a data set (a name, a manifest, or "synthetic") and write the
 embedding: float32 n×d .npy in node order with the ids one per line beside it
 (--format npy, the default), or word2vec text that gensim's
 KeyedVectors.load_word2vec_format reads (--format w2v). --model also saves
 the fitted model. Outputs are written atomically. Ctrl-C stops after the
-current iteration and still writes the last state.`,
+current iteration and still writes the last state.
+
+--method embeds with another method of the experiment registry instead,
+with the same outputs (--model is DPMNE's only): the baselines deepwalk,
+node2vec, line, sdne, graphsage, dane, spectral, features and
+smoothed-features (package baseline), or a DPMNE variant. They take --dim
+and --seed; the other model flags are DPMNE's. Ctrl-C stops them without
+output.
+
+--checkpoint DIR saves the complete state of the fit to DIR/checkpoint.dpmne
+(atomically) every --checkpoint-every iterations and after the last;
+--resume continues from it, bit-identically to a run never interrupted
+(same flags but --iterations, same machine's thread count). Before fitting,
+the peak memory is estimated (dpmne.EstimateMemory; README "Memory") and a
+fit that would exceed --max-memory is refused; the budget also becomes the
+Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" || (out == "" && modelPath == "") {
@@ -146,8 +171,18 @@ current iteration and still writes the last state.`,
 			if format != "npy" && format != "w2v" {
 				return fmt.Errorf("--format %q: want npy or w2v", format)
 			}
-			if _, err := mf.config(); err != nil {
+			cfg, err := mf.config()
+			if err != nil {
 				return err
+			}
+			var other experiment.Method
+			if method != "dpmne" {
+				if other, err = experiment.Lookup(method); err != nil {
+					return fmt.Errorf("--method: %w", err)
+				}
+				if modelPath != "" || out == "" {
+					return fmt.Errorf("--method %s: give --out; --model saves DPMNE models only", method)
+				}
 			}
 			net, err := g.loadNetwork(data)
 			if err != nil {
@@ -158,7 +193,52 @@ current iteration and still writes the last state.`,
 					return err
 				}
 			}
-			m, fitErr := mf.fit(cmd, net, quiet)
+			if method != "dpmne" {
+				if !quiet {
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s: %d nodes, %d views; method %s, d=%d\n", net.Name, net.N(), len(net.Views), method, cfg.Defaults().Dim)
+				}
+				emb, d, err := other.Embed(cmd.Context(), net, experiment.Params{Seed: mf.seed, DPMNE: cfg})
+				if err != nil {
+					return err
+				}
+				return writeEmbedding(out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb))
+			}
+			budget, err := parseMemory(maxMemory)
+			if err != nil {
+				return fmt.Errorf("--max-memory: %w", err)
+			}
+			if budget > 0 {
+				if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
+					return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s; lower --dim or --hidden, drop views, or raise the budget", est, formatBytes(budget))
+				}
+				debug.SetMemoryLimit(budget)
+			}
+			var opt dpmne.Options
+			if checkpointDir != "" {
+				if err := os.MkdirAll(checkpointDir, 0o755); err != nil {
+					return fmt.Errorf("--checkpoint: %w", err)
+				}
+				path := filepath.Join(checkpointDir, "checkpoint.dpmne")
+				if checkpointEvery < 1 {
+					return fmt.Errorf("--checkpoint-every %d: want at least 1", checkpointEvery)
+				}
+				opt.CheckpointEvery = checkpointEvery
+				opt.Checkpoint = func(cp *dpmne.Checkpoint) error { return cp.Save(path) }
+				if resume {
+					cp, err := dpmne.LoadCheckpoint(path)
+					switch {
+					case errors.Is(err, os.ErrNotExist):
+						// Nothing saved yet: start from the beginning.
+					case err != nil:
+						return fmt.Errorf("--resume: %w", err)
+					default:
+						opt.Resume = cp
+					}
+				}
+			} else if resume {
+				return errors.New("--resume needs --checkpoint DIR")
+			}
+			m, fitErr := mf.fit(cmd, net, quiet, opt)
 			if m == nil {
 				return fitErr
 			}
@@ -183,6 +263,11 @@ current iteration and still writes the last state.`,
 	f.StringVar(&modelPath, "model", "", "also save the fitted model here")
 	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
 	f.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
+	f.StringVar(&checkpointDir, "checkpoint", "", "save the fit's state in this directory every --checkpoint-every iterations")
+	f.IntVar(&checkpointEvery, "checkpoint-every", 10, "iterations between checkpoints")
+	f.BoolVar(&resume, "resume", false, "continue from the checkpoint in --checkpoint DIR, if there is one")
+	f.StringVar(&maxMemory, "max-memory", "auto", "refuse a fit whose estimated peak memory exceeds this (e.g. 20GiB, 500MB; auto: the machine's memory; 0: no limit)")
+	f.StringVar(&method, "method", "dpmne", "embedding method: dpmne or a registered method ("+strings.Join(experiment.Methods(), ", ")+")")
 	mf.register(f)
 	return cmd
 }
