@@ -1,7 +1,6 @@
 package dpmne
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 
@@ -203,22 +201,7 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 }
 
 // LoadCheckpoint reads a checkpoint written by Save. Errors name the file.
-func LoadCheckpoint(path string) (*Checkpoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	cp, err := ReadCheckpoint(bufio.NewReader(f), fi.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return cp, nil
-}
+func LoadCheckpoint(path string) (*Checkpoint, error) { return readFile(path, ReadCheckpoint) }
 
 // countingReader counts the bytes read through it.
 type countingReader struct {

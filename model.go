@@ -279,21 +279,26 @@ func (m *Model) Write(w io.Writer) error {
 
 // Load reads a model written by Save. Errors name the file and what was
 // expected.
-func Load(path string) (*Model, error) {
+func Load(path string) (*Model, error) { return readFile(path, ReadModel) }
+
+// readFile opens path and reads it with read, given the file's size;
+// errors name the file.
+func readFile[T any](path string, read func(io.Reader, int64) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	m, err := ReadModel(bufio.NewReader(f), fi.Size())
+	v, err := read(bufio.NewReader(f), fi.Size())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return m, nil
+	return v, nil
 }
 
 // ReadModel reads a model of at most size bytes from r.

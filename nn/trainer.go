@@ -478,18 +478,24 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 		lay := ae.Layers[l]
 		d := t.delta[l][:n*lay.Out]
 		gW, gB := t.denseGrad(2*l), t.grad[2*l+1]
-		if l == 0 && t.lazy0 && t.sampled() {
-			// As below, but only the rows touched now are cleared and
-			// written (those of the last batch are cleared first), and
-			// remembered for the lazy update.
-			if t.mark == nil {
-				t.mark = make([]bool, lay.In)
+		if l == 0 {
+			// ∂/∂W0 = Xᵀ·δ0, scattered into the rows of W0 for the
+			// non-zero columns only: O(nnz·Out0). Lazily (wide inputs),
+			// only the rows of the last batch are cleared, and the rows
+			// touched now are remembered for the update.
+			lazy := t.lazy0 && t.sampled()
+			if lazy {
+				if t.mark == nil {
+					t.mark = make([]bool, lay.In)
+				}
+				for _, j := range t.touched {
+					clear(gW[int(j)*lay.Out : (int(j)+1)*lay.Out])
+					t.mark[j] = false
+				}
+				t.touched = t.touched[:0]
+			} else {
+				clear(gW)
 			}
-			for _, j := range t.touched {
-				clear(gW[int(j)*lay.Out : (int(j)+1)*lay.Out])
-				t.mark[j] = false
-			}
-			t.touched = t.touched[:0]
 			for i := 0; i < n; i++ {
 				r := i
 				if rows != nil {
@@ -498,32 +504,16 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 				ind, val := x.Row(r)
 				di := d[i*lay.Out : (i+1)*lay.Out]
 				for k, j := range ind {
-					g := gW[int(j)*lay.Out : (int(j)+1)*lay.Out]
-					if !t.mark[j] {
+					if lazy && !t.mark[j] {
 						t.mark[j] = true
 						t.touched = append(t.touched, j)
 					}
-					axpy(val[k], di, g)
+					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
 				}
 			}
-			if wd := ae.Cfg.WeightDecay; wd > 0 {
+			if wd := ae.Cfg.WeightDecay; wd > 0 && lazy {
 				for _, j := range t.touched {
 					axpy(2*wd, lay.W[int(j)*lay.Out:(int(j)+1)*lay.Out], gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
-				}
-			}
-		} else if l == 0 {
-			// ∂/∂W0 = Xᵀ·δ0, scattered into the rows of W0 for the
-			// non-zero columns only: O(nnz·Out0).
-			clear(gW)
-			for i := 0; i < n; i++ {
-				r := i
-				if rows != nil {
-					r = rows[i]
-				}
-				ind, val := x.Row(r)
-				di := d[i*lay.Out : (i+1)*lay.Out]
-				for k, j := range ind {
-					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
 				}
 			}
 		} else {

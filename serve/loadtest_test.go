@@ -107,15 +107,7 @@ func peakRSS() float64 {
 //
 //	DPMNE_LOADTEST_MODEL=cora.dpmne go test -run '^$' -bench Load -benchtime 20000x ./serve
 func BenchmarkLoad(b *testing.B) {
-	var m *dpmne.Model
-	if path := os.Getenv("DPMNE_LOADTEST_MODEL"); path != "" {
-		var err error
-		if m, err = dpmne.Load(path); err != nil {
-			b.Fatal(err)
-		}
-	} else {
-		m = testModel(10000, 128, 1)
-	}
+	m := loadTestModel(b)
 	s, err := New(m, Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -208,15 +200,7 @@ func BenchmarkLoad(b *testing.B) {
 //
 //	DPMNE_LOADTEST_MODEL=cora.dpmne go test -run '^$' -bench Endpoints ./serve
 func BenchmarkEndpoints(b *testing.B) {
-	var m *dpmne.Model
-	if path := os.Getenv("DPMNE_LOADTEST_MODEL"); path != "" {
-		var err error
-		if m, err = dpmne.Load(path); err != nil {
-			b.Fatal(err)
-		}
-	} else {
-		m = testModel(10000, 128, 1)
-	}
+	m := loadTestModel(b)
 	s, err := New(m, Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -248,4 +232,19 @@ func BenchmarkEndpoints(b *testing.B) {
 			}
 		})
 	}
+}
+
+// loadTestModel returns the model the load benchmarks serve: the file named
+// by $DPMNE_LOADTEST_MODEL, else a random one of 10,000 nodes in 128
+// dimensions.
+func loadTestModel(b *testing.B) *dpmne.Model {
+	path := os.Getenv("DPMNE_LOADTEST_MODEL")
+	if path == "" {
+		return testModel(10000, 128, 1)
+	}
+	m, err := dpmne.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
