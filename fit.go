@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/baseline"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -249,7 +250,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		sub.grams()
 		first = cp.Iteration + 1
 	} else {
-		initY(sub, rng)
+		if cfg.SpectralInit && lap != nil {
+			if err := spectralInitY(ctx, sub, rng); err != nil {
+				return nil, err
+			}
+		} else {
+			initY(sub, rng)
+		}
 		if err := sub.bStep(true); err != nil {
 			return nil, err
 		}
@@ -537,6 +544,33 @@ func initY(sub *subspace, rng *rand.Rand) {
 		copy(vd[i*d:(i+1)*d], full[i*k:i*k+d])
 	}
 	gemm(false, false, 1, z, n, k, vd, k, d, 0, sub.y)
+}
+
+// spectralInitY sets Y to the eigenvectors of the d smallest eigenvalues of
+// L, found as the largest of λ_max(L)·I − L by thick-restart Lanczos
+// (baseline.Eigs) from products with L alone.
+func spectralInitY(ctx context.Context, sub *subspace, rng *rand.Rand) error {
+	n, d := sub.n, sub.d
+	if d >= n {
+		initY(sub, rng)
+		return nil
+	}
+	c := sub.lamMax * 1.01
+	_, vecs, err := baseline.Eigs{K: d, Tol: 1e-4}.EigsLargest(ctx, n, func(dst, x []float64) {
+		sub.lap.ApplyL(dst, x, 1)
+		for i := range dst {
+			dst[i] = c*x[i] - dst[i]
+		}
+	}, rng)
+	if err != nil && !errors.Is(err, baseline.ErrNoConvergence) {
+		return fmt.Errorf("spectral initialisation: %w", err)
+	}
+	for j := range d {
+		for i := range n {
+			sub.y[i*d+j] = vecs[j*n+i]
+		}
+	}
+	return nil
 }
 
 // orthonormalize makes the k columns of the n×k row-major matrix z

@@ -1,10 +1,13 @@
 package dpmne
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/sparse"
@@ -292,5 +295,49 @@ func TestMinimizeQuartic(t *testing.T) {
 		if got := minimizeQuartic(tc.c1, tc.c2, tc.c3, tc.c4); math.Abs(got-want) > 1e-9 {
 			t.Errorf("minimizeQuartic(%v, %v, %v, %v) = %v, want %v", tc.c1, tc.c2, tc.c3, tc.c4, got, want)
 		}
+	}
+}
+
+// TestSpectralInit: the spectral initialisation's Y has orthonormal columns
+// spanning L's smoothest directions: tr(YᵀLY) equals the sum of L's d
+// smallest eigenvalues from a dense eigendecomposition (1e-6 relative: the
+// Lanczos residual tolerance is 1e-4, and the Rayleigh quotient's error is
+// its square).
+func TestSpectralInit(t *testing.T) {
+	s := smallProblem(t, true, 2, 3, 5)
+	n, d := s.n, s.d
+	if err := spectralInitY(context.Background(), s, rand.New(rand.NewPCG(1, 2))); err != nil {
+		t.Fatal(err)
+	}
+	dense := mat.NewSymDense(n, nil)
+	e, col := make([]float64, n), make([]float64, n)
+	for j := range n {
+		clear(e)
+		e[j] = 1
+		s.lap.ApplyL(col, e, 1)
+		for i := range n {
+			dense.SetSym(i, j, col[i])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(dense, false) {
+		t.Fatal("dense eigendecomposition failed")
+	}
+	var want float64
+	for _, v := range eig.Values(nil)[:d] { // ascending
+		want += v
+	}
+	s.updateLY()
+	got := dot(s.y, s.ly)
+	if math.Abs(got-want) > 1e-6*math.Abs(want) {
+		t.Errorf("tr(YᵀLY) = %v, want the %d smallest eigenvalues' sum %v", got, d, want)
+	}
+	yty := make([]float64, d*d)
+	gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, yty)
+	for i := range d {
+		yty[i*d+i]--
+	}
+	if r := math.Sqrt(sumSq(yty)); r > 1e-10 {
+		t.Errorf("‖YᵀY − I‖ = %g", r)
 	}
 }

@@ -57,6 +57,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.norm, "proximity-norm", "rw", "adjacency normalisation before powers: rw, sym, none")
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
+	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
 	fs.BoolVar(&f.cfg.NoAutoencoder, "no-autoencoder", false, "ablation: identity encoders (H = X)")
