@@ -32,7 +32,10 @@ install_openblas() {
 mkdir -p bin
 if [ "${DPMNE_PURE_GO:-}" != "1" ] && (have_openblas || install_openblas) && command -v gcc >/dev/null; then
 	echo "build.sh: building with OpenBLAS" >&2
-	CGO_ENABLED=1 go build -tags openblas -o bin/dpmne ./cmd/dpmne
+	if ! CGO_ENABLED=1 go build -tags openblas -o bin/dpmne ./cmd/dpmne; then
+		echo "build.sh: the OpenBLAS build failed: building pure Go (slower dense products)" >&2
+		go build -o bin/dpmne ./cmd/dpmne
+	fi
 else
 	echo "build.sh: OpenBLAS unavailable: building pure Go (slower dense products)" >&2
 	go build -o bin/dpmne ./cmd/dpmne

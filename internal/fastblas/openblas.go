@@ -5,7 +5,11 @@ package fastblas
 /*
 #cgo LDFLAGS: -lopenblas
 void openblas_set_num_threads(int);
-void blas_thread_shutdown_(void);
+// Weak: OpenBLAS builds without a thread server (the serial variant) lack it.
+extern void blas_thread_shutdown_(void) __attribute__((weak));
+static void dpmne_blas_thread_shutdown(void) {
+	if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
 */
 import "C"
 
@@ -30,7 +34,7 @@ const Serial = true
 
 func init() {
 	C.openblas_set_num_threads(1)
-	C.blas_thread_shutdown_()
+	C.dpmne_blas_thread_shutdown()
 	blas64.Use(netlib.Implementation{})
 	blas32.Use(netlib.Implementation{})
 }
