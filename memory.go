@@ -19,8 +19,9 @@ type Memory struct {
 	// normalisation (z, tmp, and the stacked input and output, each n×2d,
 	// and n×d), 3·n·d otherwise.
 	Proximity int64
-	// Subspace: Y, L·Y and five n×d work arrays, and per view H·Bᵀ, the
-	// masked Y, Y·G and Δ·G: (7 + 4t)·n·d float64.
+	// Subspace: Y, L·Y and five n×d work arrays, and per view H·Bᵀ and
+	// Y·G: (7 + 2t)·n·d float64, plus each view's unobserved rows (with
+	// several Y steps per iteration, another n×d per view for Δ·G).
 	Subspace int64
 	// Codes: per view the n×h float64 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
@@ -72,7 +73,17 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		}
 		m.Proximity += buf * n * d * 8
 	}
-	m.Subspace = (7 + 4*t) * n * d * 8
+	m.Subspace = (7 + 2*t) * n * d * 8
+	for _, v := range net.Views {
+		for _, o := range v.Observed {
+			if !o {
+				m.Subspace += d * 8
+			}
+		}
+	}
+	if cfg.YSteps > 1 {
+		m.Subspace += t * n * d * 8
+	}
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
 	for _, v := range net.Views {
 		x := v.FeatureMatrix()

@@ -18,10 +18,10 @@ type viewFit struct {
 	g    []float64 // d×d, B·Bᵀ
 	k    []float64 // n×d, H·Bᵀ
 	bt   []float64 // h×d scratch, Bᵀ
-	ym   []float64 // n×d scratch, Y with unobserved rows zeroed
+	ym   []float64 // (unobserved)×d scratch: the unobserved rows of Y or Δ
 	wbuf []float64 // h×d scratch
 	yg   []float64 // n×d, Y·G during a Y step (updated, not recomputed)
-	dg   []float64 // n×d, Δ·G for the line search
+	dg   []float64 // n×d, Δ·G for the line search (allocated by dgBuf)
 	gram []float64 // d×d, Y_sᵀY_s over the observed rows, from the last B step
 	unob []int     // the unobserved rows
 }
@@ -68,16 +68,17 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 		v.g = make([]float64, d*d)
 		v.k = make([]float64, nd)
 		v.bt = make([]float64, h*d)
-		v.ym = make([]float64, nd)
 		v.wbuf = make([]float64, h*d)
 		v.yg = make([]float64, nd)
-		v.dg = make([]float64, nd)
 		v.gram = make([]float64, d*d)
 		for i, o := range v.obs {
 			if !o {
 				v.unob = append(v.unob, i)
 			}
 		}
+		// Scratch for the unobserved rows only; Δ·G only if a Y step is
+		// followed by another within an iteration (dgBuf).
+		v.ym = make([]float64, len(v.unob)*d)
 	}
 	return s
 }
@@ -109,6 +110,15 @@ func (t Terms) check() error {
 		}
 	}
 	return nil
+}
+
+// dgBuf returns v.dg, allocating its n×d on first use: only runs of several
+// Y steps per iteration need it.
+func (v *viewFit) dgBuf(nd int) []float64 {
+	if v.dg == nil {
+		v.dg = make([]float64, nd)
+	}
+	return v.dg
 }
 
 // refreshView recomputes G = B·Bᵀ and K = H·Bᵀ after B or H changed.
@@ -371,6 +381,7 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	}
 	s.cacheProducts()
 	n, d := s.n, s.d
+	nd := n * d
 	sm := make([]float64, d*d)
 	e := make([]float64, d*d)
 	for step := range maxSteps {
@@ -393,7 +404,7 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		if s.alpha > 0 {
 			for _, v := range s.views {
 				if more {
-					c2 += s.alpha * s.maskedQuad(s.dir, v, v.dg)
+					c2 += s.alpha * s.maskedQuad(s.dir, v, v.dgBuf(nd))
 				} else {
 					c2 += s.alpha * s.observedQuad(v, e)
 				}

@@ -217,7 +217,7 @@ func TestObservedQuad(t *testing.T) {
 	e := make([]float64, s.d*s.d)
 	gemm(true, false, 1, s.dir, s.n, s.d, s.dir, s.n, s.d, 0, e)
 	for vi, v := range s.views {
-		want := s.maskedQuad(s.dir, v, v.dg)
+		want := s.maskedQuad(s.dir, v, v.dgBuf(s.n*s.d))
 		if got := s.observedQuad(v, e); math.Abs(got-want) > 1e-10*math.Abs(want) {
 			t.Errorf("view %d: observedQuad = %v, maskedQuad = %v", vi, got, want)
 		}
