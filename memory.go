@@ -15,9 +15,9 @@ type Memory struct {
 	// entry (int32 index, float32 value) and 8 per row pointer.
 	Data int64
 	// Proximity: a normalised copy of every adjacency (8 bytes per entry)
-	// and the Horner buffers, 9·n·d float64 for the random-walk
-	// normalisation (z, tmp, and the stacked input and output, each n×2d,
-	// and n×d), 3·n·d otherwise.
+	// and the Horner buffers, 8·n·d float64 for the random-walk
+	// normalisation (z, tmp, and the stacked input and output, each n×2d),
+	// 2·n·d otherwise, and n·d more for the normalised Laplacian.
 	Proximity int64
 	// Subspace: Y, L·Y and five n×d work arrays, and per view H·Bᵀ and
 	// Y·G: (7 + 2t)·n·d float64, plus each view's unobserved rows (with
@@ -67,9 +67,12 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		for _, v := range net.Views {
 			m.Proximity += 8*int64(v.Adj.NNZ()) + 8*(n+1) + 16*n
 		}
-		buf := int64(3)
+		buf := int64(2) // z, tmp
 		if cfg.Norm == proximity.NormRandomWalk {
-			buf = 9
+			buf = 8 // z, tmp, and the stacked input and output, each n×2d
+		}
+		if cfg.Laplacian == proximity.Normalized {
+			buf++ // D^-½Y
 		}
 		m.Proximity += buf * n * d * 8
 	}

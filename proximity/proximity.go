@@ -188,7 +188,10 @@ func (op *Operator) buffers(d int) {
 		}
 		op.z = make([]float64, op.n*w)
 		op.tmp = make([]float64, op.n*w)
-		op.sy = make([]float64, op.n*d)
+		op.sy = nil
+		if op.cfg.Laplacian == Normalized {
+			op.sy = make([]float64, op.n*d)
+		}
 		op.d = d
 	}
 }
