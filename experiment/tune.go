@@ -10,12 +10,20 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 )
 
-// Grid lists the values of α, β and λ to try.
-type Grid struct{ Alpha, Beta, Lambda []float64 }
+// Grid lists the values of α, β and λ to try, and the structural choices:
+// Start "codes" (Y from the codes' singular vectors, the default) and/or
+// "spectral" (dpmne.Config.SpectralInit), Encoders "autoencoder" (the
+// default) and/or "identity" (dpmne.Config.NoAutoencoder). Empty lists
+// mean the base configuration's value.
+type Grid struct {
+	Alpha, Beta, Lambda []float64
+	Start, Encoders     []string
+}
 
 // TuneResult is one configuration's cross-validated score.
 type TuneResult struct {
 	Alpha, Beta, Lambda float64
+	Start, Encoders     string
 	MicroF1, MacroF1    eval.Stat
 }
 
@@ -66,27 +74,49 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		return v
 	}
 	alphas, betas, lambdas := or(g.Alpha, def.Alpha), or(g.Beta, def.Beta), or(g.Lambda, def.Lambda)
-	total := len(alphas) * len(betas) * len(lambdas)
+	starts, encoders := g.Start, g.Encoders
+	if len(starts) == 0 {
+		starts = []string{map[bool]string{false: "codes", true: "spectral"}[base.SpectralInit]}
+	}
+	if len(encoders) == 0 {
+		encoders = []string{map[bool]string{false: "autoencoder", true: "identity"}[base.NoAutoencoder]}
+	}
+	for _, v := range starts {
+		if v != "codes" && v != "spectral" {
+			return nil, fmt.Errorf("tune: start %q: want codes or spectral", v)
+		}
+	}
+	for _, v := range encoders {
+		if v != "autoencoder" && v != "identity" {
+			return nil, fmt.Errorf("tune: encoders %q: want autoencoder or identity", v)
+		}
+	}
+	total := len(alphas) * len(betas) * len(lambdas) * len(starts) * len(encoders)
 	var out []TuneResult
-	for _, a := range alphas {
-		for _, b := range betas {
-			for _, l := range lambdas {
-				cfg := base
-				cfg.Alpha, cfg.Beta, cfg.Lambda = a, b, l
-				m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
-				if err != nil {
-					return nil, fmt.Errorf("tune: α=%g β=%g λ=%g: %w", a, b, l, err)
-				}
-				_, d := m.Y.Dims()
-				res, err := eval.Classify(ctx, m.Y.RawMatrix().Data, net.N(), d, train,
-					eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
-				if err != nil {
-					return nil, err
-				}
-				r := TuneResult{Alpha: a, Beta: b, Lambda: l, MicroF1: res.MicroF1, MacroF1: res.MacroF1}
-				out = append(out, r)
-				if progress != nil {
-					progress(len(out), total, r)
+	for _, st := range starts {
+		for _, enc := range encoders {
+			for _, a := range alphas {
+				for _, b := range betas {
+					for _, l := range lambdas {
+						cfg := base
+						cfg.Alpha, cfg.Beta, cfg.Lambda = a, b, l
+						cfg.SpectralInit, cfg.NoAutoencoder = st == "spectral", enc == "identity"
+						m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
+						if err != nil {
+							return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g: %w", st, enc, a, b, l, err)
+						}
+						_, d := m.Y.Dims()
+						res, err := eval.Classify(ctx, m.Y.RawMatrix().Data, net.N(), d, train,
+							eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
+						if err != nil {
+							return nil, err
+						}
+						r := TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, MicroF1: res.MicroF1, MacroF1: res.MacroF1}
+						out = append(out, r)
+						if progress != nil {
+							progress(len(out), total, r)
+						}
+					}
 				}
 			}
 		}

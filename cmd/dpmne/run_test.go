@@ -490,6 +490,19 @@ func TestTune(t *testing.T) {
 	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--folds", "1"); err == nil || !strings.Contains(err.Error(), "folds") {
 		t.Errorf("--folds 1: %v", err)
 	}
+	// The structural choices: 2 starts × 2 encoders, one row each.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4",
+		"--starts", "codes,spectral", "--encoders", "autoencoder,identity",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Count(out, "\n") != 8 || strings.Count(out, "spectral") != 2 || strings.Count(out, "identity") < 2 {
+		t.Errorf("tune with starts and encoders:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--starts", "random"); err == nil || !strings.Contains(err.Error(), `start "random"`) {
+		t.Errorf("--starts random: %v", err)
+	}
 }
 
 // TestTrainLogs checks the per-iteration log of every term (progress on).
