@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/eval"
@@ -35,7 +37,7 @@ type TuneResult struct {
 // training part: each fold's logistic regression (with its own inner choice
 // of C) trains on the other folds and is scored on it, so the test part's
 // labels are never read. It returns every
-// point's score, best first by micro-F1 (ties: earlier grid point).
+// point's score, sorted by micro-F1, best first (ties: grid order).
 func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid, trainRatio float64, folds int, seed uint64, progress func(done, total int, r TuneResult)) ([]TuneResult, error) {
 	if net.Labels == nil {
 		return nil, fmt.Errorf("tune: data set %s has no labels", net.Name)
@@ -121,12 +123,6 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			}
 		}
 	}
-	best := 0
-	for k, r := range out {
-		if r.MicroF1.Mean > out[best].MicroF1.Mean {
-			best = k
-		}
-	}
-	out[0], out[best] = out[best], out[0]
+	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
 	return out, nil
 }
