@@ -106,7 +106,8 @@ type Config struct {
 	// codes; a 30,000-node synthetic SBM (BenchmarkScale's) 0.815 against
 	// 0.699 (there the spectral embedding of the union graph alone scores
 	// 0.992, DPMNE with α = 0 0.787). Off by default; the Lanczos solve
-	// costs about 2 s on Cora.
+	// costs about 2 s on Cora. Without the proximity term (NoProximity)
+	// it has nothing to start from and the codes' start is used.
 	SpectralInit bool
 
 	// Coordinate descent.
