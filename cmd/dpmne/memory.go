@@ -31,7 +31,7 @@ func parseMemory(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || v*mult > 1<<62 {
+	if err != nil || !(v >= 0) || !(v*mult <= 1<<62) { // also NaN
 		return 0, fmt.Errorf("%q: want auto, 0, or a size such as 20GiB or 500MB", s)
 	}
 	return int64(v * mult), nil

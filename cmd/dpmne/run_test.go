@@ -518,3 +518,20 @@ func TestTrainLogs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseMemory: any --max-memory text gives a size or an error naming
+// it, never a panic or a negative size.
+func FuzzParseMemory(f *testing.F) {
+	for _, s := range []string{"auto", "0", "20GiB", "1.5 GiB", "500MB", "7kib", "-1", "1e300TB", "NaN", "Inf", "GB", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseMemory(s)
+		if err == nil && v < 0 {
+			t.Errorf("parseMemory(%q) = %d", s, v)
+		}
+		if err != nil && !strings.Contains(err.Error(), "want auto") {
+			t.Errorf("parseMemory(%q): error %q does not say what is wanted", s, err)
+		}
+	})
+}
