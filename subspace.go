@@ -159,70 +159,44 @@ func (s *subspace) maskedQuad(x []float64, v *viewFit, tmp []float64) float64 {
 // direction in s.dir, given e = ΔᵀΔ: the unobserved rows' products are
 // subtracted (O(unobserved·d²)), using v.ym as scratch.
 func (s *subspace) observedQuad(v *viewFit, e []float64) float64 {
-	d := s.d
-	es := e
-	if len(v.unob) > 0 {
-		u := v.ym[:len(v.unob)*d]
-		for k, i := range v.unob {
-			copy(u[k*d:(k+1)*d], s.dir[i*d:(i+1)*d])
-		}
-		es = s.eu
-		copy(es, e)
-		gemm(true, false, -1, u, len(v.unob), d, u, len(v.unob), d, 1, es)
+	if len(v.unob) == 0 {
+		return dot(e, v.g)
 	}
-	return dot(es, v.g)
+	copy(s.eu, e)
+	s.subtractUnobserved(v, s.dir, s.eu)
+	return dot(s.eu, v.g)
 }
 
-// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
-// (the Y step's gradient uses its cached Y·G^s instead).
-func (s *subspace) consistency() float64 {
-	d := s.d
-	var c float64
-	for _, v := range s.views {
-		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, s.tmp)
-		c += v.h.SqNorm() - 2*dot(s.y, v.k)
-		for i, o := range v.obs {
-			if o {
-				c += dot(s.tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
-			}
-		}
+// subtractUnobserved sets dst −= X_uᵀX_u (d×d) for the rows of x (n×d) that
+// the view does not observe, gathered into v.ym: O(unobserved·d²).
+func (s *subspace) subtractUnobserved(v *viewFit, x, dst []float64) {
+	d, k := s.d, len(v.unob)
+	if k == 0 {
+		return
 	}
-	return c
+	u := v.ym[:k*d]
+	for r, i := range v.unob {
+		copy(u[r*d:(r+1)*d], x[i*d:(i+1)*d])
+	}
+	gemm(true, false, -1, u, k, d, u, k, d, 1, dst)
 }
 
-// regY sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
-func (s *subspace) regY() float64 {
-	if !s.orth {
-		return sumSq(s.y)
-	}
+// orthResidual sets dd = YᵀY − I from the cached YᵀY and returns ‖dd‖².
+func (s *subspace) orthResidual() float64 {
 	d := s.d
-	gemm(true, false, 1, s.y, s.n, d, s.y, s.n, d, 0, s.dd)
+	copy(s.dd, s.yty)
 	for i := range d {
 		s.dd[i*d+i]--
 	}
 	return sumSq(s.dd)
 }
 
-// terms returns the weighted Y- and B-dependent terms at the current Y.
-func (s *subspace) terms() Terms {
-	var t Terms
-	if s.alpha > 0 {
-		t.Consistency = s.alpha * s.consistency()
-		for _, v := range s.views {
-			t.RegB += s.lambdaB * sumSq(v.b)
-		}
-	}
-	if s.beta > 0 {
-		t.Proximity = s.beta * dot(s.y, s.ly)
-	}
-	t.RegY = s.lambda * s.regY()
-	return t
-}
-
-// termsAfterB is terms without n×d×d products: valid only while Y is what
-// the last bStep saw (its YᵀY and each view's Y_sᵀY_s are reused), with G
-// and K current (refreshView after any change of B or H). The consistency
-// term is Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, Y_sᵀY_s⟩.
+// termsAfterB returns the weighted Y- and B-dependent terms of the
+// objective without n×d×d products (the tests check it against a direct
+// evaluation): valid only while Y is what the last bStep saw (its YᵀY and
+// each view's Y_sᵀY_s are reused), with G and K current (refreshView after
+// any change of B or H). The consistency term is
+// Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, Y_sᵀY_s⟩.
 func (s *subspace) termsAfterB() Terms {
 	var t Terms
 	if s.alpha > 0 {
@@ -237,23 +211,11 @@ func (s *subspace) termsAfterB() Terms {
 		t.Proximity = s.beta * dot(s.y, s.ly)
 	}
 	if s.orth {
-		d := s.d
-		copy(s.dd, s.yty)
-		for i := range d {
-			s.dd[i*d+i]--
-		}
-		t.RegY = s.lambda * sumSq(s.dd)
+		t.RegY = s.lambda * s.orthResidual()
 	} else {
 		t.RegY = s.lambda * sumSq(s.y)
 	}
 	return t
-}
-
-// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part),
-// recomputing the cached products Y·G^s and YᵀY first.
-func (s *subspace) gradient() float64 {
-	s.cacheProducts()
-	return s.gradientCached()
 }
 
 // cacheProducts computes Y·G^s for every view and, for orth, YᵀY.
@@ -305,11 +267,7 @@ func (s *subspace) gradientCached() float64 {
 		axpy(2*s.beta, s.ly, s.grad)
 	}
 	if s.orth {
-		copy(s.dd, s.yty)
-		for i := range d {
-			s.dd[i*d+i]--
-		}
-		f += s.lambda * sumSq(s.dd)
+		f += s.lambda * s.orthResidual()
 		// 4λ Y (YᵀY − I).
 		gemm(false, false, 4*s.lambda, s.y, n, d, s.dd, d, d, 1, s.grad)
 	} else {
@@ -501,13 +459,7 @@ func (s *subspace) grams() {
 	}
 	for _, v := range s.views {
 		copy(v.gram, s.yty)
-		if len(v.unob) > 0 {
-			u := v.ym[:len(v.unob)*d]
-			for k, i := range v.unob {
-				copy(u[k*d:(k+1)*d], s.y[i*d:(i+1)*d])
-			}
-			gemm(true, false, -1, u, len(v.unob), d, u, len(v.unob), d, 1, v.gram)
-		}
+		s.subtractUnobserved(v, s.y, v.gram)
 	}
 }
 

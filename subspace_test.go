@@ -341,3 +341,60 @@ func TestSpectralInit(t *testing.T) {
 		t.Errorf("‖YᵀY − I‖ = %g", r)
 	}
 }
+
+// The direct evaluation of the objective, the oracle that the Fit's
+// product-saving forms (termsAfterB, gradientCached, observedQuad) are
+// checked against.
+
+// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
+// (the Y step's gradient uses its cached Y·G^s instead).
+func (s *subspace) consistency() float64 {
+	d := s.d
+	var c float64
+	for _, v := range s.views {
+		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, s.tmp)
+		c += v.h.SqNorm() - 2*dot(s.y, v.k)
+		for i, o := range v.obs {
+			if o {
+				c += dot(s.tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
+			}
+		}
+	}
+	return c
+}
+
+// regY sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
+func (s *subspace) regY() float64 {
+	if !s.orth {
+		return sumSq(s.y)
+	}
+	d := s.d
+	gemm(true, false, 1, s.y, s.n, d, s.y, s.n, d, 0, s.dd)
+	for i := range d {
+		s.dd[i*d+i]--
+	}
+	return sumSq(s.dd)
+}
+
+// terms returns the weighted Y- and B-dependent terms at the current Y.
+func (s *subspace) terms() Terms {
+	var t Terms
+	if s.alpha > 0 {
+		t.Consistency = s.alpha * s.consistency()
+		for _, v := range s.views {
+			t.RegB += s.lambdaB * sumSq(v.b)
+		}
+	}
+	if s.beta > 0 {
+		t.Proximity = s.beta * dot(s.y, s.ly)
+	}
+	t.RegY = s.lambda * s.regY()
+	return t
+}
+
+// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part),
+// recomputing the cached products Y·G^s and YᵀY first.
+func (s *subspace) gradient() float64 {
+	s.cacheProducts()
+	return s.gradientCached()
+}
