@@ -66,7 +66,8 @@ type Trainer struct {
 	lazy bool
 	// lazy0 makes Step update only the rows of the first layer's W that
 	// the batch's non-zero inputs touch (touched), with their moments; it
-	// is on with lazy for inputs of at least WideInput columns.
+	// is on, with lazy, for sampled reconstruction of inputs of at least
+	// WideInput columns.
 	lazy0   bool
 	touched []int32 // rows of W0 with a gradient from the last batch
 	mark    []bool  // In flags: row in touched
@@ -87,7 +88,7 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 	}
 	t.act = make([][]float32, len(ae.Layers))
 	t.delta = make([][]float32, len(ae.Layers))
-	if ae.In >= WideInput {
+	if ae.In >= WideInput && ae.Cfg.NegativeSamples > 0 {
 		t.lazy, t.lazy0 = true, true
 		// The lazy output update takes its gradient from the sample;
 		// the dense one is made only if something asks for it.
@@ -483,8 +484,7 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 			// non-zero columns only: O(nnz·Out0). Lazily (wide inputs),
 			// only the rows of the last batch are cleared, and the rows
 			// touched now are remembered for the update.
-			lazy := t.lazy0 && t.sampled()
-			if lazy {
+			if t.lazy0 {
 				if t.mark == nil {
 					t.mark = make([]bool, lay.In)
 				}
@@ -504,16 +504,11 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 				ind, val := x.Row(r)
 				di := d[i*lay.Out : (i+1)*lay.Out]
 				for k, j := range ind {
-					if lazy && !t.mark[j] {
+					if t.lazy0 && !t.mark[j] {
 						t.mark[j] = true
 						t.touched = append(t.touched, j)
 					}
 					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
-				}
-			}
-			if wd := ae.Cfg.WeightDecay; wd > 0 && lazy {
-				for _, j := range t.touched {
-					axpy(2*wd, lay.W[int(j)*lay.Out:(int(j)+1)*lay.Out], gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
 				}
 			}
 		} else {
@@ -524,8 +519,15 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 		for i := 0; i < n; i++ {
 			axpy(1, d[i*lay.Out:(i+1)*lay.Out], gB)
 		}
-		if wd := ae.Cfg.WeightDecay; wd > 0 && !(l == 0 && t.lazy0 && t.sampled()) {
-			axpy(2*wd, lay.W, gW)
+		if wd := ae.Cfg.WeightDecay; wd > 0 {
+			if l == 0 && t.lazy0 {
+				for _, j := range t.touched {
+					r := int(j) * lay.Out
+					axpy(2*wd, lay.W[r:r+lay.Out], gW[r:r+lay.Out])
+				}
+			} else {
+				axpy(2*wd, lay.W, gW)
+			}
 		}
 		if l == 0 {
 			break
@@ -641,7 +643,7 @@ func (t *Trainer) adam(dense int) {
 		t.lazyAdam(b1, b2, c1, c2, lr, eps)
 	}
 	for l, lay := range t.ae.Layers[:dense] {
-		if l == 0 && t.lazy0 && t.sampled() {
+		if l == 0 && t.lazy0 {
 			g, m, v := t.grad[0], t.m[0], t.v[0]
 			for _, j := range t.touched {
 				r := int(j) * lay.Out
