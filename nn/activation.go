@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/dpmne/dpmne/internal/kernels"
 )
 
 // Activation is an element-wise non-linearity applied after a layer's affine
@@ -114,51 +116,11 @@ func (l *Loss) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// sigmoid is the logistic function, computed without overflow for any z:
-// exp is only ever taken of −|z|, by expNeg in float32.
-func sigmoid(z float32) float32 {
-	if z >= 0 {
-		return 1 / (1 + expNeg(-z))
-	}
-	e := expNeg(z)
-	return e / (1 + e)
-}
-
-// expNeg returns e^x for x ≤ 0 in float32 arithmetic, within 3e-7 relative
-// error (TestExpNeg), and 0 below −87 where e^x leaves the normal float32
-// range. It is written by hand because the sigmoid is on the autoencoder's
-// hot path: math.Exp works in float64 with full special-case handling and
-// took a tenth of a Cora fit (BenchmarkSigmoid compares them). With
-// r = round(x·log₂e) and g = x − r·ln2 (Cody–Waite: ln2 in two parts, so g
-// keeps float32 accuracy), |g| ≤ ½ln2 and e^x = 2^r · e^g: 2^r is built in
-// the exponent bits and e^g is its degree-6 Taylor polynomial, whose
-// truncation error is below (ln2/2)⁷/7! ≈ 1.2e-7.
-func expNeg(x float32) float32 {
-	if !(x >= -87) {
-		if x != x {
-			return x // NaN stays NaN
-		}
-		return 0
-	}
-	const (
-		log2e = 1.4426950408889634
-		magic = 12582912       // 1.5·2²³: adding it rounds a float32 to an integer
-		ln2hi = 0.693359375    // 8 significant bits: r·ln2hi is exact
-		ln2lo = -2.12194440e-4 // ln2 − ln2hi
-	)
-	r := (x*log2e + magic) - magic
-	g := (x - r*ln2hi) - r*ln2lo
-	p := (((((g*(1.0/720)+1.0/120)*g+1.0/24)*g+1.0/6)*g+0.5)*g+1)*g + 1
-	return p * math.Float32frombits(uint32(int32(r)+127)<<23)
-}
-
 // apply overwrites z with act(z).
 func (a Activation) apply(z []float32) {
 	switch a {
 	case Sigmoid:
-		for i, v := range z {
-			z[i] = sigmoid(v)
-		}
+		kernels.LogisticSlice(z)
 	case ReLU:
 		for i, v := range z {
 			if !(v > 0) && v == v { // keep NaN visible: max(NaN, 0) stays NaN
@@ -179,7 +141,7 @@ func (a Activation) apply(z []float32) {
 func (a Activation) value(z float32) float32 {
 	switch a {
 	case Sigmoid:
-		return sigmoid(z)
+		return kernels.Logistic(z)
 	case ReLU:
 		if !(z > 0) && z == z {
 			return 0

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpmne/dpmne/internal/kernels"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -647,31 +648,14 @@ func (t *Trainer) adam(dense int) {
 			g, m, v := t.grad[0], t.m[0], t.v[0]
 			for _, j := range t.touched {
 				r := int(j) * lay.Out
-				adamUpdate(lay.W[r:r+lay.Out], g[r:r+lay.Out], m[r:r+lay.Out], v[r:r+lay.Out], b1, b2, c1, c2, lr, eps)
+				kernels.Adam(lay.W[r:r+lay.Out], g[r:r+lay.Out], m[r:r+lay.Out], v[r:r+lay.Out], b1, b2, c1, c2, lr, eps)
 			}
-			adamUpdate(lay.B, t.grad[1], t.m[1], t.v[1], b1, b2, c1, c2, lr, eps)
+			kernels.Adam(lay.B, t.grad[1], t.m[1], t.v[1], b1, b2, c1, c2, lr, eps)
 			continue
 		}
 		for k, p := range [2][]float32{lay.W, lay.B} {
-			adamUpdate(p, t.denseGrad(2*l+k), t.m[2*l+k], t.v[2*l+k], b1, b2, c1, c2, lr, eps)
+			kernels.Adam(p, t.denseGrad(2*l+k), t.m[2*l+k], t.v[2*l+k], b1, b2, c1, c2, lr, eps)
 		}
-	}
-}
-
-// adamUpdate applies one Adam step to p with gradient g and moments m, v,
-// the bias corrections c1, c2 given as factors. It is the trainer's
-// hottest loop after the products (every parameter, every step): the
-// slices are resliced to one length so the compiler drops the bounds
-// checks, and the square root is taken in float32 (one SQRTSS).
-func adamUpdate(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
-	n := len(p)
-	g, m, v = g[:n], m[:n], v[:n]
-	a1, a2 := 1-b1, 1-b2
-	for i, gi := range g {
-		mi := b1*m[i] + a1*gi
-		vi := b2*v[i] + a2*gi*gi
-		m[i], v[i] = mi, vi
-		p[i] -= lr * (mi * c1) / (float32(math.Sqrt(float64(vi*c2))) + eps)
 	}
 }
 

@@ -1,0 +1,15 @@
+//go:build !openblas
+
+package kernels
+
+// Vectorized is false: the default build runs the Go loops.
+const Vectorized = false
+
+func logisticSlice(z []float32) { logisticGo(z) }
+
+func adam(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
+	adamGo(p, g, m, v, b1, b2, c1, c2, lr, eps)
+}
+
+// minLen matters only to the openblas build; the tests use it for lengths.
+const minLen = 256
