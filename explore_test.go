@@ -3,7 +3,6 @@ package dpmne
 import (
 	"context"
 	"encoding/json"
-	_ "github.com/dpmne/dpmne/internal/fastblas"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dpmne/dpmne/eval"
+	_ "github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/multiplex"
 )

@@ -81,6 +81,56 @@ func gemm(tA, tB bool, alpha float64, a []float64, ar, ac int, b []float64, br, 
 	}
 }
 
+// gram sets c (k×k, both triangles) to aᵀa for the n×k row-major a, by a
+// symmetric rank-k update (half a product's multiply-adds). Like gemm, a
+// single-threaded BLAS has the rows of a split across GOMAXPROCS
+// goroutines, the partial sums added in a fixed order.
+func gram(a []float64, n, k int, c []float64) {
+	c = c[:k*k]
+	p := runtime.GOMAXPROCS(0)
+	if !splitGemm || p == 1 || n*k*k < 2*minParallelGemm || n < 2*p {
+		syrk(a, n, k, c)
+	} else {
+		chunk := (n + p - 1) / p
+		parts := make([][]float64, p)
+		var wg sync.WaitGroup
+		for w := range p {
+			lo, hi := w*chunk, min((w+1)*chunk, n)
+			if lo >= hi {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				dst := c
+				if w > 0 {
+					parts[w] = make([]float64, k*k)
+					dst = parts[w]
+				}
+				syrk(a[lo*k:hi*k], hi-lo, k, dst)
+			}()
+		}
+		wg.Wait()
+		for _, part := range parts[1:] {
+			if part != nil {
+				for i := range k {
+					axpy(1, part[i*k+i:(i+1)*k], c[i*k+i:(i+1)*k])
+				}
+			}
+		}
+	}
+	for i := range k {
+		for j := range i {
+			c[i*k+j] = c[j*k+i]
+		}
+	}
+}
+
+// syrk sets the upper triangle of c to aᵀa.
+func syrk(a []float64, n, k int, c []float64) {
+	blas64.Syrk(blas.Trans, 1, general(a, n, k), 0, blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: c})
+}
+
 // splitGemm enables the split; tests turn it on for the pure-Go build.
 var splitGemm = fastblas.Serial
 

@@ -64,6 +64,36 @@ func TestGemmSplit(t *testing.T) {
 	}
 }
 
+// TestGram checks gram (aᵀa by a symmetric rank-k update, split or not)
+// against a plain double sum, both triangles, on sizes below and above the
+// split threshold (relative tolerance 1e-12 per inner term, as TestGemmSplit).
+func TestGram(t *testing.T) {
+	defer func(s bool, p int) { splitGemm = s; runtime.GOMAXPROCS(p) }(splitGemm, runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		for _, split := range []bool{false, true} {
+			splitGemm = split
+			for _, sz := range []struct{ n, k int }{{5, 3}, {1, 4}, {20000, 11}, {3001, 40}} {
+				a := randSlice(rng, sz.n*sz.k)
+				c := randSlice(rng, sz.k*sz.k) // overwritten
+				gram(a, sz.n, sz.k, c)
+				for i := range sz.k {
+					for j := range sz.k {
+						var want float64
+						for r := range sz.n {
+							want += a[r*sz.k+i] * a[r*sz.k+j]
+						}
+						if got := c[i*sz.k+j]; math.Abs(got-want) > 1e-12*(1+math.Abs(want))*float64(sz.n) {
+							t.Fatalf("procs=%d split=%v %dx%d: c[%d,%d] = %v, want %v", procs, split, sz.n, sz.k, i, j, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func randSlice(rng *rand.Rand, n int) []float64 {
 	x := make([]float64, n)
 	for i := range x {

@@ -15,13 +15,13 @@ type Memory struct {
 	// entry (int32 index, float32 value) and 8 per row pointer.
 	Data int64
 	// Proximity: a normalised copy of every adjacency (8 bytes per entry)
-	// and the Horner buffers, 8·n·d float64 for the random-walk
-	// normalisation (z, tmp, and the stacked input and output, each n×2d),
-	// 2·n·d otherwise, and n·d more for the normalised Laplacian.
+	// and the Horner buffers, four float32 arrays of n×2d for the
+	// random-walk normalisation (n×d otherwise), and n·d float64 more for
+	// the normalised Laplacian.
 	Proximity int64
-	// Subspace: Y, L·Y and five n×d work arrays, and per view H·Bᵀ and
-	// Y·G: (7 + 2t)·n·d float64, plus each view's unobserved rows (with
-	// several Y steps per iteration, another n×d per view for Δ·G).
+	// Subspace: Y, L·Y and three n×d work arrays (gradient, direction and
+	// L times it), and per view H·Bᵀ: (5 + t)·n·d float64, plus two d-wide
+	// scratch rows per unobserved row of each view.
 	Subspace int64
 	// Codes: per view the n×h float64 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
@@ -67,25 +67,24 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		for _, v := range net.Views {
 			m.Proximity += 8*int64(v.Adj.NNZ()) + 8*(n+1) + 16*n
 		}
-		buf := int64(2) // z, tmp
+		// The Horner passes' float32 input, term, successor and result,
+		// each n×2d for the random-walk normalisation, n×d otherwise.
+		buf := 4 * n * d * 4
 		if cfg.Norm == proximity.NormRandomWalk {
-			buf = 8 // z, tmp, and the stacked input and output, each n×2d
+			buf *= 2
 		}
 		if cfg.Laplacian == proximity.Normalized {
-			buf++ // D^-½Y
+			buf += n * d * 8 // D^-½Y
 		}
-		m.Proximity += buf * n * d * 8
+		m.Proximity += buf
 	}
-	m.Subspace = (7 + 2*t) * n * d * 8
+	m.Subspace = (5 + t) * n * d * 8
 	for _, v := range net.Views {
 		for _, o := range v.Observed {
 			if !o {
-				m.Subspace += d * 8
+				m.Subspace += 2 * d * 8
 			}
 		}
-	}
-	if cfg.YSteps > 1 {
-		m.Subspace += t * n * d * 8
 	}
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
 	for _, v := range net.Views {

@@ -19,11 +19,18 @@ type viewFit struct {
 	k    []float64 // n×d, H·Bᵀ
 	bt   []float64 // h×d scratch, Bᵀ
 	ym   []float64 // (unobserved)×d scratch: the unobserved rows of Y or Δ
+	ymg  []float64 // (unobserved)×d scratch: those rows times G
 	wbuf []float64 // h×d scratch
-	yg   []float64 // n×d, Y·G during a Y step (updated, not recomputed)
-	dg   []float64 // n×d, Δ·G for the line search (allocated by dgBuf)
 	gram []float64 // d×d, Y_sᵀY_s over the observed rows, from the last B step
 	unob []int     // the unobserved rows
+}
+
+// laplacian is what the subspace needs of the proximity operator: L·Y for
+// n×d Y. The operator works in float32 (package proximity); the tests put
+// an exact float64 matrix in its place, so that finite differences can
+// check the subspace's calculus to float64 precision.
+type laplacian interface {
+	ApplyL(dst, y []float64, d int)
 }
 
 // subspace solves the Y and B sub-problems (paper eqs. 8–12) for fixed codes:
@@ -33,33 +40,36 @@ type viewFit struct {
 // with R(Y) = ‖YᵀY − I‖² (orth) or ‖Y‖² (fro), and B^s by ridge regression
 // with its own weight λ_B.
 type subspace struct {
-	n, d                   int
-	alpha, beta, lambda    float64
-	lambdaB                float64
-	orth                   bool
-	lap                    *proximity.Operator // nil when β = 0
-	lamMax                 float64             // λ_max(L), for the preconditioner
-	views                  []*viewFit
-	y, ly                  []float64 // Y and L·Y (n×d)
-	grad, gcons, dir, ldir []float64 // n×d work buffers
-	tmp                    []float64 // n×d
-	dd                     []float64 // d×d work: YᵀY − I after gradient
-	eu                     []float64 // d×d work: Δ_sᵀΔ_s
-	yty                    []float64 // d×d, YᵀY during a Y step
-	// ytyFresh marks yty as computed by bStep at the current Y, for the
-	// next Y step to reuse; anything else that changes Y must clear it.
+	n, d                int
+	alpha, beta, lambda float64
+	lambdaB             float64
+	orth                bool
+	lap                 laplacian // nil when β = 0
+	lamMax              float64   // λ_max(L), for the preconditioner
+	views               []*viewFit
+	y, ly               []float64 // Y and L·Y (n×d)
+	grad, dir, ldir     []float64 // n×d work buffers
+	dd                  []float64 // d×d work: YᵀY − I after gradient
+	mc                  []float64 // d×d work: the gradient's right factor
+	eu                  []float64 // d×d work: Δ_sᵀΔ_s
+	yty                 []float64 // d×d, YᵀY during a Y step
+	// ytyFresh marks yty as current for Y (formed by bStep or carried along
+	// a Y step), for the next gradient to reuse; anything else that changes
+	// Y must clear it.
 	ytyFresh bool
 }
 
 func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
-	s := &subspace{n: n, d: d, alpha: alpha, beta: beta, lambda: lambda, lambdaB: lambdaB, orth: orth, lap: lap, views: views}
+	s := &subspace{n: n, d: d, alpha: alpha, beta: beta, lambda: lambda, lambdaB: lambdaB, orth: orth, views: views}
 	nd := n * d
 	s.y, s.ly = make([]float64, nd), make([]float64, nd)
-	s.grad, s.gcons, s.dir, s.ldir, s.tmp = make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]float64, nd)
+	s.grad, s.dir, s.ldir = make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
+	s.mc = make([]float64, d*d)
 	s.eu = make([]float64, d*d)
 	s.yty = make([]float64, d*d)
 	if lap != nil && beta > 0 {
+		s.lap = lap
 		s.lamMax = lap.LambdaMax(30)
 	}
 	for _, v := range views {
@@ -69,16 +79,15 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 		v.k = make([]float64, nd)
 		v.bt = make([]float64, h*d)
 		v.wbuf = make([]float64, h*d)
-		v.yg = make([]float64, nd)
 		v.gram = make([]float64, d*d)
 		for i, o := range v.obs {
 			if !o {
 				v.unob = append(v.unob, i)
 			}
 		}
-		// Scratch for the unobserved rows only; Δ·G only if a Y step is
-		// followed by another within an iteration (dgBuf).
+		// Scratch for the unobserved rows only.
 		v.ym = make([]float64, len(v.unob)*d)
+		v.ymg = make([]float64, len(v.unob)*d)
 	}
 	return s
 }
@@ -112,15 +121,6 @@ func (t Terms) check() error {
 	return nil
 }
 
-// dgBuf returns v.dg, allocating its n×d on first use: only runs of several
-// Y steps per iteration need it.
-func (v *viewFit) dgBuf(nd int) []float64 {
-	if v.dg == nil {
-		v.dg = make([]float64, nd)
-	}
-	return v.dg
-}
-
 // refreshView recomputes G = B·Bᵀ and K = H·Bᵀ after B or H changed.
 func (s *subspace) refreshView(v *viewFit) {
 	d, h := s.d, v.h.Dim()
@@ -140,19 +140,6 @@ func (s *subspace) updateLY() {
 	} else {
 		clear(s.ly)
 	}
-}
-
-// maskedQuad returns Σ_{i observed} (X G)_i · x_i for x n×d, using tmp.
-func (s *subspace) maskedQuad(x []float64, v *viewFit, tmp []float64) float64 {
-	d := s.d
-	gemm(false, false, 1, x, s.n, d, v.g, d, d, 0, tmp)
-	var q float64
-	for i, o := range v.obs {
-		if o {
-			q += dot(tmp[i*d:(i+1)*d], x[i*d:(i+1)*d])
-		}
-	}
-	return q
 }
 
 // observedQuad returns ⟨Δ_sᵀΔ_s, G^s⟩ = Σ_{i observed} Δ_i G^s Δ_iᵀ for the
@@ -218,61 +205,65 @@ func (s *subspace) termsAfterB() Terms {
 	return t
 }
 
-// cacheProducts computes Y·G^s for every view and, for orth, YᵀY.
-func (s *subspace) cacheProducts() {
+// gradient sets s.grad to ∂f/∂Y and returns f(Y), the Y-dependent part of
+// the objective. The terms that act on Y from the right share one product:
+//
+//	∂f/∂Y = Y·M + 2β LY − 2α Σ_s K^s − 2α Σ_s U_s Y G^s,
+//	M = 2α Σ_s G^s + 4λ(YᵀY − I)  (orth; 2λ I for fro),
+//
+// where U_s keeps only the rows the view does not observe (their
+// consistency term is zero: K^s vanishes there, the codes being zero) and
+// the correction costs O(unobserved·d²). YᵀY is taken from bStep or the
+// previous step when current (ytyFresh), else formed. The consistency value
+// Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩ reuses the
+// correction's product.
+func (s *subspace) gradient() float64 {
 	n, d := s.n, s.d
-	if s.alpha > 0 {
-		for _, v := range s.views {
-			gemm(false, false, 1, s.y, n, d, v.g, d, d, 0, v.yg)
-		}
-	}
-	if s.orth && !s.ytyFresh {
-		gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
+	if !s.ytyFresh {
+		gram(s.y, n, d, s.yty)
 	}
 	s.ytyFresh = false
-}
-
-// gradientCached is gradient using the cached Y·G^s and YᵀY, which yStep
-// keeps current by the same linear updates as Y itself.
-func (s *subspace) gradientCached() float64 {
-	n, d := s.n, s.d
 	var f float64
-	clear(s.grad)
+	clear(s.mc)
+	if s.orth {
+		f += s.lambda * s.orthResidual()
+		axpy(4*s.lambda, s.dd, s.mc)
+	} else {
+		f += s.lambda * sumSq(s.y)
+		for i := range d {
+			s.mc[i*d+i] += 2 * s.lambda
+		}
+	}
+	if s.alpha > 0 {
+		for _, v := range s.views {
+			axpy(2*s.alpha, v.g, s.mc)
+		}
+	}
+	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.grad)
 	if s.alpha > 0 {
 		var c float64
-		clear(s.gcons)
 		for _, v := range s.views {
-			c += v.h.SqNorm() - 2*dot(s.y, v.k)
-			for i, o := range v.obs {
-				row := v.yg[i*d : (i+1)*d]
-				g := s.gcons[i*d : (i+1)*d]
-				k := v.k[i*d : (i+1)*d]
-				if o {
-					c += dot(row, s.y[i*d:(i+1)*d])
-					for j := range d {
-						g[j] += 2 * (row[j] - k[j])
-					}
-				} else {
-					for j := range d {
-						g[j] -= 2 * k[j]
-					}
-				}
+			c += v.h.SqNorm() - 2*dot(s.y, v.k) + dot(v.g, s.yty)
+			axpy(-2*s.alpha, v.k, s.grad)
+			k := len(v.unob)
+			if k == 0 {
+				continue
+			}
+			u, ug := v.ym[:k*d], v.ymg[:k*d]
+			for r, i := range v.unob {
+				copy(u[r*d:(r+1)*d], s.y[i*d:(i+1)*d])
+			}
+			gemm(false, false, 1, u, k, d, v.g, d, d, 0, ug)
+			c -= dot(ug, u)
+			for r, i := range v.unob {
+				axpy(-2*s.alpha, ug[r*d:(r+1)*d], s.grad[i*d:(i+1)*d])
 			}
 		}
 		f += s.alpha * c
-		axpy(s.alpha, s.gcons, s.grad)
 	}
 	if s.beta > 0 {
 		f += s.beta * dot(s.y, s.ly)
 		axpy(2*s.beta, s.ly, s.grad)
-	}
-	if s.orth {
-		f += s.lambda * s.orthResidual()
-		// 4λ Y (YᵀY − I).
-		gemm(false, false, 4*s.lambda, s.y, n, d, s.dd, d, d, 1, s.grad)
-	} else {
-		f += s.lambda * sumSq(s.y)
-		axpy(2*s.lambda, s.y, s.grad)
 	}
 	return f
 }
@@ -337,13 +328,11 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.cacheProducts()
 	n, d := s.n, s.d
-	nd := n * d
 	sm := make([]float64, d*d)
 	e := make([]float64, d*d)
 	for step := range maxSteps {
-		f := s.gradientCached()
+		f := s.gradient()
 		gemm(false, false, -1, s.grad, n, d, minv, d, d, 0, s.dir)
 		slope := dot(s.grad, s.dir)
 		if !(slope < 0) {
@@ -351,21 +340,15 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 		// Coefficients of φ(t) − φ(0) = c1 t + c2 t² + c3 t³ + c4 t⁴.
 		c1, c2, c3, c4 := slope, 0.0, 0.0, 0.0
-		// Another step may follow: Y·G^s must then move along with Y, which
-		// needs Δ·G^s. On the last step the consistency curvature
-		// Σ_{i observed} Δ_i G^s Δ_iᵀ = ⟨Δ_sᵀΔ_s, G^s⟩ comes from E = ΔᵀΔ
-		// instead, at O(d²) per view once E is formed.
-		more := step+1 < maxSteps
-		if s.orth || (s.alpha > 0 && !more) {
-			gemm(true, false, 1, s.dir, n, d, s.dir, n, d, 0, e)
+		// The consistency curvature Σ_{i observed} Δ_i G^s Δ_iᵀ =
+		// ⟨Δ_sᵀΔ_s, G^s⟩ comes from E = ΔᵀΔ at O(d²) per view, less the
+		// unobserved rows' share.
+		if s.orth || s.alpha > 0 {
+			gram(s.dir, n, d, e)
 		}
 		if s.alpha > 0 {
 			for _, v := range s.views {
-				if more {
-					c2 += s.alpha * s.maskedQuad(s.dir, v, v.dgBuf(nd))
-				} else {
-					c2 += s.alpha * s.observedQuad(v, e)
-				}
+				c2 += s.alpha * s.observedQuad(v, e)
 			}
 		}
 		if s.beta > 0 {
@@ -391,20 +374,16 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		if t <= 0 {
 			return step, nil
 		}
-		// Y, L·Y, Y·G^s and YᵀY all move linearly (YᵀY quadratically)
-		// along Δ: update them without new products.
+		// Y and L·Y move linearly along Δ and YᵀY quadratically: update
+		// them without new products (YᵀY only where S = YᵀΔ + ΔᵀY is known).
 		axpy(t, s.dir, s.y)
 		if s.beta > 0 {
 			axpy(t, s.ldir, s.ly)
 		}
-		if s.alpha > 0 && more {
-			for _, v := range s.views {
-				axpy(t, v.dg, v.yg)
-			}
-		}
 		if s.orth {
 			axpy(t, sm, s.yty)
 			axpy(t*t, e, s.yty)
+			s.ytyFresh = true
 		}
 		dec := -(c1*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
 		if dec < tol*math.Abs(f) {
@@ -452,7 +431,7 @@ func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
 // unobserved rows.
 func (s *subspace) grams() {
 	n, d := s.n, s.d
-	gemm(true, false, 1, s.y, n, d, s.y, n, d, 0, s.yty)
+	gram(s.y, n, d, s.yty)
 	s.ytyFresh = true
 	if s.alpha == 0 {
 		return

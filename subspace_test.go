@@ -49,6 +49,7 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 		t.Fatal(err)
 	}
 	s := newSubspace(n, d, views, op, alpha, beta, lambda, 0.01, orth)
+	s.lap = exactLaplacian(op, n)
 	for i := range s.y {
 		s.y[i] = rng.NormFloat64() / math.Sqrt(n)
 	}
@@ -60,6 +61,40 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 	}
 	s.updateLY()
 	return s
+}
+
+// denseLaplacian is an explicit n×n Laplacian applied in float64.
+type denseLaplacian struct {
+	n int
+	l []float64
+}
+
+func (l *denseLaplacian) ApplyL(dst, y []float64, d int) {
+	gemm(false, false, 1, l.l, l.n, l.n, y, l.n, d, 0, dst)
+}
+
+// exactLaplacian returns the operator's L as an explicit matrix (its
+// columns L·e_j, symmetrised), which tests apply in float64: a fixed exact
+// quadratic form where the float32 operator's rounding would drown finite
+// differences.
+func exactLaplacian(op *proximity.Operator, n int) *denseLaplacian {
+	l := make([]float64, n*n)
+	e, col := make([]float64, n), make([]float64, n)
+	for j := range n {
+		clear(e)
+		e[j] = 1
+		op.ApplyL(col, e, 1)
+		for i := range n {
+			l[i*n+j] = col[i]
+		}
+	}
+	for i := range n {
+		for j := range i {
+			m := (l[i*n+j] + l[j*n+i]) / 2
+			l[i*n+j], l[j*n+i] = m, m
+		}
+	}
+	return &denseLaplacian{n: n, l: l}
 }
 
 func (s *subspace) f() float64 {
@@ -75,7 +110,10 @@ func TestYGradient(t *testing.T) {
 		t.Run(fmt.Sprintf("orth=%v", orth), func(t *testing.T) {
 			s := smallProblem(t, orth, 2, 3, 5)
 			s.updateLY()
-			s.gradient()
+			f := s.gradient()
+			if want := s.f(); math.Abs(f-want) > 1e-12*math.Abs(want) {
+				t.Errorf("gradient's f = %v, direct objective %v", f, want)
+			}
 			grad := append([]float64(nil), s.grad...)
 			const h = 1e-6
 			worst := 0.0
@@ -217,9 +255,19 @@ func TestObservedQuad(t *testing.T) {
 	e := make([]float64, s.d*s.d)
 	gemm(true, false, 1, s.dir, s.n, s.d, s.dir, s.n, s.d, 0, e)
 	for vi, v := range s.views {
-		want := s.maskedQuad(s.dir, v, v.dgBuf(s.n*s.d))
+		var want float64
+		for i, o := range v.obs {
+			if !o {
+				continue
+			}
+			for a := range s.d {
+				for b := range s.d {
+					want += s.dir[i*s.d+a] * v.g[a*s.d+b] * s.dir[i*s.d+b]
+				}
+			}
+		}
 		if got := s.observedQuad(v, e); math.Abs(got-want) > 1e-10*math.Abs(want) {
-			t.Errorf("view %d: observedQuad = %v, maskedQuad = %v", vi, got, want)
+			t.Errorf("view %d: observedQuad = %v, direct sum = %v", vi, got, want)
 		}
 	}
 }
@@ -343,20 +391,21 @@ func TestSpectralInit(t *testing.T) {
 }
 
 // The direct evaluation of the objective, the oracle that the Fit's
-// product-saving forms (termsAfterB, gradientCached, observedQuad) are
+// product-saving forms (termsAfterB, gradient, observedQuad) are
 // checked against.
 
 // consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
-// (the Y step's gradient uses its cached Y·G^s instead).
+// from Y·G^s over the observed rows.
 func (s *subspace) consistency() float64 {
 	d := s.d
 	var c float64
+	tmp := make([]float64, s.n*d)
 	for _, v := range s.views {
-		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, s.tmp)
+		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, tmp)
 		c += v.h.SqNorm() - 2*dot(s.y, v.k)
 		for i, o := range v.obs {
 			if o {
-				c += dot(s.tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
+				c += dot(tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
 			}
 		}
 	}
@@ -390,11 +439,4 @@ func (s *subspace) terms() Terms {
 	}
 	t.RegY = s.lambda * s.regY()
 	return t
-}
-
-// gradient sets s.grad to ∂f/∂Y and returns f(Y) (Y-dependent part),
-// recomputing the cached products Y·G^s and YᵀY first.
-func (s *subspace) gradient() float64 {
-	s.cacheProducts()
-	return s.gradientCached()
 }

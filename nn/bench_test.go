@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	// The products run on the BLAS the program would use: OpenBLAS with
+	// -tags openblas, as in a fit.
+	_ "github.com/dpmne/dpmne/internal/fastblas"
 )
 
 // Cora-sized inputs: 2,708 nodes; its attribute rows have 1,433 columns with

@@ -3,6 +3,8 @@ package proximity
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -81,8 +83,8 @@ type Config struct {
 func PaperWeights() []float64 { return []float64{1, 0.5, 0.25, 0.125, 0.0625} }
 
 // Operator applies P and L for a set of views. It holds the normalised
-// adjacencies (and, for random-walk normalisation, their transposes) and two
-// n×d work buffers, so its memory is O(nnz + n·d).
+// adjacencies and four float32 work buffers of n×d (n×2d for random-walk
+// normalisation), so its memory is O(nnz + n·d).
 type Operator struct {
 	n       int
 	cfg     Config
@@ -90,10 +92,12 @@ type Operator struct {
 	sq      [][]float64   // NormRandomWalk: per view, D_s^1/2 and D_s^-1/2 interleaved as [2i], [2i+1]
 	deg     []float64     // D = P·1
 	invSqrt []float64     // D^-1/2 (0 for isolated nodes), for Normalized
-	z, tmp  []float64
-	sy      []float64 // D^-1/2 Y for Normalized
-	y2, r2  []float64 // NormRandomWalk: the stacked n×2d input and result
-	d       int
+	// The Horner passes' float32 buffers, n×w with w = 2d for
+	// NormRandomWalk (the two inputs side by side) and d otherwise: the
+	// input, the running term and its successor, and the result.
+	in, z, tmp, r []float32
+	sy            []float64 // D^-1/2 Y for Normalized
+	d             int
 }
 
 // New returns the operator for the given symmetric adjacencies (one per
@@ -183,11 +187,11 @@ func (op *Operator) buffers(d int) {
 		w := d
 		if op.cfg.Norm == NormRandomWalk {
 			w = 2 * d
-			op.y2 = make([]float64, op.n*w)
-			op.r2 = make([]float64, op.n*w)
 		}
-		op.z = make([]float64, op.n*w)
-		op.tmp = make([]float64, op.n*w)
+		op.in = make([]float32, op.n*w)
+		op.z = make([]float32, op.n*w)
+		op.tmp = make([]float32, op.n*w)
+		op.r = make([]float32, op.n*w)
 		op.sy = nil
 		if op.cfg.Laplacian == Normalized {
 			op.sy = make([]float64, op.n*d)
@@ -196,20 +200,49 @@ func (op *Operator) buffers(d int) {
 	}
 }
 
-// horner adds Σ_k w_k E^k Y to dst: z ← w_l Y, then z ← E z + w_k Y for
-// k = l−1 … 1, and dst += E z, each step one fused parallel pass.
-func (op *Operator) horner(dst []float64, e *sparse.CSR, y []float64, d int) {
-	w := op.cfg.Weights
-	z, tmp := op.z[:op.n*d], op.tmp[:op.n*d]
-	l := len(w)
-	for i, v := range y[:op.n*d] {
-		z[i] = w[l-1] * v
+// horner sets r = Σ_k w_k E^k x for x n×w: z ← w_l x, then z ← E z + w_k x
+// for k = l−1 … 1, and r = E z, each step one fused parallel pass. It runs
+// in float32: the passes are bound by the bytes they move (each non-zero
+// reads a w-wide row from anywhere in z), and float32 halves them, at a
+// relative error of about 1e-7 per pass in a term whose weight β the
+// objective sets to thousands (TestApplyDense states the tolerance).
+func (op *Operator) horner(r []float32, e *sparse.CSR, x []float32, w int) {
+	wt := op.cfg.Weights
+	z, tmp := op.z[:op.n*w], op.tmp[:op.n*w]
+	l := len(wt)
+	a := float32(wt[l-1])
+	for i, v := range x[:op.n*w] {
+		z[i] = a * v
 	}
 	for k := l - 2; k >= 0; k-- {
-		e.MulAddDense(tmp, z, d, w[k], y, op.cfg.Workers)
+		e.MulAddDense32(tmp, z, w, float32(wt[k]), x, op.cfg.Workers)
 		z, tmp = tmp, z
 	}
-	e.MulAddDense(dst, z, d, 1, dst, op.cfg.Workers)
+	e.MulAddDense32(r, z, w, 0, nil, op.cfg.Workers)
+}
+
+// rows runs fn over ranges of the n rows, split across the operator's
+// workers when the rows are many: the element-wise passes around the
+// Horner products would otherwise run on one core.
+func (op *Operator) rows(w int, fn func(lo, hi int)) {
+	p := op.cfg.Workers
+	if p <= 0 {
+		p = runtime.GOMAXPROCS(0)
+	}
+	if p == 1 || op.n*w < 1<<16 {
+		fn(0, op.n)
+		return
+	}
+	chunk := (op.n + p - 1) / p
+	var wg sync.WaitGroup
+	for lo := 0; lo < op.n; lo += chunk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, min(lo+chunk, op.n))
+		}()
+	}
+	wg.Wait()
 }
 
 // ApplyP sets dst = P·Y for Y n×d row-major. dst must not overlap y.
@@ -218,27 +251,40 @@ func (op *Operator) ApplyP(dst, y []float64, d int) {
 	clear(dst[:op.n*d])
 	for s, e := range op.e {
 		if op.cfg.Norm != NormRandomWalk {
-			op.horner(dst, e, y, d)
+			op.rows(d, func(lo, hi int) {
+				for i, v := range y[lo*d : hi*d] {
+					op.in[lo*d+i] = float32(v)
+				}
+			})
+			op.horner(op.r, e, op.in, d)
+			op.rows(d, func(lo, hi int) {
+				for i, v := range op.r[lo*d : hi*d] {
+					dst[lo*d+i] += float64(v)
+				}
+			})
 			continue
 		}
 		// P^s Y = (Q + Qᵀ)Y / 2, Q = Σ w_k (D^-1 E)^k (see New).
 		sq := op.sq[s]
-		for i := range op.n {
-			a, b := sq[2*i], sq[2*i+1]
-			row, out := y[i*d:(i+1)*d], op.y2[i*2*d:(i+1)*2*d]
-			for c, v := range row {
-				out[c], out[d+c] = a*v, b*v
+		op.rows(2*d, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a, b := sq[2*i], sq[2*i+1]
+				row, in := y[i*d:(i+1)*d], op.in[i*2*d:(i+1)*2*d]
+				for c, v := range row {
+					in[c], in[d+c] = float32(a*v), float32(b*v)
+				}
 			}
-		}
-		clear(op.r2)
-		op.horner(op.r2, e, op.y2, 2*d)
-		for i := range op.n {
-			a, b := sq[2*i], sq[2*i+1]
-			r, out := op.r2[i*2*d:(i+1)*2*d], dst[i*d:(i+1)*d]
-			for c := range out {
-				out[c] += 0.5 * (b*r[c] + a*r[d+c])
+		})
+		op.horner(op.r, e, op.in, 2*d)
+		op.rows(2*d, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a, b := sq[2*i], sq[2*i+1]
+				r, out := op.r[i*2*d:(i+1)*2*d], dst[i*d:(i+1)*d]
+				for c := range out {
+					out[c] += 0.5 * (b*float64(r[c]) + a*float64(r[d+c]))
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -267,12 +313,14 @@ func (op *Operator) ApplyL(dst, y []float64, d int) {
 		}
 	default:
 		op.ApplyP(dst, y, d)
-		for i := range op.n {
-			di := op.deg[i]
-			for c := range d {
-				dst[i*d+c] = di*y[i*d+c] - dst[i*d+c]
+		op.rows(d, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				di := op.deg[i]
+				for c := range d {
+					dst[i*d+c] = di*y[i*d+c] - dst[i*d+c]
+				}
 			}
-		}
+		})
 	}
 }
 

@@ -24,7 +24,7 @@ func (m *CSR) MulDense(dst, x []float64, d, workers int) {
 	if len(x) < m.Cols*d || len(dst) < m.Rows*d {
 		panic("sparse: MulDense: slice too short")
 	}
-	parallelRows(m, workers, func(lo, hi int) {
+	parallelRows(m, d, workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out := dst[i*d : (i+1)*d]
 			clear(out)
@@ -43,7 +43,7 @@ func (m *CSR) MulAddDense(dst, x []float64, d int, a float64, y []float64, worke
 	if len(x) < m.Cols*d || len(dst) < m.Rows*d || (y != nil && len(y) < m.Rows*d) {
 		panic("sparse: MulAddDense: slice too short")
 	}
-	parallelRows(m, workers, func(lo, hi int) {
+	parallelRows(m, d, workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out := dst[i*d : (i+1)*d]
 			switch {
@@ -66,14 +66,47 @@ func (m *CSR) MulAddDense(dst, x []float64, d int, a float64, y []float64, worke
 	})
 }
 
+// MulAddDense32 is MulAddDense in float32: dst = m·x + a·y with x, y and
+// dst float32 (the matrix's values are float32 already). It halves the bytes
+// a product moves, which bounds it: each non-zero reads a d-wide row of x
+// from wherever it lies (the proximity operator's Horner passes, BENCHMARKS.md).
+func (m *CSR) MulAddDense32(dst, x []float32, d int, a float32, y []float32, workers int) {
+	if len(x) < m.Cols*d || len(dst) < m.Rows*d || (y != nil && len(y) < m.Rows*d) {
+		panic("sparse: MulAddDense32: slice too short")
+	}
+	parallelRows(m, d, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dst[i*d : (i+1)*d]
+			switch {
+			case y == nil || a == 0:
+				clear(out)
+			case &y[i*d] == &out[0]:
+				if a != 1 {
+					impl.Sscal(d, a, out, 1)
+				}
+			default:
+				for c, v := range y[i*d : (i+1)*d] {
+					out[c] = a * v
+				}
+			}
+			ind, val := m.Row(i)
+			for k, j := range ind {
+				impl.Saxpy(d, val[k], x[int(j)*d:int(j)*d+d], 1, out, 1)
+			}
+		}
+	})
+}
+
 // parallelRows calls fn on contiguous row ranges holding about equal numbers
-// of non-zeros, concurrently on up to workers goroutines.
-func parallelRows(m *CSR, workers int, fn func(lo, hi int)) {
+// of non-zeros, concurrently on up to workers goroutines, when the product
+// (each non-zero and row costing about d multiply-adds) is large enough to
+// pay for them.
+func parallelRows(m *CSR, d, workers int, fn func(lo, hi int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	nnz := m.NNZ() + m.Rows // count rows too, so empty rows still cost
-	if workers == 1 || nnz < 1<<14 {
+	if workers == 1 || nnz*max(d, 1) < minParallel {
 		fn(0, m.Rows)
 		return
 	}
@@ -106,3 +139,7 @@ func parallelRows(m *CSR, workers int, fn func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// minParallel is the fewest multiply-adds a product needs before
+// parallelRows splits it (a few tens of microseconds of work).
+const minParallel = 1 << 17

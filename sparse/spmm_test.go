@@ -73,6 +73,61 @@ func TestMulDense(t *testing.T) {
 	}
 }
 
+// TestMulAddDense32 checks the float32 product against the float64 sum of
+// the same (float32) inputs, in the three modes of MulAddDense, within
+// 1e-6 of the sum of the terms' magnitudes (float32 rounding of a handful
+// of terms per row).
+func TestMulAddDense32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct{ rows, cols, nnz, d int }{{1, 1, 1, 1}, {7, 5, 12, 3}, {3000, 2000, 40000, 16}} {
+		m := randomCSR(rng, tc.rows, tc.cols, tc.nnz)
+		x := make([]float32, tc.cols*tc.d)
+		y := make([]float32, tc.rows*tc.d)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		for i := range y {
+			y[i] = float32(rng.NormFloat64())
+		}
+		const a = -0.7
+		dm := dense(m)
+		for _, workers := range []int{1, 2, 3} {
+			for _, mode := range []string{"separate", "in-place", "nil"} {
+				dst := make([]float32, len(y))
+				yy := y
+				switch mode {
+				case "in-place":
+					copy(dst, y)
+					yy = dst
+				case "nil":
+					yy = nil
+				default:
+					for i := range dst {
+						dst[i] = float32(math.NaN())
+					}
+				}
+				m.MulAddDense32(dst, x, tc.d, a, yy, workers)
+				for i := range tc.rows {
+					for c := range tc.d {
+						var w, mag float64
+						if mode != "nil" {
+							w, mag = a*float64(y[i*tc.d+c]), math.Abs(a*float64(y[i*tc.d+c]))
+						}
+						for j := range tc.cols {
+							v := float64(dm[i][j]) * float64(x[j*tc.d+c])
+							w += v
+							mag += math.Abs(v)
+						}
+						if got := float64(dst[i*tc.d+c]); math.Abs(got-w) > 1e-6*(1+mag) {
+							t.Fatalf("%s %dx%d workers=%d: dst[%d,%d] = %v, want %v", mode, tc.rows, tc.cols, workers, i, c, got, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkMulDense measures SpMM with ~10 non-zeros per row and d = 128,
 // the shape of one proximity step on a sparse graph.
 func BenchmarkMulDense(b *testing.B) {
@@ -86,6 +141,16 @@ func BenchmarkMulDense(b *testing.B) {
 				b.SetBytes(int64(m.NNZ()) * 128 * 8)
 				for b.Loop() {
 					m.MulDense(dst, x, 128, workers)
+				}
+			})
+			b.Run(fmt.Sprintf("n=%d/d=128/workers=%d/float32", n, workers), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				m := randomCSR(rng, n, n, 10*n)
+				x := make([]float32, n*128)
+				dst := make([]float32, n*128)
+				b.SetBytes(int64(m.NNZ()) * 128 * 4)
+				for b.Loop() {
+					m.MulAddDense32(dst, x, 128, 0, nil, workers)
 				}
 			})
 		}
