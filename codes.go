@@ -11,8 +11,8 @@ import (
 type codes interface {
 	// Dim is the width h of the codes.
 	Dim() int
-	// MulRight sets dst (n×d) = H·x for x h×d.
-	MulRight(dst, x []float64, d int)
+	// MulRightAdd sets dst (n×d) += H·x for x h×d.
+	MulRightAdd(dst, x []float64, d int)
 	// MulLeftT sets dst (h×d) = Hᵀ·q for q n×d.
 	MulLeftT(dst, q []float64, d int)
 	// SqNorm returns ‖H‖²_F.
@@ -27,8 +27,8 @@ type denseCodes struct {
 
 func (c *denseCodes) Dim() int { return c.h }
 
-func (c *denseCodes) MulRight(dst, x []float64, d int) {
-	gemm(false, false, 1, c.data, c.n, c.h, x, c.h, d, 0, dst)
+func (c *denseCodes) MulRightAdd(dst, x []float64, d int) {
+	gemm(false, false, 1, c.data, c.n, c.h, x, c.h, d, 1, dst)
 }
 
 func (c *denseCodes) MulLeftT(dst, q []float64, d int) {
@@ -50,7 +50,9 @@ func newSparseCodes(x *sparse.CSR, workers int) *sparseCodes {
 
 func (c *sparseCodes) Dim() int { return c.h.Cols }
 
-func (c *sparseCodes) MulRight(dst, x []float64, d int) { c.h.MulDense(dst, x, d, c.workers) }
+func (c *sparseCodes) MulRightAdd(dst, x []float64, d int) {
+	c.h.MulAddDense(dst, x, d, 1, dst, c.workers)
+}
 
 func (c *sparseCodes) MulLeftT(dst, q []float64, d int) { c.ht.MulDense(dst, q, d, c.workers) }
 

@@ -239,14 +239,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	first := 1
 	if cp := opt.Resume; cp != nil {
 		// The state at the end of iteration cp.Iteration: Y, L·Y and B as
-		// saved; G, K, YᵀY and the views' Y_sᵀY_s recomputed by the same
+		// saved; G, ΣK, YᵀY and the views' Y_sᵀY_s recomputed by the same
 		// products that made them.
 		copy(sub.y, cp.Model.Y.RawMatrix().Data)
 		copy(sub.ly, cp.ly)
 		for s, v := range views {
 			copy(v.b, cp.Model.Views[s].B.RawMatrix().Data)
-			sub.refreshView(v)
 		}
+		sub.refresh()
 		sub.grams()
 		first = cp.Iteration + 1
 	} else {
@@ -339,9 +339,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 				}
 				return nil, fmt.Errorf("iteration %d: %w", it, err)
 			}
-			for _, v := range views {
-				sub.refreshView(v)
-			}
+			sub.refresh()
 		}
 		t3 := time.Now()
 		if err := report(it, steps, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)); err != nil {
@@ -472,27 +470,23 @@ func initY(sub *subspace, rng *rand.Rand) {
 	n, d := sub.n, sub.d
 	k := d + 10
 	z := make([]float64, n*k)
-	tmp := make([]float64, n*k)
 	wt := make([][]float64, len(sub.views))
 	for s, v := range sub.views {
 		om := make([]float64, v.h.Dim()*k)
 		for i := range om {
 			om[i] = rng.NormFloat64()
 		}
-		v.h.MulRight(tmp, om, k)
-		axpy(1, tmp, z)
+		v.h.MulRightAdd(z, om, k)
 		wt[s] = make([]float64, v.h.Dim()*k)
 	}
 	orthonormalize(z, n, k, rng)
 	for range 2 {
-		clear(tmp)
 		for s, v := range sub.views {
 			v.h.MulLeftT(wt[s], z, k)
 		}
 		clear(z)
 		for s, v := range sub.views {
-			v.h.MulRight(tmp, wt[s], k)
-			axpy(1, tmp, z)
+			v.h.MulRightAdd(z, wt[s], k)
 		}
 		orthonormalize(z, n, k, rng)
 	}

@@ -19,8 +19,8 @@ type Memory struct {
 	// random-walk normalisation (n×d otherwise), and n·d float64 more for
 	// the normalised Laplacian.
 	Proximity int64
-	// Subspace: Y, L·Y and three n×d work arrays (gradient, direction and
-	// L times it), and per view H·Bᵀ: (5 + t)·n·d float64, plus two d-wide
+	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and three n×d work arrays
+	// (gradient, direction and L times it): 6·n·d float64, plus two d-wide
 	// scratch rows per unobserved row of each view.
 	Subspace int64
 	// Codes: per view the n×h float64 codes H (autoencoders), or a masked
@@ -55,7 +55,7 @@ func (m Memory) String() string {
 // densified to the views' widths, counted here too.
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	cfg = cfg.Defaults()
-	n, d, t := int64(net.N()), int64(cfg.Dim), int64(len(net.Views))
+	n, d := int64(net.N()), int64(cfg.Dim)
 	var m Memory
 	for _, v := range net.Views {
 		m.Data += 8*int64(v.Adj.NNZ()) + 8*(n+1)
@@ -78,7 +78,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		}
 		m.Proximity += buf
 	}
-	m.Subspace = (5 + t) * n * d * 8
+	m.Subspace = 6 * n * d * 8
 	for _, v := range net.Views {
 		for _, o := range v.Observed {
 			if !o {

@@ -16,8 +16,7 @@ type viewFit struct {
 	h    codes
 	b    []float64 // d×h
 	g    []float64 // d×d, B·Bᵀ
-	k    []float64 // n×d, H·Bᵀ
-	bt   []float64 // h×d scratch, Bᵀ
+	bt   []float64 // h×d, Bᵀ
 	ym   []float64 // (unobserved)×d scratch: the unobserved rows of Y or Δ
 	ymg  []float64 // (unobserved)×d scratch: those rows times G
 	wbuf []float64 // h×d scratch
@@ -48,6 +47,7 @@ type subspace struct {
 	lamMax              float64   // λ_max(L), for the preconditioner
 	views               []*viewFit
 	y, ly               []float64 // Y and L·Y (n×d)
+	k                   []float64 // n×d, K = Σ_s H^s·B^sᵀ
 	grad, dir, ldir     []float64 // n×d work buffers
 	dd                  []float64 // d×d work: YᵀY − I after gradient
 	mc                  []float64 // d×d work: the gradient's right factor
@@ -62,7 +62,7 @@ type subspace struct {
 func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
 	s := &subspace{n: n, d: d, alpha: alpha, beta: beta, lambda: lambda, lambdaB: lambdaB, orth: orth, views: views}
 	nd := n * d
-	s.y, s.ly = make([]float64, nd), make([]float64, nd)
+	s.y, s.ly, s.k = make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.grad, s.dir, s.ldir = make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
 	s.mc = make([]float64, d*d)
@@ -76,7 +76,6 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 		h := v.h.Dim()
 		v.b = make([]float64, d*h)
 		v.g = make([]float64, d*d)
-		v.k = make([]float64, nd)
 		v.bt = make([]float64, h*d)
 		v.wbuf = make([]float64, h*d)
 		v.gram = make([]float64, d*d)
@@ -121,7 +120,8 @@ func (t Terms) check() error {
 	return nil
 }
 
-// refreshView recomputes G = B·Bᵀ and K = H·Bᵀ after B or H changed.
+// refreshView recomputes G = B·Bᵀ and Bᵀ after B changed; refreshK must
+// follow once every view is current.
 func (s *subspace) refreshView(v *viewFit) {
 	d, h := s.d, v.h.Dim()
 	gemm(false, true, 1, v.b, d, h, v.b, d, h, 0, v.g)
@@ -130,7 +130,24 @@ func (s *subspace) refreshView(v *viewFit) {
 			v.bt[j*d+i] = v.b[i*h+j]
 		}
 	}
-	v.h.MulRight(v.k, v.bt, d)
+}
+
+// refreshK recomputes K = Σ_s H^s·B^sᵀ after H or B changed. The views'
+// products are only ever needed summed (in the gradient and in
+// Σ_s ⟨Y, H^s B^sᵀ⟩), so one n×d array serves them all.
+func (s *subspace) refreshK() {
+	clear(s.k)
+	for _, v := range s.views {
+		v.h.MulRightAdd(s.k, v.bt, s.d)
+	}
+}
+
+// refresh is refreshView for every view, then refreshK.
+func (s *subspace) refresh() {
+	for _, v := range s.views {
+		s.refreshView(v)
+	}
+	s.refreshK()
 }
 
 // updateLY recomputes L·Y from scratch.
@@ -181,15 +198,15 @@ func (s *subspace) orthResidual() float64 {
 // termsAfterB returns the weighted Y- and B-dependent terms of the
 // objective without n×d×d products (the tests check it against a direct
 // evaluation): valid only while Y is what the last bStep saw (its YᵀY and
-// each view's Y_sᵀY_s are reused), with G and K current (refreshView after
-// any change of B or H). The consistency term is
-// Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, Y_sᵀY_s⟩.
+// each view's Y_sᵀY_s are reused), with G and K current (refresh after any
+// change of B or H). The consistency term is
+// Σ_s (‖H^s‖² + ⟨G^s, Y_sᵀY_s⟩) − 2⟨Y, K⟩ with K = Σ_s H^s B^sᵀ.
 func (s *subspace) termsAfterB() Terms {
 	var t Terms
 	if s.alpha > 0 {
-		var c float64
+		c := -2 * dot(s.y, s.k)
 		for _, v := range s.views {
-			c += v.h.SqNorm() - 2*dot(s.y, v.k) + dot(v.g, v.gram)
+			c += v.h.SqNorm() + dot(v.g, v.gram)
 			t.RegB += s.lambdaB * sumSq(v.b)
 		}
 		t.Consistency = s.alpha * c
@@ -208,14 +225,14 @@ func (s *subspace) termsAfterB() Terms {
 // gradient sets s.grad to ∂f/∂Y and returns f(Y), the Y-dependent part of
 // the objective. The terms that act on Y from the right share one product:
 //
-//	∂f/∂Y = Y·M + 2β LY − 2α Σ_s K^s − 2α Σ_s U_s Y G^s,
+//	∂f/∂Y = Y·M + 2β LY − 2α K − 2α Σ_s U_s Y G^s,  K = Σ_s H^s B^sᵀ,
 //	M = 2α Σ_s G^s + 4λ(YᵀY − I)  (orth; 2λ I for fro),
 //
 // where U_s keeps only the rows the view does not observe (their
-// consistency term is zero: K^s vanishes there, the codes being zero) and
+// consistency term is zero: H^s B^sᵀ vanishes there, the codes being zero) and
 // the correction costs O(unobserved·d²). YᵀY is taken from bStep or the
 // previous step when current (ytyFresh), else formed. The consistency value
-// Σ_s ‖H^s‖² − 2⟨Y, K^s⟩ + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩ reuses the
+// Σ_s (‖H^s‖² + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩) − 2⟨Y, K⟩ reuses the
 // correction's product.
 func (s *subspace) gradient() float64 {
 	n, d := s.n, s.d
@@ -241,10 +258,10 @@ func (s *subspace) gradient() float64 {
 	}
 	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.grad)
 	if s.alpha > 0 {
-		var c float64
+		c := -2 * dot(s.y, s.k)
+		axpy(-2*s.alpha, s.k, s.grad)
 		for _, v := range s.views {
-			c += v.h.SqNorm() - 2*dot(s.y, v.k) + dot(v.g, s.yty)
-			axpy(-2*s.alpha, v.k, s.grad)
+			c += v.h.SqNorm() + dot(v.g, s.yty)
 			k := len(v.unob)
 			if k == 0 {
 				continue
@@ -446,7 +463,7 @@ func (s *subspace) grams() {
 // (Y_sᵀ Y_s + (λ_B/α) I) B^s = Y_sᵀ H^s over the view's observed rows,
 // by Cholesky of a d×d matrix. YᵀY is formed once and each view's Y_sᵀY_s
 // is YᵀY less the products of its unobserved rows; both stay cached for
-// termsAfterB. With refreshK false, K^s = H^s·B^sᵀ is left stale for a
+// termsAfterB. With refreshK false, K = Σ_s H^s·B^sᵀ is left stale for a
 // caller that changes H next and refreshes then.
 func (s *subspace) bStep(refreshK bool) error {
 	s.grams()
@@ -487,11 +504,10 @@ func (s *subspace) bStep(refreshK bool) error {
 				v.b[i*h+j] = sol.At(i, j)
 			}
 		}
-		if refreshK {
-			s.refreshView(v)
-		} else {
-			gemm(false, true, 1, v.b, d, h, v.b, d, h, 0, v.g)
-		}
+		s.refreshView(v)
+	}
+	if refreshK {
+		s.refreshK()
 	}
 	return nil
 }

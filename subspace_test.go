@@ -57,8 +57,8 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 		for i := range v.b {
 			v.b[i] = rng.NormFloat64()
 		}
-		s.refreshView(v)
 	}
+	s.refresh()
 	s.updateLY()
 	return s
 }
@@ -229,8 +229,8 @@ func TestTermsAfterB(t *testing.T) {
 					dc.data[i] *= 1.1
 				}
 			}
-			s.refreshView(v)
 		}
+		s.refresh()
 		got, want := s.termsAfterB(), s.terms()
 		for _, c := range []struct {
 			name     string
@@ -288,8 +288,8 @@ func TestRotationInvariance(t *testing.T) {
 			qb := make([]float64, d*h)
 			gemm(true, false, 1, q, d, d, v.b, d, h, 0, qb)
 			copy(v.b, qb)
-			s.refreshView(v)
 		}
+		s.refresh()
 		after := s.f()
 		if math.Abs(after-before) > 1e-9*math.Abs(before) {
 			t.Errorf("orth=%v: O changed under rotation: %v → %v", orth, before, after)
@@ -394,18 +394,22 @@ func TestSpectralInit(t *testing.T) {
 // product-saving forms (termsAfterB, gradient, observedQuad) are
 // checked against.
 
-// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), computed afresh
-// from Y·G^s over the observed rows.
+// consistency returns Σ_s ‖I^s(H^s − Y B^s)‖² (unweighted), summed over
+// the observed rows from its definition (dense codes only).
 func (s *subspace) consistency() float64 {
 	d := s.d
 	var c float64
-	tmp := make([]float64, s.n*d)
 	for _, v := range s.views {
-		gemm(false, false, 1, s.y, s.n, d, v.g, d, d, 0, tmp)
-		c += v.h.SqNorm() - 2*dot(s.y, v.k)
+		dc := v.h.(*denseCodes)
+		h := dc.h
+		yb := make([]float64, s.n*h)
+		gemm(false, false, 1, s.y, s.n, d, v.b, d, h, 0, yb)
 		for i, o := range v.obs {
 			if o {
-				c += dot(tmp[i*d:(i+1)*d], s.y[i*d:(i+1)*d])
+				for j := range h {
+					r := dc.data[i*h+j] - yb[i*h+j]
+					c += r * r
+				}
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/dpmne/dpmne/internal/kernels"
 )
 
 // impl is gonum's pure-Go BLAS used as a concrete type, so that the axpy in
@@ -75,25 +77,7 @@ func (m *CSR) MulAddDense32(dst, x []float32, d int, a float32, y []float32, wor
 		panic("sparse: MulAddDense32: slice too short")
 	}
 	parallelRows(m, d, workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out := dst[i*d : (i+1)*d]
-			switch {
-			case y == nil || a == 0:
-				clear(out)
-			case &y[i*d] == &out[0]:
-				if a != 1 {
-					impl.Sscal(d, a, out, 1)
-				}
-			default:
-				for c, v := range y[i*d : (i+1)*d] {
-					out[c] = a * v
-				}
-			}
-			ind, val := m.Row(i)
-			for k, j := range ind {
-				impl.Saxpy(d, val[k], x[int(j)*d:int(j)*d+d], 1, out, 1)
-			}
-		}
+		kernels.SpMMRows(dst, x, d, a, y, m.Ptr, m.Ind, m.Val, lo, hi)
 	})
 }
 

@@ -7,6 +7,7 @@ package kernels
 #cgo LDFLAGS: -lm
 #include <math.h>
 #include <stdint.h>
+#include <stddef.h>
 
 // GCC vectorizes the logistic's loop only without trapping comparisons
 // (so its selects become blends), which the optimize attribute grants; on
@@ -92,6 +93,30 @@ static void dpmne_logistic(float *restrict z, long n) {
 		z[i] = x != x ? x : y;
 	}
 }
+
+// CSR rows lo…hi−1 times the dense row-major x (d columns) into dst, plus
+// a·y: mode 0 ignores y (dst = m·x), 1 has y = dst (dst = a·dst + m·x),
+// 2 reads a separate y. The column loops vectorize; dst never overlaps x.
+DPMNE_CLONES
+static void dpmne_spmm_rows(float *dst, const float *restrict x, long d, float a, const float *y, int mode,
+		const long *ptr, const int32_t *ind, const float *val, long lo, long hi) {
+	for (long i = lo; i < hi; i++) {
+		float *restrict out = dst + i * d;
+		if (mode == 0) {
+			for (long c = 0; c < d; c++) out[c] = 0;
+		} else if (mode == 1) {
+			if (a != 1) for (long c = 0; c < d; c++) out[c] *= a;
+		} else {
+			const float *restrict yi = y + i * d;
+			for (long c = 0; c < d; c++) out[c] = a * yi[c];
+		}
+		for (long k = ptr[i]; k < ptr[i + 1]; k++) {
+			const float *restrict xr = x + (long)ind[k] * d;
+			float v = val[k];
+			for (long c = 0; c < d; c++) out[c] += v * xr[c];
+		}
+	}
+}
 */
 import "C"
 
@@ -103,6 +128,27 @@ const Vectorized = true
 // minLen is the length below which the Go loop is used: a cgo call costs
 // about as much as a hundred or so elements of the Go loops.
 const minLen = 256
+
+func spmmRows(dst, x []float32, d int, a float32, y []float32, ptr []int, ind []int32, val []float32, lo, hi int) {
+	if hi <= lo {
+		return
+	}
+	mode, yp := C.int(0), (*C.float)(nil)
+	switch {
+	case y == nil || a == 0:
+	case &y[0] == &dst[0]:
+		mode = 1
+	default:
+		mode, yp = 2, (*C.float)(unsafe.Pointer(&y[0]))
+	}
+	var ip *C.int32_t
+	var vp *C.float
+	if len(ind) > 0 {
+		ip, vp = (*C.int32_t)(unsafe.Pointer(&ind[0])), (*C.float)(unsafe.Pointer(&val[0]))
+	}
+	C.dpmne_spmm_rows((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&x[0])), C.long(d), C.float(a), yp, mode,
+		(*C.long)(unsafe.Pointer(&ptr[0])), ip, vp, C.long(lo), C.long(hi))
+}
 
 func logisticSlice(z []float32) {
 	if len(z) < minLen {

@@ -1,6 +1,10 @@
 package kernels
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas/gonum"
+)
 
 // Logistic returns 1/(1+e^−z), computed without overflow for any z: the
 // exponential is only ever taken of −|z|, by ExpNeg.
@@ -52,6 +56,43 @@ func LogisticSlice(z []float32) { logisticSlice(z) }
 //	m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², p ← p − lr·c1·m/(√(c2·v) + ε).
 func Adam(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
 	adam(p, g[:len(p)], m[:len(p)], v[:len(p)], b1, b2, c1, c2, lr, eps)
+}
+
+// SpMMRows computes rows lo…hi−1 of dst = m·x + a·y for the CSR matrix
+// (ptr, ind, val) and the dense row-major x and y with d columns; y may be
+// nil (or a = 0: dst = m·x) or dst itself (dst = a·dst + m·x), and dst must
+// not overlap x. It is package sparse's float32 product, row by row: in the
+// openblas build a C loop whose column loops vectorize (a Go loop pays a
+// call per non-zero to reach gonum's assembly axpy).
+func SpMMRows(dst, x []float32, d int, a float32, y []float32, ptr []int, ind []int32, val []float32, lo, hi int) {
+	if d == 0 {
+		return
+	}
+	spmmRows(dst, x, d, a, y, ptr, ind, val, lo, hi)
+}
+
+var level1 gonum.Implementation
+
+func spmmRowsGo(dst, x []float32, d int, a float32, y []float32, ptr []int, ind []int32, val []float32, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		out := dst[i*d : (i+1)*d]
+		switch {
+		case y == nil || a == 0:
+			clear(out)
+		case &y[0] == &dst[0]:
+			if a != 1 {
+				level1.Sscal(d, a, out, 1)
+			}
+		default:
+			for c, v := range y[i*d : (i+1)*d] {
+				out[c] = a * v
+			}
+		}
+		for k := ptr[i]; k < ptr[i+1]; k++ {
+			j := int(ind[k])
+			level1.Saxpy(d, val[k], x[j*d:j*d+d], 1, out, 1)
+		}
+	}
 }
 
 // logisticGo and adamGo are the pure-Go loops, used by the default build
