@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/dpmne/dpmne/proximity"
 )
@@ -51,6 +53,7 @@ type subspace struct {
 	grad, dir, ldir     []float64 // n×d work buffers
 	dd                  []float64 // d×d work: YᵀY − I after gradient
 	mc                  []float64 // d×d work: the gradient's right factor
+	pre, chol           []float64 // d×d work: the preconditioner, a Cholesky factor
 	eu                  []float64 // d×d work: Δ_sᵀΔ_s
 	yty                 []float64 // d×d, YᵀY during a Y step
 	// ytyFresh marks yty as current for Y (formed by bStep or carried along
@@ -66,6 +69,7 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 	s.grad, s.dir, s.ldir = make([]float64, nd), make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
 	s.mc = make([]float64, d*d)
+	s.pre, s.chol = make([]float64, d*d), make([]float64, d*d)
 	s.eu = make([]float64, d*d)
 	s.yty = make([]float64, d*d)
 	if lap != nil && beta > 0 {
@@ -291,44 +295,53 @@ func (s *subspace) gradient() float64 {
 // share a large mean direction, ‖B‖₂² ≈ 1e5).
 func (s *subspace) preconditioner() ([]float64, error) {
 	d := s.d
-	m := mat.NewSymDense(d, nil)
 	c := 2.0
 	if s.orth {
 		c = 8
 	}
 	diag := 2*s.beta*s.lamMax + c*s.lambda
-	for i := range d {
-		for j := i; j < d; j++ {
-			var v float64
-			if s.alpha > 0 {
-				for _, vw := range s.views {
-					v += 2 * s.alpha * vw.g[i*d+j]
-				}
-			}
-			if i == j {
-				v += diag
-				if v <= 0 {
-					v = 1
-				}
-			}
-			m.SetSym(i, j, v)
+	m := s.pre
+	clear(m)
+	if s.alpha > 0 {
+		for _, v := range s.views {
+			axpy(2*s.alpha, v.g, m)
 		}
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(m) {
+	for i := range d {
+		if m[i*d+i] += diag; m[i*d+i] <= 0 {
+			m[i*d+i] = 1
+		}
+	}
+	if !cholesky(m, d) {
 		return nil, fmt.Errorf("Y step: preconditioner is not positive definite")
 	}
-	var inv mat.SymDense
-	if err := ch.InverseTo(&inv); err != nil {
-		return nil, fmt.Errorf("Y step: %w", err)
+	if _, ok := lapack64.Potri(upper(m, d)); !ok {
+		return nil, fmt.Errorf("Y step: preconditioner is singular")
 	}
-	out := make([]float64, d*d)
+	symmetrize(m, d)
+	return m, nil
+}
+
+// cholesky factors the symmetric positive definite d×d matrix a (upper
+// triangle read) in place as UᵀU, U in the upper triangle, and reports
+// whether a was numerically positive definite.
+func cholesky(a []float64, d int) bool {
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: a})
+	return ok
+}
+
+// upper views the d×d matrix a as upper triangular.
+func upper(a []float64, d int) blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a}
+}
+
+// symmetrize copies the upper triangle of the d×d matrix a to the lower.
+func symmetrize(a []float64, d int) {
 	for i := range d {
-		for j := range d {
-			out[i*d+j] = inv.At(i, j)
+		for j := range i {
+			a[i*d+j] = a[j*d+i]
 		}
 	}
-	return out, nil
 }
 
 // yStep runs up to maxSteps preconditioned descent steps on Y with an exact
@@ -472,38 +485,26 @@ func (s *subspace) bStep(refreshK bool) error {
 	}
 	d := s.d
 	for vi, v := range s.views {
-		gram := mat.NewSymDense(d, nil)
+		u := s.chol
+		copy(u, v.gram)
 		for i := range d {
-			for j := i; j < d; j++ {
-				x := v.gram[i*d+j]
-				if i == j {
-					x += s.lambdaB / s.alpha
-				}
-				gram.SetSym(i, j, x)
-			}
+			u[i*d+i] += s.lambdaB / s.alpha
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(gram) {
+		if !cholesky(u, d) {
 			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", vi)
 		}
 		h := v.h.Dim()
-		// Hᵀ Y_s = Hᵀ Y: the rows of H outside the view are zero.
+		// Hᵀ Y_s = Hᵀ Y: the rows of H outside the view are zero. B starts
+		// as its transpose Y_sᵀH and UᵀU B = Y_sᵀH is solved in place.
 		v.h.MulLeftT(v.wbuf, s.y, d) // h×d
-		rhs := mat.NewDense(d, h, nil)
 		for j := range h {
 			for i := range d {
-				rhs.Set(i, j, v.wbuf[j*d+i])
+				v.b[i*h+j] = v.wbuf[j*d+i]
 			}
 		}
-		var sol mat.Dense
-		if err := ch.SolveTo(&sol, rhs); err != nil {
-			return fmt.Errorf("B step: view %d: %w", vi, err)
-		}
-		for i := range d {
-			for j := range h {
-				v.b[i*h+j] = sol.At(i, j)
-			}
-		}
+		tri := upper(u, d)
+		blas64.Trsm(blas.Left, blas.Trans, 1, tri, general(v.b, d, h))
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, general(v.b, d, h))
 		s.refreshView(v)
 	}
 	if refreshK {
