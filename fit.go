@@ -140,7 +140,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 				return nil, fmt.Errorf("view %q: %w", v.Name, err)
 			}
 			trainers[s] = nn.NewTrainer(ae)
-			vf.h = &denseCodes{n: n, h: ae.CodeDim(), data: make([]float64, n*ae.CodeDim())}
+			vf.h = &denseCodes{n: n, h: ae.CodeDim(), data: make([]float32, n*ae.CodeDim())}
 		}
 		views[s] = vf
 	}
@@ -262,7 +262,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		sub.updateLY()
 	}
-	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs) }
+	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs, false) }
 	report := func(it, ysteps int, yt, bt, at time.Duration) error {
 		terms := sub.termsAfterB()
 		terms.Reconstruction, terms.RegW = recon, regW
@@ -355,7 +355,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			}
 		}
 	}
-	return model(), nil
+	// The fit is over: the model takes Y and the autoencoders themselves
+	// rather than copies, so the end of a large fit needs no extra memory.
+	return buildModel(net, cfg, sub, trainers, xs, true), nil
 }
 
 // rowTargets holds the autoencoder's regression targets y_i B^s for the rows
@@ -403,28 +405,22 @@ func workers(n int) int {
 	return n
 }
 
-// maskCodes zeroes the codes of the view's unobserved nodes: I^s H^s, the
-// only part of H^s the objective sees.
-func maskCodes(v *viewFit) {
-	dc, ok := v.h.(*denseCodes)
-	if !ok {
-		return // sparse codes are the features, empty where unobserved
-	}
-	for i, o := range v.obs {
-		if !o {
-			clear(dc.data[i*dc.h : (i+1)*dc.h])
-		}
-	}
-}
-
 // updateCodes encodes the observed rows into the dense codes; the rows of
-// unobserved nodes are never written and stay zero.
+// unobserved nodes are never written and stay zero. When every node is
+// observed the encoder writes into the codes directly; otherwise it goes
+// through a buffer of a few thousand rows, not one of all n.
 func updateCodes(ae *nn.Autoencoder, x *sparse.CSR, rows []int, c *denseCodes) {
-	buf := make([]float32, len(rows)*c.h)
-	ae.Encode(x, rows, buf)
-	for k, i := range rows {
-		for j := range c.h {
-			c.data[i*c.h+j] = float64(buf[k*c.h+j])
+	if len(rows) == c.n {
+		ae.Encode(x, rows, c.data)
+		return
+	}
+	const chunk = 4096
+	buf := make([]float32, min(chunk, len(rows))*c.h)
+	for lo := 0; lo < len(rows); lo += chunk {
+		part := rows[lo:min(lo+chunk, len(rows))]
+		ae.Encode(x, part, buf)
+		for k, i := range part {
+			copy(c.data[i*c.h:(i+1)*c.h], buf[k*c.h:(k+1)*c.h])
 		}
 	}
 }
@@ -639,13 +635,22 @@ func gramSchmidt(z []float64, n, k int, rng *rand.Rand) {
 	}
 }
 
-func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR) *Model {
-	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, append([]float64(nil), sub.y...))}
+// buildModel returns the model as the fit stands: a copy of its state, or
+// with share (at the end) the state itself.
+func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, share bool) *Model {
+	y := sub.y
+	if !share {
+		y = append([]float64(nil), y...)
+	}
+	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, y)}
 	for s, v := range net.Views {
 		h := sub.views[s].h.Dim()
 		vm := ViewModel{Name: v.Name, In: xs[s].Cols, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...))}
 		if trainers[s] != nil {
-			vm.AE = trainers[s].Autoencoder().Clone()
+			vm.AE = trainers[s].Autoencoder()
+			if !share {
+				vm.AE = vm.AE.Clone()
+			}
 		}
 		m.Views = append(m.Views, vm)
 	}

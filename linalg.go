@@ -131,6 +131,53 @@ func syrk(a []float64, n, k int, c []float64) {
 	blas64.Syrk(blas.Trans, 1, general(a, n, k), 0, blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: c})
 }
 
+// mulRightInPlace sets x (n×d) to alpha·x·m for the d×d m, a block of rows
+// at a time (so no second n×d array is needed), and returns ⟨x_old, x_new⟩,
+// summed per row range and then in range order.
+func mulRightInPlace(x []float64, n, d int, m []float64, alpha float64) float64 {
+	const block = 256
+	dots := make([]float64, rangeCount(n))
+	rowRanges(n, func(w, lo, hi int) {
+		tmp := make([]float64, block*d)
+		for b := lo; b < hi; b += block {
+			e := min(b+block, hi)
+			xb, tb := x[b*d:e*d], tmp[:(e-b)*d]
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, general(xb, e-b, d), general(m, d, d), 0, general(tb, e-b, d))
+			dots[w] += dot(xb, tb)
+			copy(xb, tb)
+		}
+	})
+	var s float64
+	for _, v := range dots {
+		s += v
+	}
+	return s
+}
+
+// rowRanges calls fn(w, lo, hi) for w = 0…rangeCount(n)−1 on as many
+// goroutines, each with the contiguous rows lo…hi−1 of an n-row matrix (a
+// range may be empty). The split depends only on n and GOMAXPROCS, so a
+// caller that sums per-range results in range order gets the same bytes
+// every run.
+func rowRanges(n int, fn func(w, lo, hi int)) {
+	p := rangeCount(n)
+	chunk := (n + p - 1) / p
+	var wg sync.WaitGroup
+	for w := range p {
+		lo, hi := min(w*chunk, n), min((w+1)*chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// rangeCount is the number of ranges rowRanges splits n rows into:
+// GOMAXPROCS, fewer when the rows are few.
+func rangeCount(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/64)) }
+
 // splitGemm enables the split; tests turn it on for the pure-Go build.
 var splitGemm = fastblas.Serial
 

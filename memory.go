@@ -19,20 +19,22 @@ type Memory struct {
 	// random-walk normalisation (n×d otherwise), and n·d float64 more for
 	// the normalised Laplacian.
 	Proximity int64
-	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and three n×d work arrays
-	// (gradient, direction and L times it): 6·n·d float64, plus two d-wide
-	// scratch rows per unobserved row of each view.
+	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and two n×d work arrays (the
+	// gradient turned into the step direction in place, and L times it):
+	// 5·n·d float64, and two blocks of 512 rows for the unobserved rows'
+	// corrections.
 	Subspace int64
-	// Codes: per view the n×h float64 codes H (autoencoders), or a masked
+	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
 	// per non-zero).
 	Codes int64
 	// Autoencoders: per view the float32 weights, gradient and two Adam
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
-	// view), and the n×h float32 encoding buffer.
+	// view), and a float32 encoding buffer of up to 4,096 rows.
 	Autoencoders int64
-	// Transient: the initialisation's two n×(d+10) float64 arrays, and the
-	// model's copy of Y and of the autoencoders' weights made at the end.
+	// Transient: the initialisation's two n×(d+10) float64 arrays (the
+	// range basis and CholeskyQR's copy). The model at the end takes Y and
+	// the autoencoders without copies.
 	Transient int64
 }
 
@@ -78,14 +80,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		}
 		m.Proximity += buf
 	}
-	m.Subspace = 6 * n * d * 8
-	for _, v := range net.Views {
-		for _, o := range v.Observed {
-			if !o {
-				m.Subspace += 2 * d * 8
-			}
-		}
-	}
+	m.Subspace = 5*n*d*8 + 2*512*d*8
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
 	for _, v := range net.Views {
 		x := v.FeatureMatrix()
@@ -94,7 +89,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			m.Codes += 16*int64(x.NNZ()) + 16*(n+1) + 8*in
 			continue
 		}
-		m.Codes += n * h * 8
+		m.Codes += n * h * 4
 		// Encoder widths Hidden, decoder mirrored back to In.
 		widths := append([]int{int(in)}, cfg.Hidden...)
 		for i := len(cfg.Hidden) - 2; i >= 0; i-- {
@@ -110,12 +105,11 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		if in >= 16384 && cfg.NegativeSamples > 0 {
 			per -= 4 * out // no dense gradient of the output layer
 		}
-		m.Autoencoders += per + 4*n*h
-		m.Transient += 4 * params // the model's copy
+		m.Autoencoders += per + 4*min(n, 4096)*h // and the encoding buffer
 		if cfg.NegativeSamples < 0 {
 			m.Autoencoders += 3 * 4 * 1024 * in
 		}
 	}
-	m.Transient += 2*n*(d+10)*8 + n*d*8
+	m.Transient = 2 * n * (d + 10) * 8 // the initialisation's range basis and its copy
 	return m
 }

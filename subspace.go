@@ -19,8 +19,6 @@ type viewFit struct {
 	b    []float64 // d×h
 	g    []float64 // d×d, B·Bᵀ
 	bt   []float64 // h×d, Bᵀ
-	ym   []float64 // (unobserved)×d scratch: the unobserved rows of Y or Δ
-	ymg  []float64 // (unobserved)×d scratch: those rows times G
 	wbuf []float64 // h×d scratch
 	gram []float64 // d×d, Y_sᵀY_s over the observed rows, from the last B step
 	unob []int     // the unobserved rows
@@ -50,10 +48,11 @@ type subspace struct {
 	views               []*viewFit
 	y, ly               []float64 // Y and L·Y (n×d)
 	k                   []float64 // n×d, K = Σ_s H^s·B^sᵀ
-	grad, dir, ldir     []float64 // n×d work buffers
+	dir, ldir           []float64 // n×d: the gradient, then the step direction Δ; L·Δ
 	dd                  []float64 // d×d work: YᵀY − I after gradient
 	mc                  []float64 // d×d work: the gradient's right factor
 	pre, chol           []float64 // d×d work: the preconditioner, a Cholesky factor
+	ub, ubg             []float64 // unobBlock×d work: gathered unobserved rows, times G
 	eu                  []float64 // d×d work: Δ_sᵀΔ_s
 	yty                 []float64 // d×d, YᵀY during a Y step
 	// ytyFresh marks yty as current for Y (formed by bStep or carried along
@@ -66,7 +65,7 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 	s := &subspace{n: n, d: d, alpha: alpha, beta: beta, lambda: lambda, lambdaB: lambdaB, orth: orth, views: views}
 	nd := n * d
 	s.y, s.ly, s.k = make([]float64, nd), make([]float64, nd), make([]float64, nd)
-	s.grad, s.dir, s.ldir = make([]float64, nd), make([]float64, nd), make([]float64, nd)
+	s.dir, s.ldir = make([]float64, nd), make([]float64, nd)
 	s.dd = make([]float64, d*d)
 	s.mc = make([]float64, d*d)
 	s.pre, s.chol = make([]float64, d*d), make([]float64, d*d)
@@ -88,10 +87,8 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 				v.unob = append(v.unob, i)
 			}
 		}
-		// Scratch for the unobserved rows only.
-		v.ym = make([]float64, len(v.unob)*d)
-		v.ymg = make([]float64, len(v.unob)*d)
 	}
+	s.ub, s.ubg = make([]float64, unobBlock*d), make([]float64, unobBlock*d)
 	return s
 }
 
@@ -165,7 +162,7 @@ func (s *subspace) updateLY() {
 
 // observedQuad returns ⟨Δ_sᵀΔ_s, G^s⟩ = Σ_{i observed} Δ_i G^s Δ_iᵀ for the
 // direction in s.dir, given e = ΔᵀΔ: the unobserved rows' products are
-// subtracted (O(unobserved·d²)), using v.ym as scratch.
+// subtracted (O(unobserved·d²)).
 func (s *subspace) observedQuad(v *viewFit, e []float64) float64 {
 	if len(v.unob) == 0 {
 		return dot(e, v.g)
@@ -176,17 +173,29 @@ func (s *subspace) observedQuad(v *viewFit, e []float64) float64 {
 }
 
 // subtractUnobserved sets dst −= X_uᵀX_u (d×d) for the rows of x (n×d) that
-// the view does not observe, gathered into v.ym: O(unobserved·d²).
+// the view does not observe: O(unobserved·d²), gathered unobBlock rows at a
+// time.
 func (s *subspace) subtractUnobserved(v *viewFit, x, dst []float64) {
-	d, k := s.d, len(v.unob)
-	if k == 0 {
-		return
+	d := s.d
+	for lo := 0; lo < len(v.unob); lo += unobBlock {
+		rows := v.unob[lo:min(lo+unobBlock, len(v.unob))]
+		u := s.gather(x, rows)
+		gemm(true, false, -1, u, len(rows), d, u, len(rows), d, 1, dst)
 	}
-	u := v.ym[:k*d]
-	for r, i := range v.unob {
+}
+
+// unobBlock is the number of unobserved rows gathered at a time: the
+// scratch stays small however many nodes a view misses.
+const unobBlock = 512
+
+// gather copies the given rows of x (n×d) into s.ub and returns them.
+func (s *subspace) gather(x []float64, rows []int) []float64 {
+	d := s.d
+	u := s.ub[:len(rows)*d]
+	for r, i := range rows {
 		copy(u[r*d:(r+1)*d], x[i*d:(i+1)*d])
 	}
-	gemm(true, false, -1, u, k, d, u, k, d, 1, dst)
+	return u
 }
 
 // orthResidual sets dd = YᵀY − I from the cached YᵀY and returns ‖dd‖².
@@ -226,7 +235,7 @@ func (s *subspace) termsAfterB() Terms {
 	return t
 }
 
-// gradient sets s.grad to ∂f/∂Y and returns f(Y), the Y-dependent part of
+// gradient sets s.dir to ∂f/∂Y and returns f(Y), the Y-dependent part of
 // the objective. The terms that act on Y from the right share one product:
 //
 //	∂f/∂Y = Y·M + 2β LY − 2α K − 2α Σ_s U_s Y G^s,  K = Σ_s H^s B^sᵀ,
@@ -260,31 +269,27 @@ func (s *subspace) gradient() float64 {
 			axpy(2*s.alpha, v.g, s.mc)
 		}
 	}
-	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.grad)
+	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.dir)
 	if s.alpha > 0 {
 		c := -2 * dot(s.y, s.k)
-		axpy(-2*s.alpha, s.k, s.grad)
+		axpy(-2*s.alpha, s.k, s.dir)
 		for _, v := range s.views {
 			c += v.h.SqNorm() + dot(v.g, s.yty)
-			k := len(v.unob)
-			if k == 0 {
-				continue
-			}
-			u, ug := v.ym[:k*d], v.ymg[:k*d]
-			for r, i := range v.unob {
-				copy(u[r*d:(r+1)*d], s.y[i*d:(i+1)*d])
-			}
-			gemm(false, false, 1, u, k, d, v.g, d, d, 0, ug)
-			c -= dot(ug, u)
-			for r, i := range v.unob {
-				axpy(-2*s.alpha, ug[r*d:(r+1)*d], s.grad[i*d:(i+1)*d])
+			for lo := 0; lo < len(v.unob); lo += unobBlock {
+				rows := v.unob[lo:min(lo+unobBlock, len(v.unob))]
+				u, ug := s.gather(s.y, rows), s.ubg[:len(rows)*d]
+				gemm(false, false, 1, u, len(rows), d, v.g, d, d, 0, ug)
+				c -= dot(ug, u)
+				for r, i := range rows {
+					axpy(-2*s.alpha, ug[r*d:(r+1)*d], s.dir[i*d:(i+1)*d])
+				}
 			}
 		}
 		f += s.alpha * c
 	}
 	if s.beta > 0 {
 		f += s.beta * dot(s.y, s.ly)
-		axpy(2*s.beta, s.ly, s.grad)
+		axpy(2*s.beta, s.ly, s.dir)
 	}
 	return f
 }
@@ -363,8 +368,9 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	e := make([]float64, d*d)
 	for step := range maxSteps {
 		f := s.gradient()
-		gemm(false, false, -1, s.grad, n, d, minv, d, d, 0, s.dir)
-		slope := dot(s.grad, s.dir)
+		// Δ = −∇f·M⁻¹ in place of the gradient; the slope ⟨∇f, Δ⟩ is
+		// summed as the rows are turned.
+		slope := mulRightInPlace(s.dir, n, d, minv, -1)
 		if !(slope < 0) {
 			return step, nil // at a stationary point
 		}

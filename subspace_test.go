@@ -33,12 +33,12 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 		a, _ := b.Build(sparse.MergeMax)
 		adjs = append(adjs, a)
 		obs := make([]bool, n)
-		data := make([]float64, n*h)
+		data := make([]float32, n*h)
 		for i := range n {
 			obs[i] = rng.IntN(3) > 0
 			if obs[i] {
 				for j := range h {
-					data[i*h+j] = rng.Float64()
+					data[i*h+j] = float32(rng.Float64())
 				}
 			}
 		}
@@ -114,7 +114,7 @@ func TestYGradient(t *testing.T) {
 			if want := s.f(); math.Abs(f-want) > 1e-12*math.Abs(want) {
 				t.Errorf("gradient's f = %v, direct objective %v", f, want)
 			}
-			grad := append([]float64(nil), s.grad...)
+			grad := append([]float64(nil), s.dir...)
 			const h = 1e-6
 			worst := 0.0
 			for k := range s.y {
@@ -160,7 +160,7 @@ func TestBStepNormalEquations(t *testing.T) {
 					for e := range d {
 						yb += s.y[i*d+e] * v.b[e*h+c]
 					}
-					g += 2 * s.alpha * s.y[i*d+a] * (yb - dc.data[i*h+c])
+					g += 2 * s.alpha * s.y[i*d+a] * (yb - float64(dc.data[i*h+c]))
 				}
 				if math.Abs(g) > 1e-9 {
 					t.Fatalf("view %d: ∂/∂B[%d,%d] = %v after the B step, want 0", vi, a, c, g)
@@ -407,7 +407,7 @@ func (s *subspace) consistency() float64 {
 		for i, o := range v.obs {
 			if o {
 				for j := range h {
-					r := dc.data[i*h+j] - yb[i*h+j]
+					r := float64(dc.data[i*h+j]) - yb[i*h+j]
 					c += r * r
 				}
 			}
