@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,7 +67,9 @@ func BenchmarkFit(b *testing.B) {
 // view. It reports seconds per outer iteration (pretraining and
 // initialisation apart), the process's peak RSS (VmHWM, read by the
 // benchmark: run one size per process) and the micro-F1 of 2 × 50/50
-// logistic-regression splits on the planted classes. Example:
+// logistic-regression splits on the planted classes. As `dpmne train`
+// does by default, it makes the machine's memory Go's soft memory limit;
+// it writes each iteration's time to stderr. Example:
 //
 //	go test -tags openblas -run '^$' -bench 'Scale/n=100000$' -benchtime 1x -timeout 60m .
 func BenchmarkScale(b *testing.B) {
@@ -83,6 +86,9 @@ func BenchmarkScale(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Logf("estimated peak memory: %v", EstimateMemory(net, Config{}))
+			if mem := memTotal(); mem > 0 {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem))
+			}
 			var init, iters time.Duration
 			var last time.Time
 			var m *Model
@@ -95,6 +101,7 @@ func BenchmarkScale(b *testing.B) {
 						iters += time.Since(last)
 					}
 					last = time.Now()
+					fmt.Fprintf(os.Stderr, "n=%d iteration %d at %v: Y %v, B %v, AE %v, RSS %d MiB\n", n, it.Iteration, time.Since(start).Round(time.Second), it.YTime, it.BTime, it.AETime, rss()>>20)
 				}})
 				if err != nil {
 					b.Fatal(err)
@@ -115,13 +122,22 @@ func BenchmarkScale(b *testing.B) {
 
 // peakRSS returns the process's peak resident set size (VmHWM) in bytes,
 // or 0 where /proc/self/status cannot be read.
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
+func peakRSS() int64 { return procField("/proc/self/status", "VmHWM:") }
+
+// rss returns the process's resident set size (VmRSS) in bytes.
+func rss() int64 { return procField("/proc/self/status", "VmRSS:") }
+
+// memTotal returns the machine's memory (MemTotal) in bytes.
+func memTotal() int64 { return procField("/proc/meminfo", "MemTotal:") }
+
+// procField returns the kB field named key of a /proc file in bytes, or 0.
+func procField(file, key string) int64 {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == key {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}

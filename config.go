@@ -67,7 +67,13 @@ type Config struct {
 	// first Y step. Default 3: on Cora 10 or 5 epochs gave the same
 	// micro-F1 (README, "Defaults").
 	Pretrain int
-	Epochs   int // autoencoder epochs per outer iteration (1)
+	// PretrainBatches caps pretraining at about this many minibatches per
+	// view: with more observed nodes than Pretrain epochs of them allow,
+	// the epochs run over a random subset of PretrainBatches·Batch/Pretrain
+	// nodes. Default 1000 (Cora's 3 epochs are 33 minibatches; a million
+	// nodes would take 11,700). Negative means no cap.
+	PretrainBatches int
+	Epochs          int // autoencoder epochs per outer iteration (1)
 	// AEBatches > 0 replaces each iteration's full epochs by this many
 	// minibatches, taken in turn from a shuffled cycle through the
 	// observed nodes; negative means whole epochs. Default 1: on Cora the
@@ -148,6 +154,7 @@ func (c Config) Defaults() Config {
 	seti(&c.Batch, 256)
 	seti(&c.NegativeSamples, 5)
 	seti(&c.Pretrain, 3)
+	seti(&c.PretrainBatches, 1000)
 	seti(&c.Epochs, 1)
 	seti(&c.AEBatches, 1)
 	set(&c.Alpha, 1)

@@ -78,7 +78,8 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // initialisation, minibatch order, the randomised SVD of the initial Y) comes
 // only from rng, so the same rng state and Workers give the same bytes.
 //
-// Initialisation: each autoencoder is pretrained for cfg.Pretrain epochs on
+// Initialisation: each autoencoder is pretrained for cfg.Pretrain epochs (at
+// most about cfg.PretrainBatches minibatches, on a random subset) on
 // its view's observed nodes; Y is then the top-d left singular vectors of
 // [H¹ … H^t] (zero rows where unobserved) without centring, found by a
 // randomised SVD, so that an orthonormal Y can carry the codes' common mean
@@ -213,8 +214,19 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		recon, regW = opt.Resume.recon, opt.Resume.regW
 	} else if !cfg.NoAutoencoder {
-		allRows := func(s int) []int { return obsRows[s] }
-		if _, _, err := trainViews(cfg.Pretrain, allRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+		pretrainRows := func(s int) []int {
+			rows := obsRows[s]
+			m := cfg.PretrainBatches * cfg.Batch / max(cfg.Pretrain, 1)
+			if cfg.PretrainBatches < 0 || len(rows) <= m {
+				return rows
+			}
+			sub := append([]int(nil), rows...)
+			viewRNG[s].Shuffle(len(sub), func(i, j int) { sub[i], sub[j] = sub[j], sub[i] })
+			sub = sub[:max(m, 1)]
+			slices.Sort(sub)
+			return sub
+		}
+		if _, _, err := trainViews(cfg.Pretrain, pretrainRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, ctx.Err())
 			}

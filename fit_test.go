@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,6 +197,32 @@ func TestFitNarrowAndTiny(t *testing.T) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("noAE=%v: non-finite embedding", noAE)
 			}
+		}
+	}
+}
+
+// TestPretrainCap: with PretrainBatches below what Pretrain epochs take,
+// pretraining runs on a random subset of the nodes, reproducibly; the fit
+// differs from the uncapped one and is finite.
+func TestPretrainCap(t *testing.T) {
+	net := smallNet(t, 300)
+	fit := func(cap int) []float64 {
+		m, err := Fit(context.Background(), net, Config{Iterations: 2, Pretrain: 2, PretrainBatches: cap, Batch: 16}, rand.New(rand.NewPCG(3, 3)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Y.RawMatrix().Data
+	}
+	a, b, full := fit(2), fit(2), fit(-1)
+	if !slices.Equal(a, b) {
+		t.Error("capped pretraining is not reproducible")
+	}
+	if slices.Equal(a, full) {
+		t.Error("PretrainBatches = 2 gave the same fit as no cap")
+	}
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatal("non-finite embedding")
 		}
 	}
 }

@@ -46,6 +46,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
 	fs.IntVar(&f.cfg.Pretrain, "pretrain", d.Pretrain, "autoencoder pretraining epochs")
+	fs.IntVar(&f.cfg.PretrainBatches, "pretrain-batches", d.PretrainBatches, "at most about this many pretraining minibatches per view, on a random subset of nodes (-1: no cap)")
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
 	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (-1: whole epochs)")
 	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
