@@ -70,7 +70,7 @@ type Config struct {
 	// PretrainBatches caps pretraining at about this many minibatches per
 	// view: with more observed nodes than Pretrain epochs of them allow,
 	// the epochs run over a random subset of PretrainBatches·Batch/Pretrain
-	// nodes. Default 1000 (Cora's 3 epochs are 33 minibatches; a million
+	// nodes. Default 500 (Cora's 3 epochs are 33 minibatches; a million
 	// nodes would take 11,700). Negative means no cap.
 	PretrainBatches int
 	Epochs          int // autoencoder epochs per outer iteration (1)
@@ -154,7 +154,7 @@ func (c Config) Defaults() Config {
 	seti(&c.Batch, 256)
 	seti(&c.NegativeSamples, 5)
 	seti(&c.Pretrain, 3)
-	seti(&c.PretrainBatches, 1000)
+	seti(&c.PretrainBatches, 500)
 	seti(&c.Epochs, 1)
 	seti(&c.AEBatches, 1)
 	set(&c.Alpha, 1)

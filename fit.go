@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/baseline"
@@ -590,26 +588,35 @@ func orthonormalize(z []float64, n, k int, rng *rand.Rand) {
 	gramSchmidt(z, n, k, rng)
 }
 
-// choleskyQR2 orthonormalizes z by two CholeskyQR rounds (Fukaya et al.
-// 2014), leaving z unchanged and returning false if a Gram matrix is
+// choleskyQR2 orthonormalizes z in place by two CholeskyQR rounds
+// (Fukaya et al. 2014): Z ← Z R⁻¹ with RᵀR = ZᵀZ, a k×k Gram by a
+// symmetric rank-k update, a k×k Cholesky and inverse, and one product of
+// Z with R⁻¹ a block of rows at a time (no second n×k array, all of it on
+// GOMAXPROCS goroutines). It returns false if a Gram matrix is
 // ill-conditioned (its Cholesky fails or its condition estimate exceeds
-// 1e12, where one round loses more than half the digits).
+// 1e12, where one round loses more than half the digits); z then still
+// spans the same columns, for the fallback to orthonormalize.
 func choleskyQR2(z []float64, n, k int) bool {
-	q := append([]float64(nil), z...)
 	g := make([]float64, k*k)
 	for range 2 {
-		gemm(true, false, 1, q, n, k, q, n, k, 0, g)
-		sym := mat.NewSymDense(k, g)
+		gram(z, n, k, g)
 		var ch mat.Cholesky
-		if !ch.Factorize(sym) || ch.Cond() > 1e12 {
+		if !ch.Factorize(mat.NewSymDense(k, g)) || ch.Cond() > 1e12 {
 			return false
 		}
-		var r mat.TriDense
+		var r, rinv mat.TriDense
 		ch.UTo(&r) // ZᵀZ = RᵀR, R upper triangular
-		// Q ← Q R⁻¹: solve X R = Q by a right-side triangular solve.
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), general(q, n, k))
+		if err := rinv.InverseTri(&r); err != nil {
+			return false
+		}
+		inv := make([]float64, k*k)
+		for i := range k {
+			for j := i; j < k; j++ {
+				inv[i*k+j] = rinv.At(i, j)
+			}
+		}
+		mulRightInPlace(z, n, k, inv, 1)
 	}
-	copy(z, q)
 	return true
 }
 

@@ -32,8 +32,8 @@ type Memory struct {
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
 	// view), and a float32 encoding buffer of up to 4,096 rows.
 	Autoencoders int64
-	// Transient: the initialisation's two n×(d+10) float64 arrays (the
-	// range basis and CholeskyQR's copy). The model at the end takes Y and
+	// Transient: the initialisation's n×(d+10) float64 range basis (its
+	// orthonormalisation works in place). The model at the end takes Y and
 	// the autoencoders without copies.
 	Transient int64
 }
@@ -110,6 +110,6 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			m.Autoencoders += 3 * 4 * 1024 * in
 		}
 	}
-	m.Transient = 2 * n * (d + 10) * 8 // the initialisation's range basis and its copy
+	m.Transient = n * (d + 10) * 8 // the initialisation's range basis
 	return m
 }
