@@ -131,7 +131,7 @@ func TestMulAddDense32(t *testing.T) {
 // BenchmarkMulDense measures SpMM with ~10 non-zeros per row and d = 128,
 // the shape of one proximity step on a sparse graph.
 func BenchmarkMulDense(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("n=%d/d=128/workers=%d", n, workers), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 1))
