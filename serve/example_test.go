@@ -44,6 +44,6 @@ func Example() {
 	// Output:
 	// 200 {"id":"ada","metric":"cosine","k":2,"neighbors":[{"id":"bob","score":0.9938837289810181},{"id":"cy","score":0}]}
 	// 200 {"id":"ada","metric":"hamming","k":2,"neighbors":[{"id":"bob","score":0},{"id":"dee","score":1}]}
-	// 200 {"embedding":[0,0.999000999000999],"views":["chat"],"metric":"cosine","k":1,"neighbors":[{"id":"cy","score":1}]}
+	// 200 {"embedding":[0,0.4999999999999999],"views":["chat"],"metric":"cosine","k":1,"neighbors":[{"id":"cy","score":1}]}
 	// 404 {"error":"node \"eve\" is not in the model"}
 }
