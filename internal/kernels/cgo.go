@@ -136,9 +136,6 @@ import "unsafe"
 // prefetchBytes is the size of x above which SpMMRows prefetches its rows.
 const prefetchBytes = 4 << 20
 
-// Vectorized is true: the slice loops run in C.
-const Vectorized = true
-
 // minLen is the length below which the Go loop is used: a cgo call costs
 // about as much as a hundred or so elements of the Go loops.
 const minLen = 256

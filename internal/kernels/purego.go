@@ -2,9 +2,6 @@
 
 package kernels
 
-// Vectorized is false: the default build runs the Go loops.
-const Vectorized = false
-
 func logisticSlice(z []float32) { logisticGo(z) }
 
 func spmmRows(dst, x []float32, d int, a float32, y []float32, ptr []int, ind []int32, val []float32, lo, hi int) {
