@@ -205,7 +205,7 @@ func (op *Operator) buffers(d int) {
 // in float32: the passes are bound by the bytes they move (each non-zero
 // reads a w-wide row from anywhere in z), and float32 halves them, at a
 // relative error of about 1e-7 per pass in a term whose weight β the
-// objective sets to thousands (TestApplyDense states the tolerance).
+// objective sets to thousands (TestOperatorMatchesDense: 1e-6 relative).
 func (op *Operator) horner(r []float32, e *sparse.CSR, x []float32, w int) {
 	wt := op.cfg.Weights
 	z, tmp := op.z[:op.n*w], op.tmp[:op.n*w]

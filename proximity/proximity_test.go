@@ -153,7 +153,8 @@ func TestOperatorMatchesDense(t *testing.T) {
 				got := make([]float64, n*d)
 				op.ApplyL(got, y, d)
 				for k := range want {
-					// float32 adjacency values: 1e-6 relative.
+					// float32 adjacency values and float32 Horner passes:
+					// 1e-6 relative.
 					if math.Abs(got[k]-want[k]) > 1e-6*(1+math.Abs(want[k])) {
 						t.Fatalf("LY[%d] = %v, want %v", k, got[k], want[k])
 					}
