@@ -87,35 +87,21 @@ func gemm(tA, tB bool, alpha float64, a []float64, ar, ac int, b []float64, br, 
 // goroutines, the partial sums added in a fixed order.
 func gram(a []float64, n, k int, c []float64) {
 	c = c[:k*k]
-	p := runtime.GOMAXPROCS(0)
-	if !splitGemm || p == 1 || n*k*k < 2*minParallelGemm || n < 2*p {
+	if !splitGemm || runtime.GOMAXPROCS(0) == 1 || n*k*k < 2*minParallelGemm {
 		syrk(a, n, k, c)
 	} else {
-		chunk := (n + p - 1) / p
-		parts := make([][]float64, p)
-		var wg sync.WaitGroup
-		for w := range p {
-			lo, hi := w*chunk, min((w+1)*chunk, n)
-			if lo >= hi {
-				break
+		parts := make([][]float64, rangeCount(n))
+		rowRanges(n, func(w, lo, hi int) {
+			dst := c
+			if w > 0 {
+				parts[w] = make([]float64, k*k)
+				dst = parts[w]
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				dst := c
-				if w > 0 {
-					parts[w] = make([]float64, k*k)
-					dst = parts[w]
-				}
-				syrk(a[lo*k:hi*k], hi-lo, k, dst)
-			}()
-		}
-		wg.Wait()
+			syrk(a[lo*k:hi*k], hi-lo, k, dst)
+		})
 		for _, part := range parts[1:] {
-			if part != nil {
-				for i := range k {
-					axpy(1, part[i*k+i:(i+1)*k], c[i*k+i:(i+1)*k])
-				}
+			for i := range k {
+				axpy(1, part[i*k+i:(i+1)*k], c[i*k+i:(i+1)*k])
 			}
 		}
 	}
