@@ -111,6 +111,9 @@ func (cp *Checkpoint) restoreViews(trainers []*nn.Trainer, pcgs []*rand.PCG) err
 				if len(sl.W) != len(lay.W) || len(sl.B) != len(lay.B) {
 					return fmt.Errorf("resume: view %q: layer %d has shape %d×%d in the checkpoint, %d×%d now", cp.Model.Views[s].Name, l, sl.In, sl.Out, lay.In, lay.Out)
 				}
+				if sl.T != lay.T {
+					return fmt.Errorf("resume: view %q: layer %d's weights are stored transposed=%v in the checkpoint, %v now: resume with the dpmne that wrote it", cp.Model.Views[s].Name, l, sl.T, lay.T)
+				}
 				copy(lay.W, sl.W)
 				copy(lay.B, sl.B)
 			}

@@ -196,7 +196,8 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 // little-endian uint64 length and that many bytes of JSON header (the
 // Config, ids, dimensions and layer shapes), then little-endian arrays: Y
 // (n×d float64), and per view B (d×h float64) followed, when the view has an
-// autoencoder, by each layer's W (In×Out float32) and bias (Out float32).
+// autoencoder, by each layer's W (In×Out float32, or Out×In where the
+// layer's header has "T": true, see nn.Layer.T) and bias (Out float32).
 const modelMagic = "DPMNE\x00M1"
 
 type modelHeader struct {
@@ -219,6 +220,7 @@ type viewHeader struct {
 type layerHeader struct {
 	In, Out int
 	Act     nn.Activation
+	T       bool `json:",omitempty"` // weights stored Out×In (nn.Layer.T)
 }
 
 // Save writes the model to path atomically.
@@ -237,7 +239,7 @@ func (m *Model) Write(w io.Writer) error {
 			cfg := v.AE.Cfg
 			vh.AE = &cfg
 			for _, l := range v.AE.Layers {
-				vh.Layers = append(vh.Layers, layerHeader{l.In, l.Out, l.Act})
+				vh.Layers = append(vh.Layers, layerHeader{l.In, l.Out, l.Act, l.T})
 			}
 		}
 		hdr.Views = append(hdr.Views, vh)
@@ -390,7 +392,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 				if err != nil {
 					return nil, err
 				}
-				ae.Layers = append(ae.Layers, &nn.Layer{In: l.In, Out: l.Out, W: w, B: bias, Act: l.Act})
+				ae.Layers = append(ae.Layers, &nn.Layer{In: l.In, Out: l.Out, W: w, B: bias, Act: l.Act, T: l.T})
 			}
 			if err := ae.Check(); err != nil {
 				return nil, fmt.Errorf("view %s: %w", vh.Name, err)

@@ -42,7 +42,7 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 				}
 			}
 		}
-		views = append(views, &viewFit{obs: obs, h: &denseCodes{n: n, h: h, data: data}})
+		views = append(views, &viewFit{obs: obs, h: &denseCodes{n: n, h: h, data: data, f64: true}})
 	}
 	op, err := proximity.New(adjs, proximity.Config{Norm: proximity.NormSymmetric})
 	if err != nil {
@@ -170,6 +170,54 @@ func TestBStepNormalEquations(t *testing.T) {
 	}
 }
 
+// TestCarriedLYDrift runs 100 Y and B steps with the float32 random-walk
+// operator itself, the L·Y carried along the steps never recomputed: it must
+// stay within 1e-5 relative (Frobenius) of a fresh product. Fit relies on
+// this to recompute L·Y only every lyRefresh iterations.
+func TestCarriedLYDrift(t *testing.T) {
+	s := smallProblem(t, true, 2, 3, 5)
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 30
+	var adjs []*sparse.CSR
+	for range 2 {
+		b := sparse.NewBuilder(n, n)
+		for range 3 * n {
+			if i, j := rng.IntN(n), rng.IntN(n); i != j {
+				b.Add(i, j, 1)
+				b.Add(j, i, 1)
+			}
+		}
+		a, _ := b.Build(sparse.MergeMax)
+		adjs = append(adjs, a)
+	}
+	op, err := proximity.New(adjs, proximity.Config{Norm: proximity.NormRandomWalk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.lap, s.lamMax = op, op.LambdaMax(30)
+	s.updateLY()
+	for range lyRefresh {
+		if _, err := s.yStep(1, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.bStep(true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	carried := append([]float64(nil), s.ly...)
+	s.updateLY()
+	var num, den float64
+	for i, v := range s.ly {
+		num += (carried[i] - v) * (carried[i] - v)
+		den += v * v
+	}
+	if r := math.Sqrt(num / den); !(r < 1e-5) {
+		t.Errorf("carried L·Y differs from a fresh product by %.3g relative after %d steps, want < 1e-5", r, lyRefresh)
+	} else {
+		t.Logf("drift %.3g", r)
+	}
+}
+
 // TestCoordinateStepsNeverIncrease runs alternating Y and B steps: the
 // objective must not increase (tolerance 1e-9 relative for rounding).
 func TestCoordinateStepsNeverIncrease(t *testing.T) {
@@ -229,6 +277,7 @@ func TestTermsAfterB(t *testing.T) {
 					dc.data[i] *= 1.1
 				}
 			}
+			dc.changed()
 		}
 		s.refresh()
 		got, want := s.termsAfterB(), s.terms()

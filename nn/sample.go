@@ -177,10 +177,16 @@ func (s *sample) fixedMatches(x *sparse.CSR, rows []int) bool {
 // gather copies the selected columns of the output layer's W (In×Out
 // row-major, width = In rows) into wu, one contiguous row per column, in
 // blocks of 16 rows of W so that each cache line of W read is used for
-// the whole block.
+// the whole block; a transposed W (Layer.T) has them as rows already.
 func (s *sample) gather(lay *Layer) {
 	width, out := lay.In, lay.Out
 	s.wu = s.unionBuf(s.wu, width, out)
+	if lay.T {
+		for u, j := range s.cols {
+			copy(s.wu[u*width:(u+1)*width], lay.W[int(j)*width:])
+		}
+		return
+	}
 	const block = 16
 	for k0 := 0; k0 < width; k0 += block {
 		k1 := min(width, k0+block)
@@ -309,15 +315,20 @@ func (s *sample) backward(a, prev []float32, width, n int) {
 	}
 }
 
-// scatter writes the gradient of the whole output layer, zero outside the
-// selected columns, into gW (width×Out row-major) and gB.
-func (s *sample) scatter(gW, gB []float32, width, out int) {
+// scatter writes the gradient of the whole output layer lay, zero outside
+// the selected columns, into gW (laid out as lay.W) and gB.
+func (s *sample) scatter(gW, gB []float32, lay *Layer) {
+	width, out := lay.In, lay.Out
 	clear(gW)
 	clear(gB)
 	for u, j := range s.cols {
 		g := s.gwu[u*width : (u+1)*width]
-		for k, v := range g {
-			gW[k*out+int(j)] = v
+		if lay.T {
+			copy(gW[int(j)*width:], g)
+		} else {
+			for k, v := range g {
+				gW[k*out+int(j)] = v
+			}
 		}
 		gB[j] = s.gbu[u]
 	}

@@ -474,3 +474,115 @@ func TestLazyFirstLayerMatchesFullAdam(t *testing.T) {
 		t.Fatal("no row of W0 moved")
 	}
 }
+
+// transposeOutput returns a copy of ae whose output layer stores W
+// transposed (Layer.T), the layout New picks for wide sampled inputs.
+func transposeOutput(ae *Autoencoder) *Autoencoder {
+	c := ae.Clone()
+	lay := c.Layers[len(c.Layers)-1]
+	w := make([]float32, len(lay.W))
+	for i := range lay.In {
+		for j := range lay.Out {
+			w[j*lay.In+i] = lay.W[i*lay.Out+j]
+		}
+	}
+	lay.W, lay.T = w, true
+	return c
+}
+
+// TestTransposedOutputLayer checks that storing the output layer's W
+// transposed changes nothing but the layout: the same decoded outputs,
+// exact and sampled losses, gradients (transposed) and, after three lazy
+// and three full Adam steps, the same parameters. Tolerance 1e-5 relative:
+// Sgemm with a transposed operand may sum in another order; the lazy
+// update of a transposed W runs the same element-wise Adam.
+func TestTransposedOutputLayer(t *testing.T) {
+	const in = 40
+	rng := rand.New(rand.NewPCG(11, 12))
+	x := randomCSR(rng, 30, in, 0.15, true)
+	rows := []int{0, 3, 5, 7, 11, 13, 17, 19}
+	target := make([]float32, len(rows)*4)
+	for i := range target {
+		target[i] = rng.Float32()
+	}
+	close := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-5*(1+math.Abs(want)) {
+			t.Fatalf("%s: transposed %v, plain %v", what, got, want)
+		}
+	}
+	for _, neg := range []int{0, 3} {
+		for _, lazy := range []bool{false, true} {
+			if neg == 0 && lazy {
+				continue
+			}
+			ae, err := New(in, Config{Hidden: []int{8, 4}, NegativeSamples: neg, WeightDecay: 1e-3, LearningRate: 1e-2}, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			aeT := transposeOutput(ae)
+			if err := aeT.Check(); err != nil {
+				t.Fatal(err)
+			}
+			bad := aeT.Clone()
+			bad.Layers[0].T = true
+			if err := bad.Check(); err == nil {
+				t.Fatal("Check accepted a transposed first layer")
+			}
+			name := fmt.Sprintf("neg=%d/lazy=%v", neg, lazy)
+			h := make([]float32, 30*4)
+			ae.Encode(x, nil, h)
+			out, outT := make([]float32, 30*in), make([]float32, 30*in)
+			ae.Decode(h, 30, out)
+			aeT.Decode(h, 30, outT)
+			for i := range out {
+				close(name+": Decode", float64(outT[i]), float64(out[i]))
+			}
+			tr, trT := NewTrainer(ae), NewTrainer(aeT)
+			for _, tt := range []*Trainer{tr, trT} {
+				tt.lazy = lazy
+				tt.SetSampler(rand.New(rand.NewPCG(3, 4)))
+				tt.FixSample(true)
+			}
+			close(name+": ExactLoss", trT.ExactLoss(x, rows, target, 0.5).Total(), tr.ExactLoss(x, rows, target, 0.5).Total())
+			close(name+": Loss", trT.Loss(x, rows, target, 0.5).Total(), tr.Loss(x, rows, target, 0.5).Total())
+			g, gT := tr.Gradient(x, rows, target, 0.5), trT.Gradient(x, rows, target, 0.5)
+			lay := ae.Layers[len(ae.Layers)-1]
+			off := len(g) - lay.In*lay.Out - lay.Out // the output layer's W
+			for k := range off {
+				close(fmt.Sprintf("%s: gradient %d", name, k), gT[k], g[k])
+			}
+			for i := range lay.In {
+				for j := range lay.Out {
+					close(fmt.Sprintf("%s: ∂W[%d,%d]", name, i, j), gT[off+j*lay.In+i], g[off+i*lay.Out+j])
+				}
+			}
+			for _, tt := range []*Trainer{tr, trT} {
+				tt.FixSample(false)
+				for range 3 {
+					if _, err := tt.Step(x, rows, target, 0.5); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			w := make([]float32, len(lay.W)) // aeT's output W in the plain layout
+			for i := range lay.In {
+				for j := range lay.Out {
+					w[i*lay.Out+j] = aeT.Layers[len(aeT.Layers)-1].W[j*lay.In+i]
+				}
+			}
+			for l := range ae.Layers {
+				pw := aeT.Layers[l].W
+				if l == len(ae.Layers)-1 {
+					pw = w
+				}
+				for i, v := range ae.Layers[l].W {
+					close(fmt.Sprintf("%s: layer %d W[%d] after 3 steps", name, l, i), float64(pw[i]), float64(v))
+				}
+				for i, v := range ae.Layers[l].B {
+					close(fmt.Sprintf("%s: layer %d B[%d] after 3 steps", name, l, i), float64(aeT.Layers[l].B[i]), float64(v))
+				}
+			}
+		}
+	}
+}

@@ -457,7 +457,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	t.s.backward(t.act[last-1], prev, width, n)
 	if o.denseGrad {
 		gW, gB := t.denseGrad(2*last), t.grad[2*last+1]
-		t.s.scatter(gW, gB, width, out.Out)
+		t.s.scatter(gW, gB, out)
 		if wd := ae.Cfg.WeightDecay; wd > 0 {
 			axpy(2*wd, out.W, gW)
 		}
@@ -512,6 +512,9 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
 				}
 			}
+		} else if lay.T {
+			// ∂/∂W_lᵀ = δ_lᵀ·A_{l−1}.
+			gemm(true, false, lay.Out, lay.In, n, 1, d, lay.Out, t.act[l-1], lay.In, 0, gW, lay.In)
 		} else {
 			// ∂/∂W_l = A_{l−1}ᵀ·δ_l.
 			gemm(true, false, lay.In, lay.Out, n, 1, t.act[l-1], lay.In, d, lay.Out, 0, gW, lay.Out)
@@ -535,7 +538,7 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 		}
 		// ∂/∂A_{l−1} = δ_l·W_lᵀ, then through the activation of layer l−1.
 		prev := t.delta[l-1][:n*lay.In]
-		gemm(false, true, n, lay.In, lay.Out, 1, d, lay.Out, lay.W, lay.Out, 0, prev, lay.In)
+		gemm(false, !lay.T, n, lay.In, lay.Out, 1, d, lay.Out, lay.W, lay.ldw(), 0, prev, lay.In)
 		if l-1 == code && target != nil {
 			loss.Regression = regression(t.act[code][:n*lay.In], target, alpha, prev)
 		}
@@ -662,10 +665,11 @@ func (t *Trainer) adam(dense int) {
 // lazyAdam is Adam on the selected columns of the output layer only (as
 // TensorFlow's LazyAdam), with the gradient of the sampled loss in t.s plus
 // the weight decay's on those columns; the other columns and their moments
-// are left as they are. W is In×Out row-major, so a column is strided: the
-// update runs along the rows of W, over the runs of consecutive selected
-// columns, with the gradient transposed to match. Its arithmetic is adam's,
-// element by element.
+// are left as they are. Stored transposed (Layer.T) each column is a
+// contiguous row of W. Otherwise W is In×Out row-major and a column is
+// strided: the update runs along the rows of W, over the runs of
+// consecutive selected columns, with the gradient transposed to match. Its
+// arithmetic is adam's, element by element.
 func (t *Trainer) lazyAdam(b1, b2, c1, c2, lr, eps float32) {
 	last := len(t.ae.Layers) - 1
 	lay := t.ae.Layers[last]
@@ -673,7 +677,6 @@ func (t *Trainer) lazyAdam(b1, b2, c1, c2, lr, eps float32) {
 	wd2 := 2 * t.ae.Cfg.WeightDecay
 	cols, nu := t.s.cols, len(t.s.cols)
 	runs := t.s.columnRuns()
-	gT := t.s.transposeGrad(width)
 	update := func(p, m, v, g []float32, wd2 float32) {
 		p, m, v = p[:len(g)], m[:len(g)], v[:len(g)]
 		for j, gi := range g {
@@ -691,6 +694,12 @@ func (t *Trainer) lazyAdam(b1, b2, c1, c2, lr, eps float32) {
 		j0, j1 := int(cols[u0]), int(cols[u0])+u1-u0
 		update(lay.B[j0:j1], mB[j0:j1], vB[j0:j1], t.s.gbu[u0:u1], 0)
 	}
+	if lay.T {
+		// Each selected column is a contiguous row of the stored W.
+		kernels.AdamRows(lay.W, t.s.gwu, mW, vW, cols, width, wd2, b1, b2, c1, c2, lr, eps)
+		return
+	}
+	gT := t.s.transposeGrad(width)
 	for k := 0; k < width; k++ {
 		g := gT[k*nu : (k+1)*nu]
 		for r := 0; r+1 < len(runs); r++ {

@@ -128,8 +128,9 @@ func TestMulAddDense32(t *testing.T) {
 	}
 }
 
-// BenchmarkMulDense measures SpMM with ~10 non-zeros per row and d = 128,
-// the shape of one proximity step on a sparse graph.
+// BenchmarkMulDense measures SpMM with ~10 non-zeros per row, the shape of
+// one proximity step on a sparse graph: d = 128 in float64 and float32, and
+// d = 256 in float32 (the random-walk proximity's two inputs side by side).
 func BenchmarkMulDense(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		for _, workers := range []int{1, 2} {
@@ -143,16 +144,18 @@ func BenchmarkMulDense(b *testing.B) {
 					m.MulDense(dst, x, 128, workers)
 				}
 			})
-			b.Run(fmt.Sprintf("n=%d/d=128/workers=%d/float32", n, workers), func(b *testing.B) {
-				rng := rand.New(rand.NewPCG(1, 1))
-				m := randomCSR(rng, n, n, 10*n)
-				x := make([]float32, n*128)
-				dst := make([]float32, n*128)
-				b.SetBytes(int64(m.NNZ()) * 128 * 4)
-				for b.Loop() {
-					m.MulAddDense32(dst, x, 128, 0, nil, workers)
-				}
-			})
+			for _, d := range []int{128, 256} {
+				b.Run(fmt.Sprintf("n=%d/d=%d/workers=%d/float32", n, d, workers), func(b *testing.B) {
+					rng := rand.New(rand.NewPCG(1, 1))
+					m := randomCSR(rng, n, n, 10*n)
+					x := make([]float32, n*d)
+					dst := make([]float32, n*d)
+					b.SetBytes(int64(m.NNZ()) * int64(d) * 4)
+					for b.Loop() {
+						m.MulAddDense32(dst, x, d, 0, nil, workers)
+					}
+				})
+			}
 		}
 	}
 }

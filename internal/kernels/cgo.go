@@ -71,6 +71,32 @@ static void dpmne_adam(float *restrict p, const float *restrict g, float *restri
 	dpmne_adam_scalar(p, g, m, v, lo, n, b1, b2, c1, c2, lr, eps);
 }
 
+// Adam on rows rows[u] of p, m, v (width wide) with gradient row u of g
+// plus wd2·p, asking for the rows DPMNE_ADAM_AHEAD on: each is a miss.
+// The weight-decay sum is a plain multiply and add (this function is not
+// cloned for FMA), as in the Go loop.
+#define DPMNE_ADAM_AHEAD 4
+
+static void dpmne_adam_rows(float *p, float *g, float *m, float *v, const int32_t *rows, long nrows, long width,
+		float wd2, float b1, float b2, float c1, float c2, float lr, float eps) {
+	for (long u = 0; u < nrows; u++) {
+		if (u + DPMNE_ADAM_AHEAD < nrows) {
+			long o = (long)rows[u + DPMNE_ADAM_AHEAD] * width;
+			for (long b = 0; b < width * (long)sizeof(float); b += 64) {
+				__builtin_prefetch((const char *)(p + o) + b, 1);
+				__builtin_prefetch((const char *)(m + o) + b, 1);
+				__builtin_prefetch((const char *)(v + o) + b, 1);
+			}
+		}
+		long o = (long)rows[u] * width;
+		float *gu = g + u * width;
+		if (wd2 != 0) {
+			for (long k = 0; k < width; k++) gu[k] += wd2 * p[o + k];
+		}
+		dpmne_adam(p + o, gu, m + o, v + o, width, b1, b2, c1, c2, lr, eps);
+	}
+}
+
 // The logistic of kernels.Logistic, branch-free: e = e^−|z| by the same
 // Cody–Waite reduction and degree-6 polynomial as ExpNeg, 0 below −87, NaN
 // kept; then 1/(1+e) for z ≥ 0 and e/(1+e) otherwise.
@@ -165,6 +191,13 @@ func spmmRows(dst, x []float32, d int, a float32, y []float32, ptr []int, ind []
 	}
 	C.dpmne_spmm_rows((*C.float)(unsafe.Pointer(&dst[0])), (*C.float)(unsafe.Pointer(&x[0])), C.long(d), C.float(a), yp, mode,
 		(*C.long)(unsafe.Pointer(&ptr[0])), ip, vp, C.long(lo), C.long(hi), pf)
+}
+
+func adamRows(p, g, m, v []float32, rows []int32, width int, wd2, b1, b2, c1, c2, lr, eps float32) {
+	C.dpmne_adam_rows((*C.float)(unsafe.Pointer(&p[0])), (*C.float)(unsafe.Pointer(&g[0])),
+		(*C.float)(unsafe.Pointer(&m[0])), (*C.float)(unsafe.Pointer(&v[0])),
+		(*C.int32_t)(unsafe.Pointer(&rows[0])), C.long(len(rows)), C.long(width),
+		C.float(wd2), C.float(b1), C.float(b2), C.float(c1), C.float(c2), C.float(lr), C.float(eps))
 }
 
 func logisticSlice(z []float32) {

@@ -58,6 +58,42 @@ func Adam(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
 	adam(p, g[:len(p)], m[:len(p)], v[:len(p)], b1, b2, c1, c2, lr, eps)
 }
 
+// AdamRows applies Adam to scattered rows: for each u, row rows[u] (of
+// width columns) of p, m and v takes the gradient in row u of g plus the
+// weight decay wd2·p (g is overwritten with that sum). It is Adam's update,
+// element by element, for the few thousand output columns a sampled
+// autoencoder step selects among a million (nn's lazy update of a
+// transposed output layer): in the openblas build one C loop that asks for
+// each row's cache lines a few rows ahead, since every row is a miss.
+// It panics if a row is out of range or g is too short.
+func AdamRows(p, g, m, v []float32, rows []int32, width int, wd2, b1, b2, c1, c2, lr, eps float32) {
+	if len(rows) == 0 || width == 0 {
+		return
+	}
+	if len(g) < len(rows)*width || len(m) < len(p) || len(v) < len(p) {
+		panic("kernels: AdamRows: slices too short")
+	}
+	for _, j := range rows {
+		if j < 0 || (int(j)+1)*width > len(p) {
+			panic("kernels: AdamRows: row out of range")
+		}
+	}
+	adamRows(p, g, m, v, rows, width, wd2, b1, b2, c1, c2, lr, eps)
+}
+
+func adamRowsGo(p, g, m, v []float32, rows []int32, width int, wd2, b1, b2, c1, c2, lr, eps float32) {
+	for u, j := range rows {
+		lo, hi := int(j)*width, (int(j)+1)*width
+		gu := g[u*width : (u+1)*width]
+		if wd2 != 0 {
+			for k, x := range p[lo:hi] {
+				gu[k] += wd2 * x
+			}
+		}
+		adam(p[lo:hi], gu, m[lo:hi], v[lo:hi], b1, b2, c1, c2, lr, eps)
+	}
+}
+
 // SpMMRows computes rows lo…hi−1 of dst = m·x + a·y for the CSR matrix
 // (ptr, ind, val) and the dense row-major x and y with d columns; y may be
 // nil (or a = 0: dst = m·x) or dst itself (dst = a·dst + m·x), and dst must

@@ -12,5 +12,9 @@ func adam(p, g, m, v []float32, b1, b2, c1, c2, lr, eps float32) {
 	adamGo(p, g, m, v, b1, b2, c1, c2, lr, eps)
 }
 
+func adamRows(p, g, m, v []float32, rows []int32, width int, wd2, b1, b2, c1, c2, lr, eps float32) {
+	adamRowsGo(p, g, m, v, rows, width, wd2, b1, b2, c1, c2, lr, eps)
+}
+
 // minLen matters only to the openblas build; the tests use it for lengths.
 const minLen = 256
