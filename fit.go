@@ -106,7 +106,11 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 // fit is Fit on a validated network and configuration with defaults filled.
 func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
 	n, d := net.N(), cfg.Dim
-	alpha, beta := cfg.Alpha, cfg.Beta
+	alpha, beta, lambda := cfg.Alpha, cfg.Beta, cfg.Lambda
+	if cfg.ScaleNodes > 0 {
+		f := float64(n) / float64(cfg.ScaleNodes)
+		beta, lambda = f*beta, f*lambda
+	}
 	if cfg.NoConsistency {
 		alpha = 0
 	}
@@ -244,7 +248,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			return nil, err
 		}
 	}
-	sub := newSubspace(n, d, views, lap, alpha, beta, cfg.Lambda, cfg.LambdaB, cfg.YReg == Orth)
+	sub := newSubspace(n, d, views, lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
 	bStart := time.Now()
 	first := 1
 	if cp := opt.Resume; cp != nil {

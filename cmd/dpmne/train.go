@@ -52,6 +52,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
 	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term")
 	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y)")
+	fs.IntVar(&f.cfg.ScaleNodes, "scale-nodes", d.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (negative: as given, the paper's)")
 	fs.Float64Var(&f.cfg.LambdaB, "lambda-b", d.LambdaB, "ridge on each basis B")
 	fs.Float64Var(&f.cfg.LambdaW, "lambda-w", 0, "weight decay on the autoencoders")
 	fs.StringVar(&f.yreg, "y-reg", "orth", "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
