@@ -226,3 +226,26 @@ func TestPretrainCap(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleNodes: ScaleNodes states β and λ for a network of that many
+// nodes, so a 200-node fit with ScaleNodes 100 must give the same bytes as
+// one with twice β and λ taken as given (ScaleNodes −1), and ScaleNodes 200
+// the same as the weights as given.
+func TestScaleNodes(t *testing.T) {
+	net := smallNet(t, 200)
+	fit := func(scale int, beta, lambda float64) []byte {
+		cfg := quickConfig()
+		cfg.ScaleNodes, cfg.Beta, cfg.Lambda = scale, beta, lambda
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return embBytes(m)
+	}
+	if !bytes.Equal(fit(100, 3000, 1e4), fit(-1, 6000, 2e4)) {
+		t.Error("ScaleNodes = n/2 differs from doubled β and λ")
+	}
+	if !bytes.Equal(fit(200, 3000, 1e4), fit(-1, 3000, 1e4)) {
+		t.Error("ScaleNodes = n differs from the weights as given")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,4 +149,49 @@ func FuzzReadModel(f *testing.F) {
 			t.Fatal("nil model without error")
 		}
 	})
+}
+
+// TestSaveLoadTransposedLayer: an output layer stored transposed (as nn.New
+// makes it for wide sampled views) keeps its layout through Save and Load,
+// and decodes as before.
+func TestSaveLoadTransposedLayer(t *testing.T) {
+	net := smallNet(t, 200)
+	m, err := Fit(context.Background(), net, quickConfig(), rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ae := m.Views[0].AE
+	code := make([]float32, ae.CodeDim())
+	for i := range code {
+		code[i] = float32(i%3) * 0.1
+	}
+	want := make([]float32, ae.In)
+	ae.Decode(code, 1, want)
+	lay := ae.Layers[len(ae.Layers)-1]
+	w := make([]float32, len(lay.W))
+	for i := range lay.In {
+		for j := range lay.Out {
+			w[j*lay.In+i] = lay.W[i*lay.Out+j]
+		}
+	}
+	lay.W, lay.T = w, true
+	p := filepath.Join(t.TempDir(), "m.dpmne")
+	if err := m.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := back.Views[0].AE.Layers[len(ae.Layers)-1]
+	if !bl.T || !slices.Equal(bl.W, lay.W) {
+		t.Fatalf("loaded output layer: T = %v, weights equal %v; want T and equal", bl.T, slices.Equal(bl.W, lay.W))
+	}
+	got := make([]float32, ae.In)
+	back.Views[0].AE.Decode(code, 1, got)
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+			t.Fatalf("decoded output %d = %v after the round trip, want %v (1e-6)", i, got[i], want[i])
+		}
+	}
 }
