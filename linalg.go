@@ -2,13 +2,13 @@ package dpmne
 
 import (
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/dpmne/dpmne/internal/fastblas"
+	"github.com/dpmne/dpmne/internal/par"
 )
 
 // Dense matrices here are row-major []float64 with an explicit column count,
@@ -45,35 +45,27 @@ func gemm(tA, tB bool, alpha float64, a []float64, ar, ac int, b []float64, br, 
 	}
 	// Split the rows of a (the rows of c, or the inner dimension when a is
 	// transposed; then b's rows split with them).
-	chunk := (ar + p - 1) / p
 	var parts [][]float64
 	if tA {
 		parts = make([][]float64, p)
 	}
-	var wg sync.WaitGroup
-	for w := range p {
-		lo, hi := w*chunk, min((w+1)*chunk, ar)
+	par.Ranges(ar, p, func(w, lo, hi int) {
 		if lo >= hi {
-			break
+			return
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			aw := general(a[lo*ac:], hi-lo, ac)
-			if !tA {
-				blas64.Gemm(ta, tb, alpha, aw, general(b, br, bc), beta, general(c[lo*n:], hi-lo, n))
-				return
-			}
-			bw := general(b[lo*bc:], hi-lo, bc)
-			if w == 0 {
-				blas64.Gemm(ta, tb, alpha, aw, bw, beta, general(c, m, n))
-				return
-			}
-			parts[w] = make([]float64, m*n)
-			blas64.Gemm(ta, tb, alpha, aw, bw, 0, general(parts[w], m, n))
-		}()
-	}
-	wg.Wait()
+		aw := general(a[lo*ac:], hi-lo, ac)
+		if !tA {
+			blas64.Gemm(ta, tb, alpha, aw, general(b, br, bc), beta, general(c[lo*n:], hi-lo, n))
+			return
+		}
+		bw := general(b[lo*bc:], hi-lo, bc)
+		if w == 0 {
+			blas64.Gemm(ta, tb, alpha, aw, bw, beta, general(c, m, n))
+			return
+		}
+		parts[w] = make([]float64, m*n)
+		blas64.Gemm(ta, tb, alpha, aw, bw, 0, general(parts[w], m, n))
+	})
 	for _, part := range parts {
 		if part != nil {
 			axpy(1, part, c[:m*n])
@@ -145,20 +137,7 @@ func mulRightInPlace(x []float64, n, d int, m []float64, alpha float64) float64 
 // range may be empty). The split depends only on n and GOMAXPROCS, so a
 // caller that sums per-range results in range order gets the same bytes
 // every run.
-func rowRanges(n int, fn func(w, lo, hi int)) {
-	p := rangeCount(n)
-	chunk := (n + p - 1) / p
-	var wg sync.WaitGroup
-	for w := range p {
-		lo, hi := min(w*chunk, n), min((w+1)*chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+func rowRanges(n int, fn func(w, lo, hi int)) { par.Ranges(n, rangeCount(n), fn) }
 
 // rangeCount is the number of ranges rowRanges splits n rows into:
 // GOMAXPROCS, fewer when the rows are few.

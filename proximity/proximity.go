@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -229,20 +229,10 @@ func (op *Operator) rows(w int, fn func(lo, hi int)) {
 	if p <= 0 {
 		p = runtime.GOMAXPROCS(0)
 	}
-	if p == 1 || op.n*w < 1<<16 {
-		fn(0, op.n)
-		return
+	if op.n*w < 1<<16 {
+		p = 1
 	}
-	chunk := (op.n + p - 1) / p
-	var wg sync.WaitGroup
-	for lo := 0; lo < op.n; lo += chunk {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, min(lo+chunk, op.n))
-		}()
-	}
-	wg.Wait()
+	par.Ranges(op.n, p, func(_, lo, hi int) { fn(lo, hi) })
 }
 
 // ApplyP sets dst = P·Y for Y n×d row-major. dst must not overlap y.

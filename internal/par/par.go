@@ -1,0 +1,25 @@
+package par
+
+import "sync"
+
+// Ranges calls fn(w, lo, hi) for w = 0…p−1, each on its own goroutine, with
+// the rows lo…hi−1 of the w-th of p contiguous ranges of n rows (equal but
+// for the last; a range may be empty), and returns when all have. With
+// p ≤ 1 it calls fn(0, 0, n) on the calling goroutine.
+func Ranges(n, p int, fn func(w, lo, hi int)) {
+	if p <= 1 {
+		fn(0, 0, n)
+		return
+	}
+	chunk := (n + p - 1) / p
+	var wg sync.WaitGroup
+	for w := range p {
+		lo, hi := min(w*chunk, n), min((w+1)*chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
