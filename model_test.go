@@ -24,14 +24,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(t.TempDir(), "m.dpmne")
-		if err := m.Save(p); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := saveLoad(t, m)
 		if !mat.Equal(m.Y, back.Y) || len(back.Views) != len(m.Views) || back.Config.Dim != m.Config.Dim {
 			t.Fatalf("noAE=%v: loaded model differs", noAE)
 		}
@@ -151,6 +144,20 @@ func FuzzReadModel(f *testing.F) {
 	})
 }
 
+// saveLoad saves m to a temporary file and loads it back.
+func saveLoad(t *testing.T, m *Model) *Model {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "m.dpmne")
+	if err := m.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 // TestSaveLoadTransposedLayer: an output layer stored transposed (as nn.New
 // makes it for wide sampled views) keeps its layout through Save and Load,
 // and decodes as before.
@@ -168,21 +175,8 @@ func TestSaveLoadTransposedLayer(t *testing.T) {
 	want := make([]float32, ae.In)
 	ae.Decode(code, 1, want)
 	lay := ae.Layers[len(ae.Layers)-1]
-	w := make([]float32, len(lay.W))
-	for i := range lay.In {
-		for j := range lay.Out {
-			w[j*lay.In+i] = lay.W[i*lay.Out+j]
-		}
-	}
-	lay.W, lay.T = w, true
-	p := filepath.Join(t.TempDir(), "m.dpmne")
-	if err := m.Save(p); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lay.SetTransposed(true)
+	back := saveLoad(t, m)
 	bl := back.Views[0].AE.Layers[len(ae.Layers)-1]
 	if !bl.T || !slices.Equal(bl.W, lay.W) {
 		t.Fatalf("loaded output layer: T = %v, weights equal %v; want T and equal", bl.T, slices.Equal(bl.W, lay.W))

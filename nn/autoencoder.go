@@ -144,6 +144,27 @@ type Layer struct {
 	T bool
 }
 
+// SetTransposed stores W transposed (t) or plainly, converting its values
+// into a new slice when the layout changes; the map it computes is the
+// same. Call it before making a Trainer for the autoencoder: a Trainer's
+// Adam moments follow the layout it was made with.
+func (l *Layer) SetTransposed(t bool) {
+	if l.T == t {
+		return
+	}
+	rows, cols := l.In, l.Out // the stored shape
+	if l.T {
+		rows, cols = cols, rows
+	}
+	w := make([]float32, len(l.W))
+	for i := range rows {
+		for j := range cols {
+			w[j*rows+i] = l.W[i*cols+j]
+		}
+	}
+	l.W, l.T = w, t
+}
+
 // ldw returns the leading dimension of W as stored.
 func (l *Layer) ldw() int {
 	if l.T {

@@ -479,14 +479,7 @@ func TestLazyFirstLayerMatchesFullAdam(t *testing.T) {
 // transposed (Layer.T), the layout New picks for wide sampled inputs.
 func transposeOutput(ae *Autoencoder) *Autoencoder {
 	c := ae.Clone()
-	lay := c.Layers[len(c.Layers)-1]
-	w := make([]float32, len(lay.W))
-	for i := range lay.In {
-		for j := range lay.Out {
-			w[j*lay.In+i] = lay.W[i*lay.Out+j]
-		}
-	}
-	lay.W, lay.T = w, true
+	outLayer(c).SetTransposed(true)
 	return c
 }
 
@@ -523,6 +516,14 @@ func TestTransposedOutputLayer(t *testing.T) {
 			aeT := transposeOutput(ae)
 			if err := aeT.Check(); err != nil {
 				t.Fatal(err)
+			}
+			tl, pl := outLayer(aeT), outLayer(ae)
+			for i := range pl.In {
+				for j := range pl.Out {
+					if tl.W[j*pl.In+i] != pl.W[i*pl.Out+j] {
+						t.Fatalf("SetTransposed: W[%d,%d] moved to the wrong place", i, j)
+					}
+				}
 			}
 			bad := aeT.Clone()
 			bad.Layers[0].T = true
@@ -565,17 +566,9 @@ func TestTransposedOutputLayer(t *testing.T) {
 					}
 				}
 			}
-			w := make([]float32, len(lay.W)) // aeT's output W in the plain layout
-			for i := range lay.In {
-				for j := range lay.Out {
-					w[i*lay.Out+j] = aeT.Layers[len(aeT.Layers)-1].W[j*lay.In+i]
-				}
-			}
+			outLayer(aeT).SetTransposed(false) // back to the plain layout
 			for l := range ae.Layers {
 				pw := aeT.Layers[l].W
-				if l == len(ae.Layers)-1 {
-					pw = w
-				}
 				for i, v := range ae.Layers[l].W {
 					close(fmt.Sprintf("%s: layer %d W[%d] after 3 steps", name, l, i), float64(pw[i]), float64(v))
 				}
@@ -586,3 +579,6 @@ func TestTransposedOutputLayer(t *testing.T) {
 		}
 	}
 }
+
+// outLayer returns ae's output layer.
+func outLayer(ae *Autoencoder) *Layer { return ae.Layers[len(ae.Layers)-1] }
