@@ -18,13 +18,19 @@ func TestCheckpointResume(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
+		// iterations of the fit, the checkpoint's iteration; the fit is
+		// killed after the next one.
+		iters, at int
 	}{
-		{"autoencoders", quickConfig()},
-		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }()},
+		{"autoencoders", quickConfig(), 7, 3},
+		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }(), 7, 3},
+		// Re-weighed views at iteration 10: the resumed fit must use the
+		// checkpoint's weights, and re-weigh again at 20.
+		{"auto-view-weights", func() Config { c := quickConfig(); c.AutoViewWeights = true; return c }(), 21, 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
-			cfg.Iterations = 7
+			cfg.Iterations = tc.iters
 			full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 1)), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -33,17 +39,17 @@ func TestCheckpointResume(t *testing.T) {
 			defer cancel()
 			var saved bytes.Buffer
 			_, err = Fit(ctx, net, cfg, rand.New(rand.NewPCG(4, 1)), Options{
-				CheckpointEvery: 3,
+				CheckpointEvery: 1,
 				Checkpoint: func(cp *Checkpoint) error {
-					if cp.Iteration == 3 {
+					if cp.Iteration == tc.at {
 						saved.Reset()
 						return cp.Write(&saved)
 					}
 					return nil
 				},
 				Progress: func(it Iteration) {
-					if it.Iteration == 4 {
-						cancel() // the "kill": iteration 5 never starts
+					if it.Iteration == tc.at+1 {
+						cancel() // the "kill": the next iteration never starts
 					}
 				},
 			})
@@ -54,16 +60,16 @@ func TestCheckpointResume(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cp.Iteration != 3 {
-				t.Fatalf("checkpoint at iteration %d, want 3", cp.Iteration)
+			if cp.Iteration != tc.at {
+				t.Fatalf("checkpoint at iteration %d, want %d", cp.Iteration, tc.at)
 			}
 			var iters []int
 			resumed, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(99, 99)), Options{Resume: cp, Progress: func(it Iteration) { iters = append(iters, it.Iteration) }})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(iters) != 4 || iters[0] != 4 {
-				t.Errorf("resumed fit reported iterations %v, want 4…7", iters)
+			if len(iters) != tc.iters-tc.at || iters[0] != tc.at+1 {
+				t.Errorf("resumed fit reported iterations %v, want %d…%d", iters, tc.at+1, tc.iters)
 			}
 			var a, b bytes.Buffer
 			if err := full.Write(&a); err != nil {

@@ -26,6 +26,9 @@ type Iteration struct {
 	Iteration int   // 0 after initialisation, then 1…Iterations
 	Terms     Terms // every term of O after the iteration
 	YSteps    int   // Y steps taken
+	// ViewWeights are the proximity's view weights when this iteration
+	// re-weighed the views (Config.AutoViewWeights), nil otherwise.
+	ViewWeights []float64
 	// Time spent in each phase during this iteration.
 	YTime, BTime, AETime time.Duration
 }
@@ -60,9 +63,13 @@ type Model struct {
 // ViewModel is one view's part of a fitted model.
 type ViewModel struct {
 	Name string
-	In   int             // feature width
-	B    *mat.Dense      // d×h basis
-	AE   *nn.Autoencoder // nil for the no-autoencoder ablation
+	In   int // feature width
+	// Weight is ω_s, the view's weight in the proximity P = Σ_s ω_s P^s:
+	// Config.ViewWeights[s], or the last re-weighing's
+	// (Config.AutoViewWeights), or 1.
+	Weight float64
+	B      *mat.Dense      // d×h basis
+	AE     *nn.Autoencoder // nil for the no-autoencoder ablation
 }
 
 // Embedding returns the n×d embedding, one row per node in IDs order.
@@ -242,8 +249,19 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		for s, v := range net.Views {
 			adjs[s] = v.Adj
 		}
+		omega := cfg.ViewWeights
+		if omega != nil && len(omega) != t {
+			return nil, fmt.Errorf("view-weights: %d weights for %d views", len(omega), t)
+		}
+		if cp := opt.Resume; cp != nil && cfg.AutoViewWeights && omega == nil {
+			// The weights of the last re-weighing before the checkpoint.
+			omega = make([]float64, t)
+			for s, v := range cp.Model.Views {
+				omega[s] = v.Weight
+			}
+		}
 		var err error
-		lap, err = proximity.New(adjs, proximity.Config{Weights: cfg.Weights, Norm: cfg.Norm, Laplacian: cfg.Laplacian, Workers: cfg.Workers})
+		lap, err = proximity.New(adjs, proximity.Config{Weights: cfg.Weights, ViewWeights: omega, Norm: cfg.Norm, Laplacian: cfg.Laplacian, Workers: cfg.Workers})
 		if err != nil {
 			return nil, err
 		}
@@ -277,14 +295,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		sub.updateLY()
 	}
 	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs, false) }
-	report := func(it, ysteps int, yt, bt, at time.Duration) error {
+	report := func(it, ysteps int, vw []float64, yt, bt, at time.Duration) error {
 		terms := sub.termsAfterB()
 		terms.Reconstruction, terms.RegW = recon, regW
 		if err := terms.check(); err != nil {
 			return fmt.Errorf("iteration %d: %w", it, err)
 		}
 		if opt.Progress != nil {
-			opt.Progress(Iteration{Iteration: it, Terms: terms, YSteps: ysteps, YTime: yt, BTime: bt, AETime: at})
+			opt.Progress(Iteration{Iteration: it, Terms: terms, YSteps: ysteps, ViewWeights: vw, YTime: yt, BTime: bt, AETime: at})
 		}
 		return nil
 	}
@@ -292,7 +310,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		if !cfg.NoAutoencoder {
 			recon, regW = reconTerms(trainers, xs, obsRows)
 		}
-		if err := report(0, 0, 0, time.Since(bStart), aeTime); err != nil {
+		if err := report(0, 0, nil, 0, time.Since(bStart), aeTime); err != nil {
 			return nil, err
 		}
 	}
@@ -332,6 +350,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			// now and then so rounding cannot accumulate.
 			sub.updateLY()
 		}
+		var reweighed []float64
+		if lap != nil && cfg.AutoViewWeights && cfg.ViewWeights == nil && t > 1 && it%10 == 0 && it <= 30 {
+			var err error
+			if reweighed, err = weighViews(sub, lap); err != nil {
+				return nil, fmt.Errorf("iteration %d: %w", it, err)
+			}
+		}
 		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
@@ -356,7 +381,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			sub.refresh()
 		}
 		t3 := time.Now()
-		if err := report(it, steps, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)); err != nil {
+		if err := report(it, steps, reweighed, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)); err != nil {
 			return nil, err
 		}
 		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Iterations) {
@@ -692,7 +717,10 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, y)}
 	for s, v := range net.Views {
 		h := sub.views[s].h.Dim()
-		vm := ViewModel{Name: v.Name, In: xs[s].Cols, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...))}
+		vm := ViewModel{Name: v.Name, In: xs[s].Cols, Weight: 1, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...))}
+		if op, ok := sub.lap.(*proximity.Operator); ok {
+			vm.Weight = op.ViewWeight(s)
+		}
 		if trainers[s] != nil {
 			vm.AE = trainers[s].Autoencoder()
 			if !share {
@@ -702,4 +730,29 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 		m.Views = append(m.Views, vm)
 	}
 	return m
+}
+
+// weighViews sets the proximity's view weights from the current Y: ω_s ∝
+// r_s^-1/2 with r_s = tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on view s
+// alone, scaled so that Σ_s ω_s = t (as equal weights), and returns them.
+// λ_max(L) and L·Y are recomputed for the new weights. The square root
+// damps the feedback between Y and the weights: with ω_s ∝ 1/r_s, ACM's PLP
+// view fell to 0.04 within three re-weighings.
+func weighViews(sub *subspace, lap *proximity.Operator) ([]float64, error) {
+	r := lap.ViewRoughness(sub.y, sub.d)
+	w := make([]float64, len(r))
+	var sum float64
+	for i, v := range r {
+		w[i] = 1 / math.Sqrt(max(v, 1e-6))
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] *= float64(len(w)) / sum
+	}
+	if err := lap.SetViewWeights(w); err != nil {
+		return nil, err
+	}
+	sub.lamMax = lap.LambdaMax(30)
+	sub.updateLY()
+	return w, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -247,5 +248,63 @@ func TestScaleNodes(t *testing.T) {
 	}
 	if !bytes.Equal(fit(200, 3000, 1e4), fit(-1, 3000, 1e4)) {
 		t.Error("ScaleNodes = n differs from the weights as given")
+	}
+}
+
+// TestAutoViewWeights: the views are re-weighed at iterations 10, 20 and
+// 30 only, the weights sum to the number of views, and the model records
+// the last weights, through Save and Load (the weights' formula is
+// ViewRoughness's, checked in package proximity). Explicit weights, a zero among them, are
+// recorded as given.
+func TestAutoViewWeights(t *testing.T) {
+	net := smallNet(t, 300)
+	cfg := quickConfig()
+	cfg.Iterations, cfg.AutoViewWeights = 32, true
+	var at []int
+	var last []float64
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{Progress: func(it Iteration) {
+		if it.ViewWeights != nil {
+			at, last = append(at, it.Iteration), it.ViewWeights
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(at) != "[10 20 30]" {
+		t.Fatalf("re-weighed at iterations %v, want [10 20 30]", at)
+	}
+	var sum float64
+	for s, w := range last {
+		sum += w
+		if m.Views[s].Weight != w {
+			t.Errorf("view %d: model weight %v, last re-weighing %v", s, m.Views[s].Weight, w)
+		}
+	}
+	if t0 := float64(len(net.Views)); math.Abs(sum-t0) > 1e-12 {
+		t.Errorf("weights %v sum to %v, want %v", last, sum, t0)
+	}
+	back := saveLoad(t, m)
+	for s := range m.Views {
+		if back.Views[s].Weight != m.Views[s].Weight {
+			t.Errorf("view %d: weight %v after Load, %v before", s, back.Views[s].Weight, m.Views[s].Weight)
+		}
+	}
+
+	cfg.AutoViewWeights, cfg.Iterations = false, 2
+	cfg.ViewWeights = make([]float64, len(net.Views))
+	cfg.ViewWeights[0] = 1.5
+	m, err = Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back = saveLoad(t, m)
+	for s, w := range cfg.ViewWeights {
+		if m.Views[s].Weight != w || back.Views[s].Weight != w {
+			t.Errorf("view %d: weight %v, %v after Load; want %v", s, m.Views[s].Weight, back.Views[s].Weight, w)
+		}
+	}
+	cfg.ViewWeights = []float64{1}
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{}); err == nil || !strings.Contains(err.Error(), "view-weights") {
+		t.Errorf("one weight for %d views: err = %v", len(net.Views), err)
 	}
 }

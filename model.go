@@ -213,6 +213,7 @@ type viewHeader struct {
 	Name   string        `json:"name"`
 	In     int           `json:"in"`
 	H      int           `json:"h"`
+	Weight *float64      `json:"weight,omitempty"` // ω_s; absent (files before it) means 1
 	AE     *nn.Config    `json:"autoencoder,omitempty"`
 	Layers []layerHeader `json:"layers,omitempty"`
 }
@@ -234,7 +235,7 @@ func (m *Model) Write(w io.Writer) error {
 	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d}
 	for _, v := range m.Views {
 		_, h := v.B.Dims()
-		vh := viewHeader{Name: v.Name, In: v.In, H: h}
+		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight}
 		if v.AE != nil {
 			cfg := v.AE.Cfg
 			vh.AE = &cfg
@@ -380,7 +381,13 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		vm := ViewModel{Name: vh.Name, In: vh.In, B: mat.NewDense(hdr.D, vh.H, b)}
+		vm := ViewModel{Name: vh.Name, In: vh.In, Weight: 1, B: mat.NewDense(hdr.D, vh.H, b)}
+		if vh.Weight != nil {
+			if !(*vh.Weight >= 0) {
+				return nil, fmt.Errorf("view %s: weight %v: want ≥ 0", vh.Name, *vh.Weight)
+			}
+			vm.Weight = *vh.Weight
+		}
 		if vh.AE != nil {
 			ae := &nn.Autoencoder{In: vh.In, Cfg: *vh.AE}
 			for k, l := range vh.Layers {

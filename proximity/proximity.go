@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/sparse"
@@ -75,6 +76,9 @@ type Config struct {
 	Weights   []float64
 	Norm      Norm
 	Laplacian Laplacian
+	// ViewWeights ω_s scale each view: P = Σ_s ω_s P^s. nil means 1 for
+	// every view.
+	ViewWeights []float64
 	// Workers for the sparse products; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -117,6 +121,9 @@ func New(adjs []*sparse.CSR, cfg Config) (*Operator, error) {
 			return nil, fmt.Errorf("proximity: weight w_%d = %v: want finite and ≥ 0", k+1, w)
 		}
 	}
+	if err := checkViewWeights(cfg.ViewWeights, len(adjs)); err != nil {
+		return nil, err
+	}
 	n := adjs[0].Rows
 	op := &Operator{n: n, cfg: cfg}
 	for s, a := range adjs {
@@ -140,19 +147,95 @@ func New(adjs []*sparse.CSR, cfg Config) (*Operator, error) {
 		}
 		op.e = append(op.e, normalize(a, cfg.Norm))
 	}
+	op.degrees()
+	return op, nil
+}
+
+// degrees sets D = P·1 and D^-1/2 for the current view weights.
+func (op *Operator) degrees() {
+	n := op.n
 	ones := make([]float64, n)
 	for i := range ones {
 		ones[i] = 1
 	}
-	op.deg = make([]float64, n)
+	if op.deg == nil {
+		op.deg, op.invSqrt = make([]float64, n), make([]float64, n)
+	}
 	op.ApplyP(op.deg, ones, 1)
-	op.invSqrt = make([]float64, n)
 	for i, d := range op.deg {
+		op.invSqrt[i] = 0
 		if d > 0 {
 			op.invSqrt[i] = 1 / math.Sqrt(d)
 		}
 	}
-	return op, nil
+}
+
+// SetViewWeights sets ω_s (see Config.ViewWeights) and recomputes the
+// degrees; nil restores equal weights.
+func (op *Operator) SetViewWeights(w []float64) error {
+	if err := checkViewWeights(w, len(op.e)); err != nil {
+		return err
+	}
+	op.cfg.ViewWeights = slices.Clone(w)
+	op.degrees()
+	return nil
+}
+
+func checkViewWeights(w []float64, t int) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != t {
+		return fmt.Errorf("proximity: %d view weights for %d views", len(w), t)
+	}
+	for s, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("proximity: view weight ω_%d = %v: want finite and ≥ 0", s+1, v)
+		}
+	}
+	return nil
+}
+
+// ViewRoughness returns, for each view s, tr(YᵀL_sY) / tr(YᵀD_sY), where
+// L_s = D_s − P^s is the Laplacian of that view's proximity alone (P^s
+// without its weight ω_s, D_s = P^s·1): 0 when Y is constant along the
+// view's edges, about 1 when Y varies along them as much as noise does. A
+// view that Y (or any n×d matrix) is rough on disagrees with it. It costs
+// one application of P to Y and one to a vector, view by view; a view with
+// no edges gets 1.
+func (op *Operator) ViewRoughness(y []float64, d int) []float64 {
+	saved := op.cfg.ViewWeights
+	defer func() { op.cfg.ViewWeights = saved }()
+	t, n := len(op.e), op.n
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	deg, py := make([]float64, n), make([]float64, n*d)
+	r := make([]float64, t)
+	for s := range t {
+		w := make([]float64, t)
+		w[s] = 1
+		op.cfg.ViewWeights = w
+		op.ApplyP(deg, ones, 1)
+		op.ApplyP(py, y, d)
+		var dyy, ypy float64
+		for i, dg := range deg {
+			row := y[i*d : (i+1)*d]
+			var sq, dot float64
+			for c, v := range row {
+				sq += v * v
+				dot += v * py[i*d+c]
+			}
+			dyy += dg * sq
+			ypy += dot
+		}
+		r[s] = 1
+		if dyy > 0 {
+			r[s] = (dyy - ypy) / dyy
+		}
+	}
+	return r
 }
 
 // normalize returns a copy of a with the normalisation applied.
@@ -240,6 +323,10 @@ func (op *Operator) ApplyP(dst, y []float64, d int) {
 	op.buffers(d)
 	clear(dst[:op.n*d])
 	for s, e := range op.e {
+		om := op.ViewWeight(s)
+		if om == 0 {
+			continue
+		}
 		if op.cfg.Norm != NormRandomWalk {
 			op.rows(d, func(lo, hi int) {
 				for i, v := range y[lo*d : hi*d] {
@@ -249,7 +336,7 @@ func (op *Operator) ApplyP(dst, y []float64, d int) {
 			op.horner(op.r, e, op.in, d)
 			op.rows(d, func(lo, hi int) {
 				for i, v := range op.r[lo*d : hi*d] {
-					dst[lo*d+i] += float64(v)
+					dst[lo*d+i] += om * float64(v)
 				}
 			})
 			continue
@@ -271,7 +358,7 @@ func (op *Operator) ApplyP(dst, y []float64, d int) {
 				a, b := sq[2*i], sq[2*i+1]
 				r, out := op.r[i*2*d:(i+1)*2*d], dst[i*d:(i+1)*d]
 				for c := range out {
-					out[c] += 0.5 * (b*float64(r[c]) + a*float64(r[d+c]))
+					out[c] += 0.5 * om * (b*float64(r[c]) + a*float64(r[d+c]))
 				}
 			}
 		})
@@ -376,4 +463,12 @@ func (l *Laplacian) UnmarshalText(b []byte) error {
 	v, err := ParseLaplacian(string(b))
 	*l = v
 	return err
+}
+
+// ViewWeight returns ω_s.
+func (op *Operator) ViewWeight(s int) float64 {
+	if op.cfg.ViewWeights == nil {
+		return 1
+	}
+	return op.cfg.ViewWeights[s]
 }

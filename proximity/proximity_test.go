@@ -10,11 +10,16 @@ import (
 	"github.com/dpmne/dpmne/sparse"
 )
 
-// denseP builds P explicitly from the definition, for checking the operator.
-func denseP(adjs []*sparse.CSR, w []float64, norm Norm) [][]float64 {
+// denseP builds P = Σ_s ω_s P^s explicitly from the definition, for
+// checking the operator; om nil means ω_s = 1.
+func denseP(adjs []*sparse.CSR, w, om []float64, norm Norm) [][]float64 {
 	n := adjs[0].Rows
 	p := zeros(n)
-	for _, a := range adjs {
+	for s, a := range adjs {
+		o := 1.0
+		if om != nil {
+			o = om[s]
+		}
 		e := zeros(n)
 		deg := a.Degrees()
 		for i := range n {
@@ -43,9 +48,9 @@ func denseP(adjs []*sparse.CSR, w []float64, norm Norm) [][]float64 {
 		for i := range n {
 			for j := range n {
 				if norm == NormRandomWalk {
-					p[i][j] += (q[i][j] + q[j][i]) / 2
+					p[i][j] += o * (q[i][j] + q[j][i]) / 2
 				} else {
-					p[i][j] += q[i][j]
+					p[i][j] += o * q[i][j]
 				}
 			}
 		}
@@ -112,84 +117,143 @@ func TestOperatorMatchesDense(t *testing.T) {
 	for i := range y {
 		y[i] = rng.NormFloat64()
 	}
-	for _, norm := range []Norm{NormNone, NormSymmetric, NormRandomWalk} {
-		for _, lap := range []Laplacian{Unnormalized, Normalized} {
-			t.Run(norm.String()+"/"+lap.String(), func(t *testing.T) {
-				w := PaperWeights()
-				op, err := New(adjs, Config{Weights: w, Norm: norm, Laplacian: lap, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := denseP(adjs, w, norm)
-				deg := make([]float64, n)
-				for i := range n {
-					for j := range n {
-						deg[i] += p[i][j]
+	// Equal view weights, and ω = (0.3, 1.7) set on an operator built with
+	// equal ones (so that SetViewWeights must redo the degrees).
+	for _, om := range [][]float64{nil, {0.3, 1.7}} {
+		for _, norm := range []Norm{NormNone, NormSymmetric, NormRandomWalk} {
+			for _, lap := range []Laplacian{Unnormalized, Normalized} {
+				t.Run(fmt.Sprintf("%v/%v/ω=%v", norm, lap, om), func(t *testing.T) {
+					w := PaperWeights()
+					op, err := New(adjs, Config{Weights: w, Norm: norm, Laplacian: lap, Workers: 2})
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				want := make([]float64, n*d)
-				for i := range n {
-					for c := range d {
-						var s float64
+					if err := op.SetViewWeights(om); err != nil {
+						t.Fatal(err)
+					}
+					p := denseP(adjs, w, om, norm)
+					deg := make([]float64, n)
+					for i := range n {
 						for j := range n {
-							l := -p[i][j]
-							if lap == Normalized {
-								if deg[i] == 0 || deg[j] == 0 {
-									l = 0
-								} else {
-									l /= math.Sqrt(deg[i] * deg[j])
+							deg[i] += p[i][j]
+						}
+					}
+					want := make([]float64, n*d)
+					for i := range n {
+						for c := range d {
+							var s float64
+							for j := range n {
+								l := -p[i][j]
+								if lap == Normalized {
+									if deg[i] == 0 || deg[j] == 0 {
+										l = 0
+									} else {
+										l /= math.Sqrt(deg[i] * deg[j])
+									}
+									if i == j && deg[i] > 0 {
+										l += 1
+									}
+								} else if i == j {
+									l += deg[i]
 								}
-								if i == j && deg[i] > 0 {
-									l += 1
-								}
-							} else if i == j {
-								l += deg[i]
+								s += l * y[j*d+c]
 							}
-							s += l * y[j*d+c]
-						}
-						want[i*d+c] = s
-					}
-				}
-				got := make([]float64, n*d)
-				op.ApplyL(got, y, d)
-				for k := range want {
-					// float32 adjacency values and float32 Horner passes:
-					// 1e-6 relative.
-					if math.Abs(got[k]-want[k]) > 1e-6*(1+math.Abs(want[k])) {
-						t.Fatalf("LY[%d] = %v, want %v", k, got[k], want[k])
-					}
-				}
-				// Invariants: L is symmetric PSD, so tr(YᵀLY) ≥ 0, and
-				// for the unnormalised L the constant vector is in its
-				// null space.
-				if q := Quadratic(y, got); q < -1e-9 {
-					t.Errorf("tr(YᵀLY) = %v < 0", q)
-				}
-				if lap == Unnormalized {
-					ones := make([]float64, n)
-					for i := range ones {
-						ones[i] = 1
-					}
-					l1 := make([]float64, n)
-					op.ApplyL(l1, ones, 1)
-					for i, v := range l1 {
-						if math.Abs(v) > 1e-9*(1+deg[i]) {
-							t.Errorf("(L·1)[%d] = %v, want 0", i, v)
+							want[i*d+c] = s
 						}
 					}
+					got := make([]float64, n*d)
+					op.ApplyL(got, y, d)
+					for k := range want {
+						// float32 adjacency values and float32 Horner passes:
+						// 1e-6 relative.
+						if math.Abs(got[k]-want[k]) > 1e-6*(1+math.Abs(want[k])) {
+							t.Fatalf("LY[%d] = %v, want %v", k, got[k], want[k])
+						}
+					}
+					// Invariants: L is symmetric PSD, so tr(YᵀLY) ≥ 0, and
+					// for the unnormalised L the constant vector is in its
+					// null space.
+					if q := Quadratic(y, got); q < -1e-9 {
+						t.Errorf("tr(YᵀLY) = %v < 0", q)
+					}
+					if lap == Unnormalized {
+						ones := make([]float64, n)
+						for i := range ones {
+							ones[i] = 1
+						}
+						l1 := make([]float64, n)
+						op.ApplyL(l1, ones, 1)
+						for i, v := range l1 {
+							if math.Abs(v) > 1e-9*(1+deg[i]) {
+								t.Errorf("(L·1)[%d] = %v, want 0", i, v)
+							}
+						}
+					}
+					// LambdaMax is an eigenvalue bound: vᵀLv ≤ λ‖v‖² for y.
+					lam := op.LambdaMax(100)
+					ly := make([]float64, n)
+					col := make([]float64, n)
+					for i := range n {
+						col[i] = y[i*d]
+					}
+					op.ApplyL(ly, col, 1)
+					if q := Quadratic(col, ly); q > lam*1.0001*sumSq(col)+1e-9 {
+						t.Errorf("yᵀLy = %v exceeds λmax·‖y‖² = %v", q, lam*sumSq(col))
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestViewRoughness checks each view's roughness against tr(YᵀL_sY) /
+// tr(YᵀD_sY) from the dense P^s, that it leaves the view weights as they
+// were, and that a Y constant on the graph's nodes has roughness 0.
+func TestViewRoughness(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, d = 10, 2
+	adjs := []*sparse.CSR{randomGraph(rng, n, 14), randomGraph(rng, n, 9)}
+	y := make([]float64, n*d)
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	for _, norm := range []Norm{NormNone, NormSymmetric, NormRandomWalk} {
+		om := []float64{2, 0.5}
+		op, err := New(adjs, Config{Weights: PaperWeights(), ViewWeights: om, Norm: norm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := op.ViewRoughness(y, d)
+		for s, a := range adjs {
+			p := denseP([]*sparse.CSR{a}, PaperWeights(), nil, norm)
+			var num, den float64
+			for i := range n {
+				var deg float64
+				for j := range n {
+					deg += p[i][j]
 				}
-				// LambdaMax is an eigenvalue bound: vᵀLv ≤ λ‖v‖² for y.
-				lam := op.LambdaMax(100)
-				ly := make([]float64, n)
-				col := make([]float64, n)
-				for i := range n {
-					col[i] = y[i*d]
+				for c := range d {
+					den += deg * y[i*d+c] * y[i*d+c]
+					for j := range n {
+						num += p[i][j] * (y[i*d+c] - y[j*d+c]) * (y[i*d+c] - y[j*d+c]) / 2
+					}
 				}
-				op.ApplyL(ly, col, 1)
-				if q := Quadratic(col, ly); q > lam*1.0001*sumSq(col)+1e-9 {
-					t.Errorf("yᵀLy = %v exceeds λmax·‖y‖² = %v", q, lam*sumSq(col))
-				}
-			})
+			}
+			if want := num / den; math.Abs(r[s]-want) > 1e-6 {
+				t.Errorf("%v: view %d roughness %v, want %v", norm, s, r[s], want)
+			}
+		}
+		if op.ViewWeight(0) != 2 || op.ViewWeight(1) != 0.5 {
+			t.Errorf("%v: view weights changed to %v, %v", norm, op.ViewWeight(0), op.ViewWeight(1))
+		}
+		ones := make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		for s, v := range op.ViewRoughness(ones, 1) {
+			if math.Abs(v) > 1e-6 {
+				t.Errorf("%v: view %d roughness of a constant = %v, want 0", norm, s, v)
+			}
 		}
 	}
 }
@@ -213,6 +277,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Weights: []float64{1, math.NaN()}}, []*sparse.CSR{a}, "w_2"},
 		{Config{}, nil, "no views"},
 		{Config{}, []*sparse.CSR{a, sparse.Zeros(4, 4)}, "view 1"},
+		{Config{ViewWeights: []float64{1, 2}}, []*sparse.CSR{a}, "2 view weights for 1 views"},
+		{Config{ViewWeights: []float64{-1}}, []*sparse.CSR{a}, "ω_1 = -1"},
 	} {
 		if _, err := New(tc.adjs, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err = %v, want %q", err, tc.want)

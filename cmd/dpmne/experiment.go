@@ -27,10 +27,12 @@ cell with the paper's protocol (logistic regression on 50% training splits, or
 k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
 
   table2  node classification, one column pair per data set (default
-          methods: dpmne and every baseline: deepwalk, node2vec, line, sdne,
-          graphsage, dane, spectral, features, smoothed-features)
+          methods: dpmne, dpmne-paper (--preset paper) and every baseline:
+          deepwalk, node2vec, line, sdne, graphsage, dane, spectral,
+          features, smoothed-features)
   table3  clustering (default methods as table2)
-  table4  the ablations of Table 4 (default methods: dpmne, dpmne-no-ae,
+  table4  the ablations of Table 4 (default methods: dpmne, dpmne-paper,
+          dpmne-mse, dpmne-short-pretrain, dpmne-auto-views, dpmne-no-ae,
           dpmne-no-consistency, dpmne-no-proximity)
   linkpred  link prediction: 10% of each view's edges held out (and as many
           sampled non-edges), the method refitted on the rest, pairs scored by

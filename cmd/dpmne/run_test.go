@@ -237,11 +237,53 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1MB"}, "more than --max-memory 1 MiB"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "lots"}, `--max-memory: "lots"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--resume"}, "--resume needs --checkpoint"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--loss", "l1"}, `--loss: nn: unknown loss "l1"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--preset", "best"}, `--preset: unknown preset "best"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1,x"}, `--view-weights: weight 2 is "x"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "-1,1"}, `--view-weights: weight 1 is "-1"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1", "--iterations", "1", "--pretrain", "1"}, "view-weights: 1 weights for 3 views"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
+	}
+}
+
+// TestTrainPreset: --preset paper is the paper's loss, step and
+// pretraining as explicit flags, and a flag given beside it wins; --view-weights
+// auto reports the re-weighings.
+func TestTrainPreset(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet"}
+	run := func(out string, extra ...string) []byte {
+		t.Helper()
+		args := append(append(append([]string(nil), base...), "--out", filepath.Join(dir, out)), extra...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	paper := run("p.npy", "--preset", "paper")
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3")) {
+		t.Error("--preset paper differs from its settings given as flags")
+	}
+	if bytes.Equal(paper, run("d.npy")) {
+		t.Error("--preset paper gave the default embedding")
+	}
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2")) {
+		t.Error("--pretrain beside --preset paper did not win")
+	}
+	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "iter  10  view weights re-weighed: ") {
+		t.Errorf("--view-weights auto: no re-weighing reported in\n%s", stderr)
 	}
 }
 

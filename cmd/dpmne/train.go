@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,15 +33,19 @@ import (
 type modelFlags struct {
 	cfg                         dpmne.Config
 	act, loss, yreg, norm, lapl string
+	viewWeights, preset         string
 	seed                        uint64
+	fs                          *pflag.FlagSet
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	d := dpmne.Config{}.Defaults()
+	fs.StringVar(&f.preset, "preset", "default", "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs); flags given explicitly override it")
 	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
-	fs.StringVar(&f.loss, "loss", "mse", "reconstruction loss: mse, weighted-mse, bce")
+	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse")
 	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", d.NonzeroWeight, "weight of non-zero inputs (weighted-mse, bce)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
@@ -59,6 +64,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.norm, "proximity-norm", "rw", "adjacency normalisation before powers: rw, sym, none")
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
+	fs.StringVar(&f.viewWeights, "view-weights", "equal", "views' weights in the proximity: equal, auto (re-weighed by Y's roughness on each view), or one weight per view (1,0.4)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
@@ -72,12 +78,41 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 // config parses the string flags into the configuration.
 func (f *modelFlags) config() (dpmne.Config, error) {
 	c := f.cfg
-	var err error
+	c.Loss = f.loss
+	preset, err := dpmne.Preset(f.preset)
+	if err != nil {
+		return c, fmt.Errorf("--preset: %w", err)
+	}
+	if f.preset == "paper" {
+		// The preset's settings, where no flag gave one.
+		if !f.fs.Changed("loss") {
+			c.Loss = preset.Loss
+		}
+		if !f.fs.Changed("learning-rate") {
+			c.LearningRate = preset.LearningRate
+		}
+		if !f.fs.Changed("pretrain") {
+			c.Pretrain = preset.Pretrain
+		}
+	}
 	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
 		return c, fmt.Errorf("--activation: %w", err)
 	}
-	if c.Loss, err = nn.ParseLoss(f.loss); err != nil {
+	if _, err := nn.ParseLoss(c.Loss); err != nil {
 		return c, fmt.Errorf("--loss: %w", err)
+	}
+	switch f.viewWeights {
+	case "equal":
+	case "auto":
+		c.AutoViewWeights = true
+	default:
+		for i, v := range strings.Split(f.viewWeights, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(w >= 0) || math.IsInf(w, 0) {
+				return c, fmt.Errorf("--view-weights: weight %d is %q: want equal, auto or comma-separated numbers ≥ 0", i+1, v)
+			}
+			c.ViewWeights = append(c.ViewWeights, w)
+		}
 	}
 	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
 		return c, fmt.Errorf("--y-reg: %w", err)
@@ -121,6 +156,9 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		fmt.Fprintf(stderr, "iter %3d  O %.6g  recon %.6g  consistency %.6g  proximity %.6g  R(Y) %.6g  R(B) %.4g  R(W) %.4g  y-steps %d  (Y %v, B %v, AE %v)\n",
 			it.Iteration, t.Total(), t.Reconstruction, t.Consistency, t.Proximity, t.RegY, t.RegB, t.RegW, it.YSteps,
 			it.YTime.Round(time.Millisecond), it.BTime.Round(time.Millisecond), it.AETime.Round(time.Millisecond))
+		if it.ViewWeights != nil {
+			fmt.Fprintf(stderr, "iter %3d  view weights re-weighed: %s\n", it.Iteration, formatWeights(net, it.ViewWeights))
+		}
 		if it.Iteration > 0 {
 			bar.Add(1)
 		}
@@ -334,4 +372,13 @@ func writeIDs(path string, ids []string) error {
 		}
 		return nil
 	})
+}
+
+// formatWeights lists the views' weights as name=ω.
+func formatWeights(net *multiplex.Network, w []float64) string {
+	parts := make([]string, len(w))
+	for s, v := range w {
+		parts[s] = fmt.Sprintf("%s=%.3f", net.Views[s].Name, v)
+	}
+	return strings.Join(parts, " ")
 }

@@ -1,0 +1,42 @@
+package dpmne
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestConfigValidate: each bad setting is reported by its flag name.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Loss: "l1"}, "loss = l1"},
+		{Config{ViewWeights: []float64{1, -0.5}}, "view-weights[1] = -0.5"},
+		{Config{ViewWeights: []float64{math.Inf(1)}}, "view-weights[0] = +Inf"},
+		{Config{LearningRate: -1}, "learning-rate = -1"},
+	} {
+		if err := tc.cfg.Defaults().Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	for _, name := range []string{"default", "paper"} {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Defaults().Validate(); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+	if d := (Config{}).Defaults(); d.Loss != "bce" || d.LearningRate != 1e-2 || d.Pretrain != 10 {
+		t.Errorf("defaults: loss %s, step %v, pretraining %d; want bce, 0.01, 10", d.Loss, d.LearningRate, d.Pretrain)
+	}
+	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || p.AutoViewWeights || p.ViewWeights != nil {
+		t.Errorf("paper preset: %+v", p)
+	}
+	if _, err := Preset("best"); err == nil || !strings.Contains(err.Error(), `"best"`) {
+		t.Errorf("Preset(best): %v", err)
+	}
+}
