@@ -33,7 +33,7 @@ func TestConfigValidate(t *testing.T) {
 	if d := (Config{}).Defaults(); d.Loss != "bce" || d.LearningRate != 1e-2 || d.Pretrain != 10 {
 		t.Errorf("defaults: loss %s, step %v, pretraining %d; want bce, 0.01, 10", d.Loss, d.LearningRate, d.Pretrain)
 	}
-	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || p.AutoViewWeights || p.ViewWeights != nil {
+	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || !p.Uncentred || p.AutoViewWeights || p.ViewWeights != nil {
 		t.Errorf("paper preset: %+v", p)
 	}
 	if _, err := Preset("best"); err == nil || !strings.Contains(err.Error(), `"best"`) {

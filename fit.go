@@ -58,6 +58,7 @@ type Model struct {
 	Views  []ViewModel // per view, in network order
 
 	embed atomic.Pointer[embedCache] // Embed's factored systems, made on first use
+	mean  atomic.Pointer[[]float64]  // Y's column means, made on first use
 }
 
 // ViewModel is one view's part of a fitted model.
@@ -73,7 +74,47 @@ type ViewModel struct {
 }
 
 // Embedding returns the n×d embedding, one row per node in IDs order.
-func (m *Model) Embedding() *mat.Dense { return m.Y }
+//
+// That is Y with its column means subtracted (a new matrix), or Y itself
+// when Config.Uncentred is set; Embed's results are in the same space.
+func (m *Model) Embedding() *mat.Dense {
+	off := m.offset()
+	if off == nil {
+		return m.Y
+	}
+	n, d := m.Y.Dims()
+	e := mat.NewDense(n, d, nil)
+	for i := range n {
+		row, src := e.RawRowView(i), m.Y.RawRowView(i)
+		for j, v := range src {
+			row[j] = v - off[j]
+		}
+	}
+	return e
+}
+
+// offset returns what Embedding subtracts from each row of Y: its column
+// means, computed once, or nil with Config.Uncentred.
+func (m *Model) offset() []float64 {
+	if m.Config.Uncentred {
+		return nil
+	}
+	if p := m.mean.Load(); p != nil {
+		return *p
+	}
+	n, d := m.Y.Dims()
+	mu := make([]float64, d)
+	for i := range n {
+		for j, v := range m.Y.RawRowView(i) {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(max(n, 1))
+	}
+	m.mean.CompareAndSwap(nil, &mu)
+	return *m.mean.Load()
+}
 
 // ErrCanceled wraps the context error when a fit is cancelled; the Model
 // returned with it holds the last completed iteration.

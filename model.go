@@ -25,7 +25,9 @@ import (
 // node i has view s (nil: every row of x[s] is present). Each embedding is
 // the closed-form ridge solution of the consistency term over the node's
 // views, y = (Σ_s B^s B^sᵀ + ρI)⁻¹ Σ_s B^s h^sᵀ with h^s its code and
-// ρ = λ_B/α, the ridge of the B step. A node with no view gets zeros.
+// ρ = λ_B/α, the ridge of the B step, less the column means of Y unless
+// Config.Uncentred is set, so that it is comparable with the rows of
+// Embedding. A node with no view gets zeros (before that shift).
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s
@@ -56,6 +58,7 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	_, d := m.Y.Dims()
 	out := mat.NewDense(k, d, nil)
 	present := make([]bool, len(x))
+	off := m.offset()
 	for i := range k {
 		any := false
 		for s, xs := range x {
@@ -63,6 +66,12 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 			any = any || present[s]
 		}
 		if !any {
+			if off != nil {
+				row := out.RawRowView(i)
+				for j := range row {
+					row[j] = -off[j]
+				}
+			}
 			continue
 		}
 		ch, err := m.embedSystem(present)
@@ -84,7 +93,11 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 		if err := ch.SolveVecTo(&y, rhs); err != nil {
 			return nil, fmt.Errorf("embed: node %d: %w", i, err)
 		}
-		out.SetRow(i, y.RawVector().Data)
+		row := y.RawVector().Data
+		for j := range off {
+			row[j] -= off[j]
+		}
+		out.SetRow(i, row)
 	}
 	return out, nil
 }
@@ -158,8 +171,10 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 }
 
 // Impute reconstructs the features of view s for the nodes whose embeddings
-// are the rows of y (k×d): the code y·B^s, decoded by the view's
-// autoencoder (the paper's h_i^s = y_i B^s, §3.3). It returns k×In values.
+// are the rows of y (k×d, rows of Embedding or of Embed): the code y·B^s of
+// the fitted y (the column means added back unless Config.Uncentred),
+// decoded by the view's autoencoder (the paper's h_i^s = y_i B^s, §3.3). It
+// returns k×In values.
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	if s < 0 || s >= len(m.Views) {
 		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
@@ -167,6 +182,16 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	k, d := y.Dims()
 	if _, md := m.Y.Dims(); d != md {
 		return nil, fmt.Errorf("impute: embeddings have %d columns, want %d", d, md)
+	}
+	if off := m.offset(); off != nil {
+		fitted := mat.NewDense(k, d, nil)
+		for i := range k {
+			row := fitted.RawRowView(i)
+			for j := range row {
+				row[j] = y.At(i, j) + off[j]
+			}
+		}
+		y = fitted
 	}
 	var code mat.Dense
 	code.Mul(y, m.Views[s].B)

@@ -98,18 +98,57 @@ func TestEmbedClosedForm(t *testing.T) {
 	if err := want.SolveVec(a, rhs); err != nil {
 		t.Fatal(err)
 	}
+	// Embed answers in Embedding's space: Y less its column means.
+	n, _ := m.Y.Dims()
+	mean := make([]float64, d)
+	for i := range n {
+		for j := range d {
+			mean[j] += m.Y.At(i, j) / float64(n)
+		}
+	}
+	for j := range d {
+		want.SetVec(j, want.AtVec(j)-mean[j])
+	}
+	emb := m.Embedding()
+	for i := range n {
+		for j := range d {
+			if w := m.Y.At(i, j) - mean[j]; math.Abs(emb.At(i, j)-w) > 1e-12 {
+				t.Fatalf("Embedding()[%d,%d] = %v, want Y less the mean %v", i, j, emb.At(i, j), w)
+			}
+		}
+	}
 	for j := range d {
 		if math.Abs(got.At(0, j)-want.AtVec(j)) > 1e-8*(1+math.Abs(want.AtVec(j))) {
 			t.Fatalf("Embed[%d] = %v, want %v", j, got.At(0, j), want.AtVec(j))
 		}
 	}
-	// Impute decodes y·B^s to the view's feature width.
-	rec, err := m.Impute(0, got)
+	// Impute decodes y·B^s, y the fitted row (the mean added back), to the
+	// view's feature width.
+	rec, err := m.Impute(0, emb.Slice(5, 6, 0, d).(*mat.Dense))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r, c := rec.Dims(); r != 1 || c != m.Views[0].In {
-		t.Errorf("Impute gave %d×%d, want 1×%d", r, c, m.Views[0].In)
+		t.Fatalf("Impute gave %d×%d, want 1×%d", r, c, m.Views[0].In)
+	}
+	var code mat.Dense
+	code.Mul(m.Y.Slice(5, 6, 0, d), m.Views[0].B)
+	_, h := code.Dims()
+	c32 := make([]float32, h)
+	for j := range h {
+		c32[j] = float32(code.At(0, j))
+	}
+	dec := make([]float32, m.Views[0].In)
+	m.Views[0].AE.Decode(c32, 1, dec)
+	for j, v := range dec {
+		if math.Abs(rec.At(0, j)-float64(v)) > 1e-6 {
+			t.Fatalf("Impute[%d] = %v, want the decoded Y·B %v", j, rec.At(0, j), v)
+		}
+	}
+	// Uncentred: the embedding is Y itself.
+	m.Config.Uncentred = true
+	if m.Embedding() != m.Y {
+		t.Error("Uncentred: Embedding is not Y")
 	}
 	if _, err := m.Embed(x[:1], nil); err == nil {
 		t.Error("Embed accepted features for too few views")

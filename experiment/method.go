@@ -91,8 +91,9 @@ func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 		if err != nil {
 			return nil, 0, err
 		}
-		_, d := m.Y.Dims()
-		return m.Y.RawMatrix().Data, d, nil
+		e := m.Embedding()
+		_, d := e.Dims()
+		return e.RawMatrix().Data, d, nil
 	}}
 }
 
@@ -127,15 +128,16 @@ func init() {
 	Register(Binary("bi-dpmne-itq", "DPMNE, ITQ codes", true))
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
-	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs)", func(c *dpmne.Config) {
+	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, uncentred)", func(c *dpmne.Config) {
 		p := dpmne.Paper()
-		c.Loss, c.LearningRate, c.Pretrain = p.Loss, p.LearningRate, p.Pretrain
+		c.Loss, c.LearningRate, c.Pretrain, c.Uncentred = p.Loss, p.LearningRate, p.Pretrain, p.Uncentred
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
 	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
 		p := dpmne.Paper()
 		c.LearningRate, c.Pretrain = p.LearningRate, p.Pretrain
 	}))
+	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
 	Register(DPMNE("dpmne-auto-views", "option on: views re-weighed by Y's roughness on each (--view-weights auto)", func(c *dpmne.Config) { c.AutoViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))

@@ -15,9 +15,11 @@ import (
 // A model of four nodes in two dimensions with one view of width 2 and no
 // autoencoder (as `dpmne train --no-autoencoder` fits), served in process.
 // In a program, the model comes from dpmne.Load and the handler goes to
-// serve.ListenAndServe. The sign codes of the centred rows (column means
-// 0.225, 0.275) are ada 10, bob 10, cy 01, dee 00; the unseen node with
-// feature 1 in dimension 1 embeds as (0, 1/(1+ρ)), ρ = λ_B/α = 10⁻³.
+// serve.ListenAndServe. The server searches the model's Embedding: the
+// rows of Y less their column means (0.225, 0.275), so ada is
+// (0.775, −0.275); its sign codes are ada 10, bob 10, cy 01, dee 00. The
+// unseen node with feature 1 in dimension 1 solves to (0, 1/(1+ρ)) with
+// ρ = λ_B/α = 1, shifted by the same means to (−0.225, 0.225).
 func Example() {
 	m := &dpmne.Model{
 		Config: dpmne.Config{NoAutoencoder: true}.Defaults(),
@@ -42,8 +44,8 @@ func Example() {
 	show("POST", "/v1/embed", `{"features": {"chat": {"indices": [1]}}, "k": 1}`)
 	show("GET", "/v1/nodes/eve/neighbors", "")
 	// Output:
-	// 200 {"id":"ada","metric":"cosine","k":2,"neighbors":[{"id":"bob","score":0.9938837289810181},{"id":"cy","score":0}]}
+	// 200 {"id":"ada","metric":"cosine","k":2,"neighbors":[{"id":"bob","score":0.9961913824081421},{"id":"cy","score":-0.5987176895141602}]}
 	// 200 {"id":"ada","metric":"hamming","k":2,"neighbors":[{"id":"bob","score":0},{"id":"dee","score":1}]}
-	// 200 {"embedding":[0,0.4999999999999999],"views":["chat"],"metric":"cosine","k":1,"neighbors":[{"id":"cy","score":1}]}
+	// 200 {"embedding":[-0.22499999999999998,0.22499999999999987],"views":["chat"],"metric":"cosine","k":1,"neighbors":[{"id":"cy","score":0.884918212890625}]}
 	// 404 {"error":"node \"eve\" is not in the model"}
 }

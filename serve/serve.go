@@ -90,16 +90,19 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 		}
 		s.index[id] = i
 	}
-	s.y = m.Y.RawMatrix().Data
-	if m.Y.RawMatrix().Stride != d {
-		s.y = make([]float64, 0, n*d)
-		for i := range n {
-			s.y = append(s.y, m.Y.RawRowView(i)...)
+	for i := range n {
+		for _, v := range m.Y.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("serve: embedding row %d (node %q) has a non-finite value", i, m.IDs[i])
+			}
 		}
 	}
-	for k, v := range s.y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("serve: embedding row %d (node %q) has a non-finite value", k/d, m.IDs[k/d])
+	e := m.Embedding() // Embed's results are in its space
+	s.y = e.RawMatrix().Data
+	if e.RawMatrix().Stride != d {
+		s.y = make([]float64, 0, n*d)
+		for i := range n {
+			s.y = append(s.y, e.RawRowView(i)...)
 		}
 	}
 	s.cos = codes.NewIndex(s.y, n, d)

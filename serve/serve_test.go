@@ -81,11 +81,12 @@ func do(h http.Handler, method, target, body string) (int, []byte, string) {
 // (descending) or by Hamming distance of the sign codes of the centred
 // rows (ascending), ties by smaller index.
 func bruteNeighbors(m *dpmne.Model, query []float64, exclude, k int, metric string) []Neighbor {
-	n, d := m.Y.Dims()
+	y := m.Embedding()
+	n, d := y.Dims()
 	mean := make([]float64, d)
 	for i := range n {
 		for j := range d {
-			mean[j] += m.Y.At(i, j) / float64(n)
+			mean[j] += y.At(i, j) / float64(n)
 		}
 	}
 	type cand struct {
@@ -100,16 +101,16 @@ func bruteNeighbors(m *dpmne.Model, query []float64, exclude, k int, metric stri
 		var s float64
 		if metric == "hamming" {
 			for j := range d {
-				if (query[j]-mean[j] > 0) != (m.Y.At(i, j)-mean[j] > 0) {
+				if (query[j]-mean[j] > 0) != (y.At(i, j)-mean[j] > 0) {
 					s++
 				}
 			}
 		} else {
 			var ab, aa, bb float64
 			for j := range d {
-				ab += query[j] * m.Y.At(i, j)
+				ab += query[j] * y.At(i, j)
 				aa += query[j] * query[j]
-				bb += m.Y.At(i, j) * m.Y.At(i, j)
+				bb += y.At(i, j) * y.At(i, j)
 			}
 			s = -ab / math.Sqrt(aa*bb)
 		}
@@ -205,7 +206,7 @@ func TestNeighbors(t *testing.T) {
 			if r.ID != id || r.Metric != metric {
 				t.Errorf("%s%s: answer for %q by %q", id, tc.query, r.ID, r.Metric)
 			}
-			want := bruteNeighbors(m, m.Y.RawRowView(i), i, tc.k, metric)
+			want := bruteNeighbors(m, m.Embedding().RawRowView(i), i, tc.k, metric)
 			sameNeighbors(t, id+tc.query, r.Neighbors, want, tc.tol)
 			if i == 3 && (r.Neighbors[0].ID != "n7") {
 				t.Errorf("n3%s: first neighbour %v, want n7 (identical row)", tc.query, r.Neighbors[0])

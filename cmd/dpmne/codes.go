@@ -25,8 +25,9 @@ func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64,
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		_, d := m.Y.Dims()
-		return m.IDs, m.Y.RawMatrix().Data, d, nil
+		e := m.Embedding()
+		_, d := e.Dims()
+		return m.IDs, e.RawMatrix().Data, d, nil
 	case embPath != "":
 		if strings.EqualFold(filepath.Ext(embPath), ".npy") && idsPath == "" {
 			idsPath = idsFileFor(embPath)

@@ -42,11 +42,12 @@ the raw features of every view concatenated (zeros where a node is missing).`,
 				return err
 			}
 			fitTime := time.Since(start)
-			n, d := m.Y.Dims()
+			e := m.Embedding()
+			n, d := e.Dims()
 			// A fixed C = 1 instead of the paper's inner cross-validation
 			// keeps the demo quick.
 			opt := eval.ClassifyOptions{Repeats: repeats, Seed: mf.seed, Folds: eval.NoInnerCV, Cs: []float64{1}}
-			res, err := eval.Classify(cmd.Context(), m.Y.RawMatrix().Data, n, d, net.Labels.Class, opt)
+			res, err := eval.Classify(cmd.Context(), e.RawMatrix().Data, n, d, net.Labels.Class, opt)
 			if err != nil {
 				return err
 			}

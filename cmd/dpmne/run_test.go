@@ -269,13 +269,13 @@ func TestTrainPreset(t *testing.T) {
 		return b
 	}
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
 	if bytes.Equal(paper, run("d.npy")) {
 		t.Error("--preset paper gave the default embedding")
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2")) {
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")

@@ -41,7 +41,7 @@ type modelFlags struct {
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	d := dpmne.Config{}.Defaults()
-	fs.StringVar(&f.preset, "preset", "default", "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs); flags given explicitly override it")
+	fs.StringVar(&f.preset, "preset", "default", "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, uncentred embedding); flags given explicitly override it")
 	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
@@ -65,6 +65,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
 	fs.StringVar(&f.viewWeights, "view-weights", "equal", "views' weights in the proximity: equal, auto (re-weighed by Y's roughness on each view), or one weight per view (1,0.4)")
+	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
@@ -93,6 +94,9 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 		}
 		if !f.fs.Changed("pretrain") {
 			c.Pretrain = preset.Pretrain
+		}
+		if !f.fs.Changed("uncentred") {
+			c.Uncentred = preset.Uncentred
 		}
 	}
 	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
