@@ -50,6 +50,15 @@ type Config struct {
 	// consistency term), so that nodes with many features or many edges do
 	// not dominate.
 	RowNormalize bool
+	// Propagate > 0 smooths each view's features along that view's own
+	// graph this many times before the autoencoder reads them: x_i ←
+	// (x_i + mean of x_j over i and its observed neighbours) / 2 (a lazy
+	// random-walk step; sparse × sparse, never dense). Off by default.
+	// One step, fit seed 1: DBLP4057 0.900 → 0.936 micro-F1, Cora 0.862 →
+	// 0.862, ACM 0.897 → 0.880, and the features grow denser, so a Cora fit
+	// takes 6 s instead of 2.8 (README, "Beyond the paper"). `dpmne tune
+	// --propagate-grid 0,1` chooses it on the training part.
+	Propagate int
 
 	// Autoencoders (one per view).
 	Hidden     []int // encoder widths; the last is the code size (default [200])
@@ -248,6 +257,9 @@ func (c Config) Validate() error {
 		if !(w >= 0) || math.IsInf(w, 0) {
 			return bad(fmt.Sprintf("view-weights[%d]", s), w, "finite and ≥ 0")
 		}
+	}
+	if c.Propagate < 0 {
+		return bad("propagate", c.Propagate, "≥ 0")
 	}
 	if !(c.LearningRate > 0) {
 		return bad("learning-rate", c.LearningRate, "> 0")

@@ -173,6 +173,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	start := time.Now()
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
+		if cfg.Propagate > 0 {
+			xs[s] = propagateFeatures(xs[s], v.Adj, v.Observed, cfg.Propagate, cfg.Workers)
+		}
 		if cfg.RowNormalize {
 			xs[s] = xs[s].NormalizeRows()
 		}

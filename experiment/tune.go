@@ -17,19 +17,20 @@ import (
 // "spectral" (dpmne.Config.SpectralInit), Encoders "autoencoder" (the
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
-// which DBLP4057 likes and Cora does not). Empty lists mean the base
-// configuration's value.
+// which DBLP4057 likes and Cora does not) and Propagate the feature
+// smoothing steps. Empty lists mean the base configuration's value.
 type Grid struct {
 	Alpha, Beta, Lambda []float64
 	Start, Encoders     []string
 	YSteps              []int
+	Propagate           []int // dpmne.Config.Propagate
 }
 
 // TuneResult is one configuration's cross-validated score.
 type TuneResult struct {
 	Alpha, Beta, Lambda float64
 	Start, Encoders     string
-	YSteps              int
+	YSteps, Propagate   int
 	MicroF1, MacroF1    eval.Stat
 }
 
@@ -106,37 +107,51 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
 		}
 	}
-	total := len(alphas) * len(betas) * len(lambdas) * len(starts) * len(encoders) * len(ysteps)
-	var out []TuneResult
+	props := g.Propagate
+	if len(props) == 0 {
+		props = []int{def.Propagate}
+	}
+	for _, v := range props {
+		if v < 0 {
+			return nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
+		}
+	}
+	var grid []TuneResult
 	for _, st := range starts {
 		for _, enc := range encoders {
 			for _, a := range alphas {
 				for _, b := range betas {
 					for _, l := range lambdas {
 						for _, ys := range ysteps {
-							cfg := base
-							cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps = a, b, l, ys
-							cfg.SpectralInit, cfg.NoAutoencoder = st == "spectral", enc == "identity"
-							m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
-							if err != nil {
-								return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps: %w", st, enc, a, b, l, ys, err)
-							}
-							e := m.Embedding()
-							_, d := e.Dims()
-							res, err := eval.Classify(ctx, e.RawMatrix().Data, net.N(), d, train,
-								eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
-							if err != nil {
-								return nil, err
-							}
-							r := TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, MicroF1: res.MicroF1, MacroF1: res.MacroF1}
-							out = append(out, r)
-							if progress != nil {
-								progress(len(out), total, r)
+							for _, pr := range props {
+								grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, Propagate: pr})
 							}
 						}
 					}
 				}
 			}
+		}
+	}
+	out := make([]TuneResult, 0, len(grid))
+	for _, r := range grid {
+		cfg := base
+		cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.Propagate
+		cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
+		m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps, propagate %d: %w",
+				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.Propagate, err)
+		}
+		e := m.Embedding()
+		_, d := e.Dims()
+		res, err := eval.Classify(ctx, e.RawMatrix().Data, net.N(), d, train, eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
+		if err != nil {
+			return nil, err
+		}
+		r.MicroF1, r.MacroF1 = res.MicroF1, res.MacroF1
+		out = append(out, r)
+		if progress != nil {
+			progress(len(out), len(grid), r)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -544,6 +545,30 @@ func TestTune(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--starts", "random"); err == nil || !strings.Contains(err.Error(), `start "random"`) {
 		t.Errorf("--starts random: %v", err)
+	}
+	// Y steps per iteration: two rows, and the best line names its value.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--y-steps-grid", "1,2",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Count(out, "\n") != 6 || !strings.Contains(out, "y-steps") || !regexp.MustCompile(`best: .* --y-steps [12] --propagate 0\n`).MatchString(out) {
+		t.Errorf("tune with Y steps:\n%s", out)
+	}
+	// Feature propagation: two rows.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --propagate [01]\n`).MatchString(out) {
+		t.Errorf("tune with propagation:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--propagate-grid", "-1"); err == nil || !strings.Contains(err.Error(), "propagate -1") {
+		t.Errorf("--propagate-grid -1: %v", err)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--y-steps-grid", "0"); err == nil || !strings.Contains(err.Error(), "0 Y steps") {
+		t.Errorf("--y-steps-grid 0: %v", err)
 	}
 }
 

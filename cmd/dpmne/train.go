@@ -65,6 +65,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
 	fs.StringVar(&f.viewWeights, "view-weights", "equal", "views' weights in the proximity: equal, auto (re-weighed by Y's roughness on each view), or one weight per view (1,0.4)")
+	fs.IntVar(&f.cfg.Propagate, "propagate", 0, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
