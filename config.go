@@ -57,7 +57,9 @@ type Config struct {
 	// One step, fit seed 1: DBLP4057 0.900 → 0.936 micro-F1, Cora 0.862 →
 	// 0.862, ACM 0.897 → 0.880, and the features grow denser, so a Cora fit
 	// takes 6 s instead of 2.8 (README, "Beyond the paper"). `dpmne tune
-	// --propagate-grid 0,1` chooses it on the training part.
+	// --propagate-grid 0,1` chooses it on the training part. The
+	// autoencoders then read smoothed features: Model.Embed must be given
+	// a new node's features smoothed the same way over its neighbours.
 	Propagate int
 
 	// Autoencoders (one per view).
@@ -142,7 +144,9 @@ type Config struct {
 	// 0.862 → 0.871 (the citations gain weight over the attribute graph:
 	// 1.30 / 0.70), ACM 0.897 → 0.894, DBLP4057 0.900 → 0.898; the power
 	// 1 ran away on ACM (PLP's weight fell to 0.04, micro-F1 0.870).
-	// Ignored when ViewWeights is set.
+	// Ignored when ViewWeights is set. A re-weighing changes the
+	// objective itself, so O may rise at iterations 10, 20 and 30 (and
+	// never within the other iterations).
 	AutoViewWeights bool
 
 	// SpectralInit starts Y from the d smoothest directions of the

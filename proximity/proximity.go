@@ -211,16 +211,26 @@ func (op *Operator) ViewRoughness(y []float64, d int) []float64 {
 	for i := range ones {
 		ones[i] = 1
 	}
-	deg, py := make([]float64, n), make([]float64, n*d)
-	r := make([]float64, t)
-	for s := range t {
+	onehot := func(s int) []float64 {
 		w := make([]float64, t)
 		w[s] = 1
-		op.cfg.ViewWeights = w
-		op.ApplyP(deg, ones, 1)
+		return w
+	}
+	// The degrees of every view first, then the d-wide products, so that
+	// the work buffers are resized twice, not twice per view.
+	deg := make([][]float64, t)
+	for s := range t {
+		op.cfg.ViewWeights = onehot(s)
+		deg[s] = make([]float64, n)
+		op.ApplyP(deg[s], ones, 1)
+	}
+	py := make([]float64, n*d)
+	r := make([]float64, t)
+	for s := range t {
+		op.cfg.ViewWeights = onehot(s)
 		op.ApplyP(py, y, d)
 		var dyy, ypy float64
-		for i, dg := range deg {
+		for i, dg := range deg[s] {
 			row := y[i*d : (i+1)*d]
 			var sq, dot float64
 			for c, v := range row {
