@@ -167,10 +167,12 @@ type Config struct {
 	// Model.Embedding, Embed and everything downstream (the written
 	// embedding, the server's neighbours, the experiments) subtract Y's
 	// column means: Y starts from the codes' uncentred singular vectors, so
-	// one of its directions is the codes' mean, which the same for every
-	// node swamps cosine similarity and k-means on L2-normalised rows. Cora's
-	// k-means accuracy (5 seeds) rose from 0.632 to 0.684; classification
-	// standardises the columns and does not change.
+	// one of its directions is the codes' mean, which, being the same for
+	// every node, swamps cosine similarity and k-means on L2-normalised
+	// rows. Cora's
+	// k-means accuracy rose from 0.622 to 0.648 (ACM's fell from 0.571 to
+	// 0.542; RESULTS.md); classification standardises the columns and does
+	// not change.
 	Uncentred bool
 
 	// Coordinate descent.
