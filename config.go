@@ -54,9 +54,9 @@ type Config struct {
 	// graph this many times before the autoencoder reads them: x_i ←
 	// (x_i + mean of x_j over i and its observed neighbours) / 2 (a lazy
 	// random-walk step; sparse × sparse, never dense). Off by default.
-	// One step, fit seed 1: DBLP4057 0.900 → 0.936 micro-F1, Cora 0.862 →
-	// 0.862, ACM 0.897 → 0.880, and the features grow denser, so a Cora fit
-	// takes 6 s instead of 2.8 (README, "Beyond the paper"). `dpmne tune
+	// One step (`dpmne experiment table4`, RESULTS.md): DBLP4057 0.899 →
+	// 0.936 micro-F1, Cora 0.863 → 0.861, ACM 0.898 → 0.891, and the
+	// features grow denser, so a Cora fit takes about twice as long. `dpmne tune
 	// --propagate-grid 0,1` chooses it on the training part. The
 	// autoencoders then read smoothed features: Model.Embed must be given
 	// a new node's features smoothed the same way over its neighbours.
@@ -140,10 +140,11 @@ type Config struct {
 	// after iterations 10, 20 and 30, ω_s ∝ r_s^-1/2 with r_s =
 	// tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on view s alone, scaled so
 	// that Σ ω_s = t (an AMGL-style weighting; Nie et al., IJCAI 2016).
-	// Each re-weighing recomputes λ_max(L) and L·Y. Off by default: Cora
-	// 0.862 → 0.871 (the citations gain weight over the attribute graph:
-	// 1.30 / 0.70), ACM 0.897 → 0.894, DBLP4057 0.900 → 0.898; the power
-	// 1 ran away on ACM (PLP's weight fell to 0.04, micro-F1 0.870).
+	// Each re-weighing recomputes λ_max(L) and L·Y. Off by default
+	// (`dpmne experiment table4`): Cora 0.863 → 0.868 (the citations gain
+	// weight over the attribute graph, 1.30 / 0.70), ACM 0.898 → 0.892,
+	// DBLP4057 0.899 → 0.897; the power 1 ran away on ACM (PLP's weight
+	// fell to 0.04, micro-F1 0.870).
 	// Ignored when ViewWeights is set. A re-weighing changes the
 	// objective itself, so O may rise at iterations 10, 20 and 30 (and
 	// never within the other iterations).
@@ -169,10 +170,9 @@ type Config struct {
 	// column means: Y starts from the codes' uncentred singular vectors, so
 	// one of its directions is the codes' mean, which, being the same for
 	// every node, swamps cosine similarity and k-means on L2-normalised
-	// rows. Cora's
-	// k-means accuracy rose from 0.622 to 0.648 (ACM's fell from 0.571 to
-	// 0.542; RESULTS.md); classification standardises the columns and does
-	// not change.
+	// rows. Cora's k-means accuracy rose from 0.622 to 0.648 (ACM's fell
+	// from 0.571 to 0.542; RESULTS.md); classification standardises the
+	// columns and does not change.
 	Uncentred bool
 
 	// Coordinate descent.
