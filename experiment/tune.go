@@ -74,13 +74,7 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	def := base.Defaults()
-	or := func(v []float64, d float64) []float64 {
-		if len(v) == 0 {
-			return []float64{d}
-		}
-		return v
-	}
-	alphas, betas, lambdas := or(g.Alpha, def.Alpha), or(g.Beta, def.Beta), or(g.Lambda, def.Lambda)
+	alphas, betas, lambdas := orDefault(g.Alpha, def.Alpha), orDefault(g.Beta, def.Beta), orDefault(g.Lambda, def.Lambda)
 	starts, encoders := g.Start, g.Encoders
 	if len(starts) == 0 {
 		starts = []string{map[bool]string{false: "codes", true: "spectral"}[base.SpectralInit]}
@@ -98,19 +92,13 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, fmt.Errorf("tune: encoders %q: want autoencoder or identity", v)
 		}
 	}
-	ysteps := g.YSteps
-	if len(ysteps) == 0 {
-		ysteps = []int{def.YSteps}
-	}
+	ysteps := orDefault(g.YSteps, def.YSteps)
 	for _, v := range ysteps {
 		if v < 1 {
 			return nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
 		}
 	}
-	props := g.Propagate
-	if len(props) == 0 {
-		props = []int{def.Propagate}
-	}
+	props := orDefault(g.Propagate, def.Propagate)
 	for _, v := range props {
 		if v < 0 {
 			return nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
@@ -156,4 +144,12 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	}
 	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
 	return out, nil
+}
+
+// orDefault returns v, or the one value d when v is empty.
+func orDefault[T any](v []T, d T) []T {
+	if len(v) == 0 {
+		return []T{d}
+	}
+	return v
 }

@@ -251,13 +251,10 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
-// TestTrainPreset: --preset paper is the paper's loss, step and
-// pretraining as explicit flags, and a flag given beside it wins; --view-weights
-// auto reports the re-weighings.
-func TestTrainPreset(t *testing.T) {
-	dir := t.TempDir()
-	base := []string{"train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet"}
-	run := func(out string, extra ...string) []byte {
+// trainRunner returns a function that runs dpmne with base, --out dir/out
+// and extra, and returns the bytes written to dir/out.
+func trainRunner(t *testing.T, dir string, base ...string) func(out string, extra ...string) []byte {
+	return func(out string, extra ...string) []byte {
 		t.Helper()
 		args := append(append(append([]string(nil), base...), "--out", filepath.Join(dir, out)), extra...)
 		if _, stderr, err := runCLI(t, args...); err != nil {
@@ -269,6 +266,14 @@ func TestTrainPreset(t *testing.T) {
 		}
 		return b
 	}
+}
+
+// TestTrainPreset: --preset paper is the paper's loss, step and
+// pretraining as explicit flags, and a flag given beside it wins; --view-weights
+// auto reports the re-weighings.
+func TestTrainPreset(t *testing.T) {
+	dir := t.TempDir()
+	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
 	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred")) {
 		t.Error("--preset paper differs from its settings given as flags")
@@ -292,19 +297,7 @@ func TestTrainPreset(t *testing.T) {
 // writes the same bytes as a fit of 7 iterations in one go.
 func TestTrainResume(t *testing.T) {
 	dir := t.TempDir()
-	base := []string{"train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--quiet"}
-	run := func(out string, extra ...string) []byte {
-		t.Helper()
-		args := append(append(append([]string(nil), base...), "--out", filepath.Join(dir, out)), extra...)
-		if _, stderr, err := runCLI(t, args...); err != nil {
-			t.Fatalf("%v\n%s", err, stderr)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--quiet")
 	whole := run("whole.npy", "--iterations", "7")
 	ck := filepath.Join(dir, "ck")
 	run("part.npy", "--iterations", "4", "--checkpoint", ck, "--checkpoint-every", "2")
