@@ -42,16 +42,22 @@ func gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 	for i0 := 0; i0 < m; i0 += tileRows {
 		mi := min(tileRows, m-i0)
 		// op(A) rows i0…: rows of A, or columns of A when transposed.
-		as := a[i0*lda:]
+		// (Sliced only in the form used: A is k×m when transposed, and
+		// i0·lda can then pass its end.)
+		var as []float32
 		if tA {
 			as = a[i0:]
+		} else {
+			as = a[i0*lda:]
 		}
 		for j0 := 0; j0 < n; j0 += tileCols {
 			nj := min(tileCols, n-j0)
 			// op(B) columns j0…: columns of B, or rows of B when transposed.
-			bs := b[j0:]
+			var bs []float32
 			if tB {
 				bs = b[j0*ldb:]
+			} else {
+				bs = b[j0:]
 			}
 			impl.Sgemm(ta, tb, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
 		}
