@@ -29,6 +29,11 @@ type Checkpoint struct {
 	recon, regW float64   // the reconstruction and weight terms last reported
 	ly          []float64 // n×d, L·Y
 	views       []viewState
+	// The conjugate-gradient Y solver's memory (Config.YSolver "cg"), when
+	// it holds a usable previous step: gradient, direction and ⟨g, M⁻¹g⟩.
+	cg           bool
+	gPrev, dPrev []float64
+	gzPrev       float64
 }
 
 // viewState is one view's training state beyond its weights.
@@ -42,6 +47,9 @@ type viewState struct {
 
 func newCheckpoint(m *Model, it int, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
 	cp := &Checkpoint{Model: m, Iteration: it, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
+	if sub.cg && sub.cgValid {
+		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, slices.Clone(sub.gPrev), slices.Clone(sub.dPrev), sub.gzPrev
+	}
 	for s, tr := range trainers {
 		var vs viewState
 		if tr != nil {
@@ -138,6 +146,11 @@ type checkpointHeader struct {
 	Recon     float64
 	RegW      float64
 	Views     []viewHeaderCP
+	// CG marks the conjugate-gradient state (two n×d float64 arrays after
+	// L·Y: the last gradient, then the last direction); CGGZ is its
+	// ⟨g, M⁻¹g⟩.
+	CG   bool    `json:",omitempty"`
+	CGGZ float64 `json:",omitempty"`
 }
 
 type viewHeaderCP struct {
@@ -153,13 +166,15 @@ func (cp *Checkpoint) Save(path string) error { return atomicfile.Write(path, cp
 
 // Write writes the checkpoint: the model in its own format (so a
 // checkpoint's first part is a loadable model), then the state section:
-// magic, a JSON header with its length, L·Y as float64, and per view the
-// cycle as int32 and the Adam moments as float32, all little-endian.
+// magic, a JSON header with its length, L·Y as float64 (followed, for the
+// conjugate-gradient solver, by its last gradient and direction), and per
+// view the cycle as int32 and the Adam moments as float32, all
+// little-endian.
 func (cp *Checkpoint) Write(w io.Writer) error {
 	if err := cp.Model.Write(w); err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW}
+	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev}
 	for _, vs := range cp.views {
 		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
 		for _, m := range vs.m {
@@ -182,6 +197,14 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 	}
 	if err := binary.Write(w, binary.LittleEndian, cp.ly); err != nil {
 		return err
+	}
+	if cp.cg {
+		if err := binary.Write(w, binary.LittleEndian, cp.gPrev); err != nil {
+			return err
+		}
+		if err := binary.Write(w, binary.LittleEndian, cp.dPrev); err != nil {
+			return err
+		}
 	}
 	for _, vs := range cp.views {
 		c := make([]int32, len(vs.cycle))
@@ -273,6 +296,9 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 		need += lo
 	}
 	add(n*d, 8)
+	if hdr.CG {
+		add(2*n*d, 8)
+	}
 	for s, vh := range hdr.Views {
 		add(vh.Cycle, 4)
 		for _, k := range vh.Moments {
@@ -288,6 +314,16 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
 	if err := binary.Read(cr, binary.LittleEndian, cp.ly); err != nil {
 		return nil, errors.New("truncated L·Y")
+	}
+	if hdr.CG {
+		cp.cg, cp.gzPrev = true, hdr.CGGZ
+		cp.gPrev, cp.dPrev = make([]float64, n*d), make([]float64, n*d)
+		if err := binary.Read(cr, binary.LittleEndian, cp.gPrev); err != nil {
+			return nil, errors.New("truncated conjugate-gradient state")
+		}
+		if err := binary.Read(cr, binary.LittleEndian, cp.dPrev); err != nil {
+			return nil, errors.New("truncated conjugate-gradient state")
+		}
 	}
 	for s, vh := range hdr.Views {
 		vs := viewState{adamSteps: vh.AdamSteps, rng: vh.RNG, cursor: vh.Cursor}

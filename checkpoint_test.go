@@ -27,6 +27,9 @@ func TestCheckpointResume(t *testing.T) {
 		// Re-weighed views at iteration 10: the resumed fit must use the
 		// checkpoint's weights, and re-weigh again at 20.
 		{"auto-view-weights", func() Config { c := quickConfig(); c.AutoViewWeights = true; return c }(), 21, 11},
+		// The conjugate-gradient solver's previous gradient and direction
+		// travel in the checkpoint.
+		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg

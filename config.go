@@ -179,6 +179,19 @@ type Config struct {
 	Iterations int     // outer iterations (60, paper §4.1.3)
 	YSteps     int     // at most this many Y steps per iteration (1: Y is warm-started each iteration)
 	YTol       float64 // stop the Y steps when one lowers f by less than YTol·|f| (1e-5)
+	// YSolver picks the Y steps' direction: "gd" (the default), the
+	// preconditioned gradient; or "cg", preconditioned nonlinear conjugate
+	// gradients (Polak–Ribière+) whose previous direction is carried
+	// across outer iterations, so that one step per iteration still adds
+	// up to a converged Y. Both take the exact line search. cg reaches a
+	// lower objective at no extra cost (DBLP4057 at iteration 60: 2.35e6
+	// against 2.43e6 for gd with 3 steps) and is the better embedding on
+	// DBLP4057 and ACM (table4's dpmne-cg row: 0.930 and 0.905 against
+	// 0.899 and 0.898), but not on Cora (0.855 against 0.863), where the
+	// less converged Y of gd classifies better. It stays an option, and
+	// `dpmne tune --y-solver-grid gd,cg` chooses it on the training part.
+	// cg keeps two more n×d arrays.
+	YSolver string
 
 	// Ablations (Table 4).
 	NoAutoencoder bool // H^s = X^s: identity encoders, no reconstruction term
@@ -230,6 +243,9 @@ func (c Config) Defaults() Config {
 	seti(&c.Iterations, 60)
 	seti(&c.YSteps, 1)
 	set(&c.YTol, 1e-5)
+	if c.YSolver == "" {
+		c.YSolver = "gd"
+	}
 	return c
 }
 
@@ -258,6 +274,11 @@ func (c Config) Validate() error {
 		if _, err := nn.ParseLoss(c.Loss); err != nil {
 			return bad("loss", c.Loss, "mse, weighted-mse or bce")
 		}
+	}
+	switch c.YSolver {
+	case "", "gd", "cg":
+	default:
+		return bad("y-solver", c.YSolver, "gd or cg")
 	}
 	for s, w := range c.ViewWeights {
 		if !(w >= 0) || math.IsInf(w, 0) {

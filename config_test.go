@@ -16,6 +16,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{ViewWeights: []float64{1, -0.5}}, "view-weights[1] = -0.5"},
 		{Config{ViewWeights: []float64{math.Inf(1)}}, "view-weights[0] = +Inf"},
 		{Config{LearningRate: -1}, "learning-rate = -1"},
+		{Config{YSolver: "newton"}, "y-solver = newton"},
 	} {
 		if err := tc.cfg.Defaults().Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)

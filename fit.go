@@ -311,6 +311,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 	}
 	sub := newSubspace(n, d, views, lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
+	if cfg.YSolver == "cg" {
+		sub.useCG()
+	}
 	bStart := time.Now()
 	first := 1
 	if cp := opt.Resume; cp != nil {
@@ -324,6 +327,11 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		sub.refresh()
 		sub.grams()
+		if sub.cg && cp.cg {
+			copy(sub.gPrev, cp.gPrev)
+			copy(sub.dPrev, cp.dPrev)
+			sub.gzPrev, sub.cgValid = cp.gzPrev, true
+		}
 		first = cp.Iteration + 1
 	} else {
 		if cfg.SpectralInit && lap != nil {

@@ -22,7 +22,8 @@ type Memory struct {
 	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and two n×d work arrays (the
 	// gradient turned into the step direction in place, and L times it):
 	// 5·n·d float64, and two blocks of 512 rows for the unobserved rows'
-	// corrections.
+	// corrections; the conjugate-gradient solver keeps three more n×d
+	// (the last gradient and direction, and the current gradient).
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
@@ -81,6 +82,9 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		m.Proximity += buf
 	}
 	m.Subspace = 5*n*d*8 + 2*512*d*8
+	if cfg.YSolver == "cg" {
+		m.Subspace += 3 * n * d * 8
+	}
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
 	for _, v := range net.Views {
 		x := v.FeatureMatrix()

@@ -139,6 +139,7 @@ func init() {
 	}))
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
 	Register(DPMNE("dpmne-propagate", "option on: each view's features smoothed once along its own graph (--propagate 1)", func(c *dpmne.Config) { c.Propagate = 1 }))
+	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
 	Register(DPMNE("dpmne-auto-views", "option on: views re-weighed by Y's roughness on each (--view-weights auto)", func(c *dpmne.Config) { c.AutoViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))

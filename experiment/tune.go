@@ -17,12 +17,14 @@ import (
 // "spectral" (dpmne.Config.SpectralInit), Encoders "autoencoder" (the
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
-// which DBLP4057 likes and Cora does not) and Propagate the feature
-// smoothing steps. Empty lists mean the base configuration's value.
+// which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
+// (dpmne.Config.YSolver: "gd" or "cg") and Propagate the feature smoothing
+// steps. Empty lists mean the base configuration's value.
 type Grid struct {
 	Alpha, Beta, Lambda []float64
 	Start, Encoders     []string
 	YSteps              []int
+	YSolver             []string
 	Propagate           []int // dpmne.Config.Propagate
 }
 
@@ -31,6 +33,7 @@ type TuneResult struct {
 	Alpha, Beta, Lambda float64
 	Start, Encoders     string
 	YSteps, Propagate   int
+	YSolver             string
 	MicroF1, MacroF1    eval.Stat
 }
 
@@ -98,6 +101,12 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
 		}
 	}
+	solvers := orDefault(g.YSolver, def.YSolver)
+	for _, v := range solvers {
+		if v != "gd" && v != "cg" {
+			return nil, fmt.Errorf("tune: Y solver %q: want gd or cg", v)
+		}
+	}
 	props := orDefault(g.Propagate, def.Propagate)
 	for _, v := range props {
 		if v < 0 {
@@ -111,8 +120,10 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 				for _, b := range betas {
 					for _, l := range lambdas {
 						for _, ys := range ysteps {
-							for _, pr := range props {
-								grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, Propagate: pr})
+							for _, so := range solvers {
+								for _, pr := range props {
+									grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, YSolver: so, Propagate: pr})
+								}
 							}
 						}
 					}
@@ -123,12 +134,12 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	out := make([]TuneResult, 0, len(grid))
 	for _, r := range grid {
 		cfg := base
-		cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.Propagate
+		cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.YSolver, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate
 		cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
 		m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps, propagate %d: %w",
-				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.Propagate, err)
+			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d: %w",
+				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, err)
 		}
 		e := m.Embedding()
 		_, d := e.Dims()

@@ -545,8 +545,20 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if strings.Count(out, "\n") != 6 || !strings.Contains(out, "y-steps") || !regexp.MustCompile(`best: .* --y-steps [12] --propagate 0\n`).MatchString(out) {
+	if strings.Count(out, "\n") != 6 || !strings.Contains(out, "y-steps") || !regexp.MustCompile(`best: .* --y-steps [12] --y-solver gd --propagate 0\n`).MatchString(out) {
 		t.Errorf("tune with Y steps:\n%s", out)
+	}
+	// Y solvers: two rows.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--y-solver-grid", "gd,cg",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --y-solver (gd|cg) --propagate 0\n`).MatchString(out) {
+		t.Errorf("tune with Y solvers:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--y-solver-grid", "newton"); err == nil || !strings.Contains(err.Error(), `Y solver "newton"`) {
+		t.Errorf("--y-solver-grid newton: %v", err)
 	}
 	// Feature propagation: two rows.
 	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1",
