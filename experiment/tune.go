@@ -18,14 +18,17 @@ import (
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
-// (dpmne.Config.YSolver: "gd" or "cg") and Propagate the feature smoothing
-// steps. Empty lists mean the base configuration's value.
+// (dpmne.Config.YSolver: "gd" or "cg"), Propagate the feature smoothing
+// steps, and ViewWeights "equal" (every view's weight 1) and/or "auto"
+// (dpmne.Config.AutoViewWeights). Empty lists mean the base configuration's
+// value.
 type Grid struct {
 	Alpha, Beta, Lambda []float64
 	Start, Encoders     []string
 	YSteps              []int
 	YSolver             []string
 	Propagate           []int // dpmne.Config.Propagate
+	ViewWeights         []string
 }
 
 // TuneResult is one configuration's cross-validated score.
@@ -34,7 +37,10 @@ type TuneResult struct {
 	Start, Encoders     string
 	YSteps, Propagate   int
 	YSolver             string
-	MicroF1, MacroF1    eval.Stat
+	// ViewWeights is "equal" or "auto", or "as given" for the base
+	// configuration's own weights when the grid does not vary them.
+	ViewWeights      string
+	MicroF1, MacroF1 eval.Stat
 }
 
 // Tune chooses α, β and λ as the paper's §4.1.3 says: by cross-validation on
@@ -107,6 +113,23 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, fmt.Errorf("tune: Y solver %q: want gd or cg", v)
 		}
 	}
+	views := g.ViewWeights
+	if len(views) == 0 {
+		switch {
+		case base.AutoViewWeights:
+			views = []string{"auto"}
+		case base.ViewWeights == nil:
+			views = []string{"equal"}
+		default:
+			views = []string{"as given"}
+		}
+	} else {
+		for _, v := range views {
+			if v != "equal" && v != "auto" {
+				return nil, fmt.Errorf("tune: view weights %q: want equal or auto", v)
+			}
+		}
+	}
 	props := orDefault(g.Propagate, def.Propagate)
 	for _, v := range props {
 		if v < 0 {
@@ -122,7 +145,9 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 						for _, ys := range ysteps {
 							for _, so := range solvers {
 								for _, pr := range props {
-									grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, YSolver: so, Propagate: pr})
+									for _, vw := range views {
+										grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, YSolver: so, Propagate: pr, ViewWeights: vw})
+									}
 								}
 							}
 						}
@@ -136,10 +161,16 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		cfg := base
 		cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.YSolver, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate
 		cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
+		switch r.ViewWeights {
+		case "equal":
+			cfg.ViewWeights, cfg.AutoViewWeights = nil, false
+		case "auto":
+			cfg.ViewWeights, cfg.AutoViewWeights = nil, true
+		}
 		m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d: %w",
-				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, err)
+			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, %s view weights: %w",
+				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.ViewWeights, err)
 		}
 		e := m.Embedding()
 		_, d := e.Dims()

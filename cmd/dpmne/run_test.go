@@ -520,7 +520,7 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "best: --alpha 1 --beta") || strings.Count(out, "\n") != 6 {
+	if !strings.Contains(out, "best: --view-weights equal --alpha 1 --beta") || strings.Count(out, "\n") != 6 {
 		t.Errorf("tune output:\n%s", out)
 	}
 	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--folds", "1"); err == nil || !strings.Contains(err.Error(), "folds") {
@@ -556,6 +556,18 @@ func TestTune(t *testing.T) {
 	}
 	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --y-solver (gd|cg) --propagate 0\n`).MatchString(out) {
 		t.Errorf("tune with Y solvers:\n%s", out)
+	}
+	// View weights: two rows, and the best line names them.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--view-weights-grid", "equal,auto",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: --view-weights (equal|auto) --alpha`).MatchString(out) {
+		t.Errorf("tune with view weights:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--view-weights-grid", "1,2"); err == nil || !strings.Contains(err.Error(), `view weights "1"`) {
+		t.Errorf("--view-weights-grid 1,2: %v", err)
 	}
 	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--y-solver-grid", "newton"); err == nil || !strings.Contains(err.Error(), `Y solver "newton"`) {
 		t.Errorf("--y-solver-grid newton: %v", err)

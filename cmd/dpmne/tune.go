@@ -16,7 +16,7 @@ func newTuneCmd(g *globals) *cobra.Command {
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …]",
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--view-weights-grid …]",
 		Short: "Choose α, β, λ (and Y's start, the encoders) by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
@@ -40,7 +40,7 @@ best values to dpmne train.`,
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
 				if !quiet {
-					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.MicroF1.Mean, r.MicroF1.Std)
+					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, %s view weights: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.ViewWeights, r.MicroF1.Mean, r.MicroF1.Std)
 				}
 			})
 			if err != nil {
@@ -48,12 +48,12 @@ best values to dpmne train.`,
 			}
 			rows := make([][]string, len(res))
 			for k, r := range res {
-				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate),
+				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate), r.ViewWeights,
 					fmt.Sprintf("%.3f ± %.3f", r.MicroF1.Mean, r.MicroF1.Std), fmt.Sprintf("%.3f ± %.3f", r.MacroF1.Mean, r.MacroF1.Std)}
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
-			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "CV micro-F1", "CV macro-F1"}, rows)
+			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "view-weights", "CV micro-F1", "CV macro-F1"}, rows)
 			b := res[0]
 			flags := ""
 			if b.Start == "spectral" {
@@ -61,6 +61,9 @@ best values to dpmne train.`,
 			}
 			if b.Encoders == "identity" {
 				flags += " --no-autoencoder"
+			}
+			if b.ViewWeights != "as given" {
+				flags += " --view-weights " + b.ViewWeights
 			}
 			fmt.Fprintf(out, "\nbest:%s --alpha %g --beta %g --lambda %g --y-steps %d --y-solver %s --propagate %d\n", flags, b.Alpha, b.Beta, b.Lambda, b.YSteps, b.YSolver, b.Propagate)
 			return nil
@@ -75,6 +78,7 @@ best values to dpmne train.`,
 	f.StringSliceVar(&grid.Encoders, "encoders", nil, "encoders to try: autoencoder, identity (default: as --no-autoencoder)")
 	f.IntSliceVar(&grid.YSteps, "y-steps-grid", nil, "values of --y-steps to try (default: --y-steps)")
 	f.StringSliceVar(&grid.YSolver, "y-solver-grid", nil, "values of --y-solver to try: gd, cg (default: --y-solver)")
+	f.StringSliceVar(&grid.ViewWeights, "view-weights-grid", nil, "view weights to try: equal, auto (default: --view-weights)")
 	f.IntSliceVar(&grid.Propagate, "propagate-grid", nil, "values of --propagate to try (default: --propagate)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
 	f.IntVar(&folds, "folds", 5, "cross-validation splits of the training part")
