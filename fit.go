@@ -56,6 +56,9 @@ type Model struct {
 	IDs    []string    // node ids, in row order of the embedding
 	Y      *mat.Dense  // n×d common embedding
 	Views  []ViewModel // per view, in network order
+	// Filter is the d×d heat filter Embedding applies after centring
+	// (Config.FilterTau), or nil for none.
+	Filter *mat.Dense
 
 	embed atomic.Pointer[embedCache] // Embed's factored systems, made on first use
 	mean  atomic.Pointer[[]float64]  // Y's column means, made on first use
@@ -75,9 +78,23 @@ type ViewModel struct {
 
 // Embedding returns the n×d embedding, one row per node in IDs order.
 //
-// That is Y with its column means subtracted (a new matrix), or Y itself
-// when Config.Uncentred is set; Embed's results are in the same space.
+// That is Y with its column means subtracted, times the heat filter
+// Model.Filter (a new matrix); either step is skipped when Config.Uncentred
+// is set or there is no filter, and Y itself is returned when both are.
+// Embed's results are in the same space.
 func (m *Model) Embedding() *mat.Dense {
+	e := m.centred()
+	if m.Filter != nil {
+		var f mat.Dense
+		f.Mul(e, m.Filter)
+		return &f
+	}
+	return e
+}
+
+// centred returns Y less its column means, or Y itself with
+// Config.Uncentred.
+func (m *Model) centred() *mat.Dense {
 	off := m.offset()
 	if off == nil {
 		return m.Y
@@ -780,6 +797,12 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 			}
 		}
 		m.Views = append(m.Views, vm)
+	}
+	if sub.lap != nil && cfg.FilterTau > 0 {
+		yc := m.centred()
+		ly := make([]float64, sub.n*sub.d)
+		sub.lap.ApplyL(ly, yc.RawMatrix().Data, sub.d)
+		m.Filter = heatFilter(yc.RawMatrix().Data, ly, sub.n, sub.d, cfg.FilterTau)
 	}
 	return m
 }

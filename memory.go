@@ -35,7 +35,8 @@ type Memory struct {
 	Autoencoders int64
 	// Transient: the initialisation's n×(d+10) float64 range basis (its
 	// orthonormalisation works in place). The model at the end takes Y and
-	// the autoencoders without copies.
+	// the autoencoders without copies; the heat filter (Config.FilterTau)
+	// needs the centred Y and L times it, 2·n·d float64, which is less.
 	Transient int64
 }
 

@@ -26,8 +26,9 @@ import (
 // the closed-form ridge solution of the consistency term over the node's
 // views, y = (Σ_s B^s B^sᵀ + ρI)⁻¹ Σ_s B^s h^sᵀ with h^s its code and
 // ρ = λ_B/α, the ridge of the B step, less the column means of Y unless
-// Config.Uncentred is set, so that it is comparable with the rows of
-// Embedding. A node with no view gets zeros (before that shift).
+// Config.Uncentred is set, and times the heat filter (Model.Filter) when
+// there is one, so that it is comparable with the rows of Embedding. A node
+// with no view gets zeros (before the shift and the filter).
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s
@@ -98,6 +99,9 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 			row[j] -= off[j]
 		}
 		out.SetRow(i, row)
+	}
+	if m.Filter != nil {
+		out.Mul(mat.DenseCopyOf(out), m.Filter)
 	}
 	return out, nil
 }
@@ -172,7 +176,8 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 
 // Impute reconstructs the features of view s for the nodes whose embeddings
 // are the rows of y (k×d, rows of Embedding or of Embed): the code y·B^s of
-// the fitted y (the column means added back unless Config.Uncentred),
+// the fitted y (the heat filter undone and the column means added back,
+// unless there are none),
 // decoded by the view's autoencoder (the paper's h_i^s = y_i B^s, §3.3). It
 // returns k×In values.
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
@@ -182,6 +187,17 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	k, d := y.Dims()
 	if _, md := m.Y.Dims(); d != md {
 		return nil, fmt.Errorf("impute: embeddings have %d columns, want %d", d, md)
+	}
+	if m.Filter != nil {
+		// The filter is invertible (its eigenvalues are positive):
+		// y·F⁻¹ by solving Fᵀ·xᵀ = yᵀ.
+		var lu mat.LU
+		lu.Factorize(m.Filter)
+		var xt mat.Dense
+		if err := lu.SolveTo(&xt, true, y.T()); err != nil {
+			return nil, fmt.Errorf("impute: the embedding's filter: %w", err)
+		}
+		y = mat.DenseCopyOf(xt.T())
 	}
 	if off := m.offset(); off != nil {
 		fitted := mat.NewDense(k, d, nil)
@@ -232,6 +248,9 @@ type modelHeader struct {
 	N       int          `json:"n"`
 	D       int          `json:"d"`
 	Views   []viewHeader `json:"views"`
+	// Filter marks Model.Filter, d×d float64 after the views' arrays;
+	// absent (files before it) means none.
+	Filter bool `json:"filter,omitempty"`
 }
 
 type viewHeader struct {
@@ -257,7 +276,7 @@ func (m *Model) Save(path string) error {
 // Write writes the model in the versioned binary format.
 func (m *Model) Write(w io.Writer) error {
 	n, d := m.Y.Dims()
-	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d}
+	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil}
 	for _, v := range m.Views {
 		_, h := v.B.Dims()
 		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight}
@@ -301,6 +320,9 @@ func (m *Model) Write(w io.Writer) error {
 				return err
 			}
 		}
+	}
+	if m.Filter != nil {
+		return binary.Write(w, binary.LittleEndian, m.Filter.RawMatrix().Data)
 	}
 	return nil
 }
@@ -379,6 +401,9 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 			add(l.Out, 1, 4)
 		}
 	}
+	if hdr.Filter {
+		add(hdr.D, hdr.D, 8)
+	}
 	if !ok || len(hdr.IDs) != hdr.N || need > avail {
 		return nil, fmt.Errorf("header describes %d nodes × %d dims (%d ids) and %d bytes of arrays, but the file has %d", hdr.N, hdr.D, len(hdr.IDs), need, uint64(size)-16-hlen)
 	}
@@ -432,6 +457,13 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 			vm.AE = ae
 		}
 		m.Views = append(m.Views, vm)
+	}
+	if hdr.Filter {
+		f, err := read64(hdr.D*hdr.D, "embedding filter")
+		if err != nil {
+			return nil, err
+		}
+		m.Filter = mat.NewDense(hdr.D, hdr.D, f)
 	}
 	return m, nil
 }

@@ -163,6 +163,9 @@ func FuzzReadModel(f *testing.F) {
 		cfg := quickConfig()
 		cfg.NoAutoencoder = noAE
 		cfg.Iterations = 1
+		if noAE {
+			cfg.FilterTau = 2 // a model file with a filter
+		}
 		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 		if err != nil {
 			f.Fatal(err)

@@ -138,6 +138,7 @@ func init() {
 		c.LearningRate, c.Pretrain = p.LearningRate, p.Pretrain
 	}))
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
+	Register(DPMNE("dpmne-filter", "option on: the embedding heat-filtered along the proximity, τ = 2 (--filter-tau 2)", func(c *dpmne.Config) { c.FilterTau = 2 }))
 	Register(DPMNE("dpmne-propagate", "option on: each view's features smoothed once along its own graph (--propagate 1)", func(c *dpmne.Config) { c.Propagate = 1 }))
 	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
 	Register(DPMNE("dpmne-auto-views", "option on: views re-weighed by Y's roughness on each (--view-weights auto)", func(c *dpmne.Config) { c.AutoViewWeights = true }))

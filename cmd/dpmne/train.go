@@ -67,6 +67,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.viewWeights, "view-weights", "equal", "views' weights in the proximity: equal, auto (re-weighed by Y's roughness on each view), or one weight per view (1,0.4)")
 	fs.IntVar(&f.cfg.Propagate, "propagate", 0, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
+	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", 0, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off; 2 helps k-means and cosine search)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")

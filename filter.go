@@ -1,0 +1,85 @@
+package dpmne
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// heatFilter returns the d×d right factor F of the embedding's heat filter,
+// Z = Y·F, or nil when it is not defined (Y rank-deficient, or Y as smooth in
+// every direction as in none). y is the n×d embedding before the filter and
+// ly = L·y.
+//
+// F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
+// span of Y: with A = YᵀLY and G = YᵀY, the generalized eigenvectors
+// A w = r G w give Y's directions Y·w_j, G-orthonormal, each with its
+// roughness r_j on the proximity graph, and
+//
+//	F = W·diag(exp(−τ r_j / median r))·W⁻¹ = exp(−(τ / median r)·G⁻¹A),
+//
+// so Y·F keeps Y's smooth directions and damps its rough ones, scale-free
+// (τ is in units of the median roughness). It is a d×d computation after
+// one L·Y: O(n·d²). τ = 0 gives F = I. With G = UᵀU (Cholesky) the
+// eigenproblem is the symmetric U⁻ᵀAU⁻¹ = VΛVᵀ, W = U⁻¹V and W⁻¹ = VᵀU.
+func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
+	if n < d || tau <= 0 {
+		return nil
+	}
+	ym, lym := mat.NewDense(n, d, y), mat.NewDense(n, d, ly)
+	var a, g mat.Dense
+	a.Mul(ym.T(), lym)
+	g.Mul(ym.T(), ym)
+	gs, as := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			gs.SetSym(i, j, (g.At(i, j)+g.At(j, i))/2)
+			as.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
+		}
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(gs) {
+		return nil
+	}
+	var u, ui mat.TriDense
+	chol.UTo(&u)
+	if err := ui.InverseTri(&u); err != nil {
+		return nil
+	}
+	var b mat.Dense
+	b.Mul(ui.T(), as)
+	b.Mul(&b, &ui)
+	bs := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			bs.SetSym(i, j, (b.At(i, j)+b.At(j, i))/2)
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(bs, true) {
+		return nil
+	}
+	r := es.Values(nil)
+	var v mat.Dense
+	es.VectorsTo(&v)
+	sorted := slices.Clone(r)
+	slices.Sort(sorted)
+	med := sorted[d/2]
+	if !(med > 0) || math.IsInf(med, 0) {
+		return nil
+	}
+	// F = U⁻¹ · V·diag(e) · Vᵀ · U.
+	ve := mat.DenseCopyOf(&v)
+	for j := range d {
+		e := math.Exp(-tau * max(r[j], 0) / med)
+		for i := range d {
+			ve.Set(i, j, ve.At(i, j)*e)
+		}
+	}
+	var f mat.Dense
+	f.Mul(&ui, ve)
+	f.Mul(&f, v.T())
+	f.Mul(&f, &u)
+	return &f
+}

@@ -1,0 +1,193 @@
+package dpmne
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// expm returns e^M by scaling and squaring a 30-term Taylor series: an
+// independent reference for the filter's eigen-route.
+func expm(m *mat.Dense) *mat.Dense {
+	d, _ := m.Dims()
+	s := 0
+	for norm := mat.Norm(m, 1); norm > 0.5; norm /= 2 {
+		s++
+	}
+	a := mat.DenseCopyOf(m)
+	a.Scale(math.Pow(2, -float64(s)), a)
+	sum := mat.NewDense(d, d, nil)
+	term := mat.NewDense(d, d, nil)
+	for i := range d {
+		sum.Set(i, i, 1)
+		term.Set(i, i, 1)
+	}
+	for k := 1; k <= 30; k++ {
+		term.Mul(term, a)
+		term.Scale(1/float64(k), term)
+		sum.Add(sum, term)
+	}
+	for range s {
+		sum.Mul(sum, sum)
+	}
+	return sum
+}
+
+// TestHeatFilter checks heatFilter against its definition
+// F = exp(−(τ/m)·G⁻¹A), A = YᵀLY, G = YᵀY, m the median eigenvalue of
+// G⁻¹A — computed here by a general eigensolver and a Taylor matrix
+// exponential, not by the filter's symmetric route — to 1e-9 relative, on a
+// random graph's Laplacian; and the invariant it exists for: Y·F is smoother
+// on the graph than Y (a lower Rayleigh quotient tr(ZᵀLZ)/tr(ZᵀZ)).
+func TestHeatFilter(t *testing.T) {
+	const n, d = 40, 5
+	rng := rand.New(rand.NewPCG(3, 4))
+	lap := mat.NewDense(n, n, nil)
+	for range 3 * n {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if i == j {
+			continue
+		}
+		w := rng.Float64()
+		lap.Set(i, j, lap.At(i, j)-w)
+		lap.Set(j, i, lap.At(j, i)-w)
+		lap.Set(i, i, lap.At(i, i)+w)
+		lap.Set(j, j, lap.At(j, j)+w)
+	}
+	y := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			y.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var ly mat.Dense
+	ly.Mul(lap, y)
+	var a, g, ginvA mat.Dense
+	a.Mul(y.T(), &ly)
+	g.Mul(y.T(), y)
+	if err := ginvA.Solve(&g, &a); err != nil {
+		t.Fatal(err)
+	}
+	var eig mat.Eigen
+	if !eig.Factorize(&ginvA, mat.EigenNone) {
+		t.Fatal("eigen decomposition failed")
+	}
+	var r []float64
+	for _, v := range eig.Values(nil) {
+		r = append(r, real(v))
+	}
+	slices.Sort(r)
+	med := r[d/2]
+	rayleigh := func(z *mat.Dense) float64 {
+		var lz, zlz, ztz mat.Dense
+		lz.Mul(lap, z)
+		zlz.Mul(z.T(), &lz)
+		ztz.Mul(z.T(), z)
+		return mat.Trace(&zlz) / mat.Trace(&ztz)
+	}
+	for _, tau := range []float64{0.5, 2, 8} {
+		got := heatFilter(y.RawMatrix().Data, ly.RawMatrix().Data, n, d, tau)
+		if got == nil {
+			t.Fatalf("τ = %g: no filter", tau)
+		}
+		var m mat.Dense
+		m.Scale(-tau/med, &ginvA)
+		want := expm(&m)
+		var diff mat.Dense
+		diff.Sub(got, want)
+		if e := mat.Norm(&diff, 2) / mat.Norm(want, 2); !(e < 1e-9) {
+			t.Errorf("τ = %g: ‖F − exp(−τ/m·G⁻¹A)‖/‖exp‖ = %.3g, want < 1e-9", tau, e)
+		}
+		var z mat.Dense
+		z.Mul(y, got)
+		if before, after := rayleigh(y), rayleigh(&z); !(after < before) {
+			t.Errorf("τ = %g: roughness %v after the filter, %v before", tau, after, before)
+		}
+	}
+	if f := heatFilter(y.RawMatrix().Data, ly.RawMatrix().Data, n, d, 0); f != nil {
+		t.Error("τ = 0 gave a filter")
+	}
+}
+
+// TestFilteredModel: with FilterTau, Embedding is the centred Y times the
+// stored filter; the filter survives Save/Load; Embed answers in the same
+// space ((ridge solution − mean)·F); and Impute undoes the filter (and the
+// centring) before decoding Y·B.
+func TestFilteredModel(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.FilterTau = 2
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Filter == nil {
+		t.Fatal("no filter with FilterTau 2")
+	}
+	_, d := m.Y.Dims()
+	c := m.centred()
+	var want mat.Dense
+	want.Mul(c, m.Filter)
+	emb := m.Embedding()
+	if !mat.EqualApprox(emb, &want, 1e-12) {
+		t.Fatal("Embedding is not the centred Y times the filter")
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := ReadModel(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Filter == nil || !mat.Equal(m2.Filter, m.Filter) || !mat.Equal(m2.Embedding(), emb) {
+		t.Fatal("the filter did not survive Write/ReadModel")
+	}
+	// Embed node 3 from its own views: the unfiltered model's answer
+	// (checked against the closed form by TestEmbedClosedForm) times F.
+	x := make([]*sparse.CSR, len(net.Views))
+	has := make([][]bool, len(net.Views))
+	for s, v := range net.Views {
+		f := v.FeatureMatrix()
+		b := sparse.NewBuilder(1, f.Cols)
+		ind, val := f.Row(3)
+		for k, j := range ind {
+			b.Add(0, int(j), val[k])
+		}
+		x[s], _ = b.Build(sparse.MergeMax)
+		has[s] = []bool{v.Observed[3]}
+	}
+	got, err := m.Embed(x, has)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &Model{Config: m.Config, IDs: m.IDs, Y: m.Y, Views: m.Views}
+	raw, err := plain.Embed(x, has)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantE mat.Dense
+	wantE.Mul(raw, m.Filter)
+	if !mat.EqualApprox(got, &wantE, 1e-10) {
+		t.Fatalf("Embed = %v, want the unfiltered answer times F %v", mat.Formatted(got), mat.Formatted(&wantE))
+	}
+	// Impute(Embedding row 5) = Impute of the unfiltered model's row 5.
+	rec, err := m.Impute(0, emb.Slice(5, 6, 0, d).(*mat.Dense))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantR, err := plain.Impute(0, c.Slice(5, 6, 0, d).(*mat.Dense))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(rec, wantR, 1e-6) {
+		t.Fatal("Impute of a filtered row differs from Impute of the unfiltered row")
+	}
+}
