@@ -183,10 +183,10 @@ type Config struct {
 	// L2-normalised k-means and cosine search otherwise weigh as much as
 	// the smooth ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised
 	// rows: Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892;
-	// but micro-F1 moves by +0.003, +0.008 and −0.009, and the synthetic
-	// demo's by −0.015, so it is an option for clustering and search, not
-	// a default (README, "Beyond the paper"). There is no filter without
-	// the proximity term.
+	// but micro-F1 moves by +0.002, +0.002 and −0.006 (table4's
+	// dpmne-filter row) and the synthetic demo's by −0.015, so it is an
+	// option for clustering and search, not a default (README, "Beyond the
+	// paper"). There is no filter without the proximity term.
 	FilterTau float64
 
 	// Coordinate descent.
@@ -200,7 +200,7 @@ type Config struct {
 	// up to a converged Y. Both take the exact line search. cg reaches a
 	// lower objective at no extra cost (DBLP4057 at iteration 60: 2.35e6
 	// against 2.43e6 for gd with 3 steps) and is the better embedding on
-	// DBLP4057 and ACM (table4's dpmne-cg row: 0.930 and 0.905 against
+	// DBLP4057 and ACM (table4's dpmne-cg row: 0.930 and 0.902 against
 	// 0.899 and 0.898), but not on Cora (0.855 against 0.863), where the
 	// less converged Y of gd classifies better. It stays an option, and
 	// `dpmne tune --y-solver-grid gd,cg` chooses it on the training part.
