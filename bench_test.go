@@ -24,25 +24,30 @@ import (
 // iteration 0). Run with -tags openblas to measure OpenBLAS.
 func BenchmarkFit(b *testing.B) {
 	b.Logf("BLAS: %s", fastblas.Name())
+	cora := func(b *testing.B) *multiplex.Network {
+		net, err := multiplex.Load("cora", testenv.DataDir(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return net
+	}
 	cases := []struct {
 		name string
 		load func(b *testing.B) *multiplex.Network
+		cfg  Config
 	}{
-		{"synthetic-2000", func(b *testing.B) *multiplex.Network { return smallNet(b, 2000) }},
-		{"cora", func(b *testing.B) *multiplex.Network {
-			net, err := multiplex.Load("cora", testenv.DataDir(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return net
-		}},
+		{"synthetic-2000", func(b *testing.B) *multiplex.Network { return smallNet(b, 2000) }, Config{}},
+		{"cora", cora, Config{}},
+		// The options whose cost is per iteration or at the end of the fit.
+		{"cora-cg", cora, Config{YSolver: "cg"}},
+		{"cora-filter", cora, Config{FilterTau: 2}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			net := c.load(b)
 			var y, bt, ae time.Duration
 			for b.Loop() {
-				_, err := Fit(context.Background(), net, Config{}, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
+				_, err := Fit(context.Background(), net, c.cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
 					y += it.YTime
 					bt += it.BTime
 					ae += it.AETime
