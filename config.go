@@ -204,7 +204,8 @@ type Config struct {
 	// 0.899 and 0.898), but not on Cora (0.855 against 0.863), where the
 	// less converged Y of gd classifies better. It stays an option, and
 	// `dpmne tune --y-solver-grid gd,cg` chooses it on the training part.
-	// cg keeps two more n×d arrays.
+	// cg keeps three more n×d arrays (two carried between steps, and in
+	// checkpoints; one work).
 	YSolver string
 
 	// Ablations (Table 4).

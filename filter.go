@@ -8,9 +8,9 @@ import (
 )
 
 // heatFilter returns the d×d right factor F of the embedding's heat filter,
-// Z = Y·F, or nil when it is not defined (Y rank-deficient, or Y as smooth in
-// every direction as in none). y is the n×d embedding before the filter and
-// ly = L·y.
+// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, or the
+// median roughness not positive). y is the n×d embedding before the filter
+// and ly = L·y.
 //
 // F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
 // span of Y: with A = YᵀLY and G = YᵀY, the generalized eigenvectors

@@ -177,9 +177,8 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 // Impute reconstructs the features of view s for the nodes whose embeddings
 // are the rows of y (k×d, rows of Embedding or of Embed): the code y·B^s of
 // the fitted y (the heat filter undone and the column means added back,
-// unless there are none),
-// decoded by the view's autoencoder (the paper's h_i^s = y_i B^s, §3.3). It
-// returns k×In values.
+// where the model has them), decoded by the view's autoencoder (the
+// paper's h_i^s = y_i B^s, §3.3). It returns k×In values.
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	if s < 0 || s >= len(m.Views) {
 		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
