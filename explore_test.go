@@ -33,6 +33,16 @@ func TestExplore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if v := os.Getenv("DPMNE_EXPLORE_PDR"); v != "" {
+		pdr, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As dpmne experiment pdr draws it (seed 1).
+		if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(1, 7))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	seed := uint64(1)
 	if v := os.Getenv("DPMNE_EXPLORE_SEED"); v != "" {
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
