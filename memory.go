@@ -5,6 +5,7 @@ import (
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/proximity"
+	"github.com/dpmne/dpmne/sparse"
 )
 
 // Memory is an estimate of the memory a fit holds at its peak, by part, in
@@ -27,7 +28,8 @@ type Memory struct {
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
-	// per non-zero).
+	// per non-zero); with Config.Propagate, also the smoothed features (8
+	// bytes per non-zero, bounded by propagatedNNZ).
 	Codes int64
 	// Autoencoders: per view the float32 weights, gradient and two Adam
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
@@ -90,8 +92,13 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	for _, v := range net.Views {
 		x := v.FeatureMatrix()
 		in := int64(x.Cols)
+		nnz := int64(x.NNZ())
+		if cfg.Propagate > 0 {
+			nnz = propagatedNNZ(x, v.Adj, v.Observed, cfg.Propagate)
+			m.Codes += 8*nnz + 8*(n+1)
+		}
 		if cfg.NoAutoencoder {
-			m.Codes += 16*int64(x.NNZ()) + 16*(n+1) + 8*in
+			m.Codes += 16*nnz + 16*(n+1) + 8*in
 			continue
 		}
 		m.Codes += n * h * 4
@@ -111,10 +118,53 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			per -= 4 * out // no dense gradient of the output layer
 		}
 		m.Autoencoders += per + 4*min(n, 4096)*h // and the encoding buffer
+		if cfg.NegativeSamples > 0 {
+			// The sampled loss's entries (column int32, value and weight
+			// float32): a row's non-zeros and NegativeSamples zeros per
+			// non-zero, at most its width, for batches of up to 1,024
+			// rows (reconTerms), kept at their largest by the trainer.
+			obs := int64(max(v.NumObserved(), 1))
+			perRow := min(in, (1+int64(cfg.NegativeSamples))*((nnz+obs-1)/obs))
+			m.Autoencoders += 12 * max(1024, int64(cfg.Batch)) * perRow
+		}
 		if cfg.NegativeSamples < 0 {
 			m.Autoencoders += 3 * 4 * 1024 * in
 		}
 	}
 	m.Transient = n * (d + 10) * 8 // the initialisation's range basis
 	return m
+}
+
+// propagatedNNZ bounds the non-zeros of propagateFeatures(x, adj, observed,
+// k) from above without forming it: a smoothed row's support is at most
+// the union of its own and its observed neighbours' supports, so per row
+// c_i ← min(width, c_i + Σ_{j ∈ N(i) observed} c_j) for an observed i, k
+// times. It costs k passes over the adjacency.
+func propagatedNNZ(x, adj *sparse.CSR, observed []bool, k int) int64 {
+	n := x.Rows
+	c, next := make([]int64, n), make([]int64, n)
+	for i := range n {
+		c[i] = int64(x.RowNNZ(i))
+	}
+	for range k {
+		for i := range n {
+			next[i] = c[i]
+			if !observed[i] {
+				continue
+			}
+			ind, _ := adj.Row(i)
+			for _, j := range ind {
+				if int(j) != i && observed[j] {
+					next[i] += c[j]
+				}
+			}
+			next[i] = min(next[i], int64(x.Cols))
+		}
+		c, next = next, c
+	}
+	var sum int64
+	for _, v := range c {
+		sum += v
+	}
+	return sum
 }

@@ -2,9 +2,12 @@ package dpmne
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/dpmne/dpmne/multiplex"
 )
 
 // TestEstimateMemory compares the estimate with the live heap of a fit,
@@ -19,7 +22,16 @@ func TestEstimateMemory(t *testing.T) {
 		t.Skip("forces a garbage collection every iteration")
 	}
 	net := smallNet(t, 3000)
-	cfg := Config{Iterations: 3, Pretrain: 1}
+	for _, cfg := range []Config{
+		{Iterations: 3, Pretrain: 1},
+		// The smoothed features are allocated by the fit and counted.
+		{Iterations: 3, Pretrain: 1, Propagate: 2},
+	} {
+		t.Run(fmt.Sprintf("propagate=%d", cfg.Propagate), func(t *testing.T) { estimateMemory(t, net, cfg) })
+	}
+}
+
+func estimateMemory(t *testing.T, net *multiplex.Network, cfg Config) {
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -40,5 +52,25 @@ func TestEstimateMemory(t *testing.T) {
 	t.Logf("estimate %v; live peak %.0f MiB (ratio %.2f)", est, live/(1<<20), ratio)
 	if ratio < 0.6 || ratio > 1.3 {
 		t.Errorf("live peak / estimate = %.2f, want within [0.6, 1.3]", ratio)
+	}
+}
+
+// TestPropagatedNNZ: the bound is exact with no step and never below the
+// non-zeros propagateFeatures makes.
+func TestPropagatedNNZ(t *testing.T) {
+	net := smallNet(t, 400)
+	for _, v := range net.Views {
+		x := v.FeatureMatrix()
+		if got := propagatedNNZ(x, v.Adj, v.Observed, 0); got != int64(x.NNZ()) {
+			t.Errorf("view %s, 0 steps: bound %d, want the %d non-zeros", v.Name, got, x.NNZ())
+		}
+		for k := 1; k <= 3; k++ {
+			real := propagateFeatures(x, v.Adj, v.Observed, k, 1).NNZ()
+			if bound := propagatedNNZ(x, v.Adj, v.Observed, k); bound < int64(real) {
+				t.Errorf("view %s, %d steps: bound %d below the %d non-zeros", v.Name, k, bound, real)
+			} else {
+				t.Logf("view %s, %d steps: %d non-zeros, bound %d", v.Name, k, real, bound)
+			}
+		}
 	}
 }
