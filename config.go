@@ -371,3 +371,36 @@ func Preset(name string) (Config, error) {
 	}
 	return Config{}, fmt.Errorf("unknown preset %q: want default or paper", name)
 }
+
+// presetFields are the settings Paper sets, each by its flag name with the
+// copy from the preset, so that a preset can be applied field by field
+// (TestApplyPreset checks that they rebuild Paper from the zero Config).
+var presetFields = []struct {
+	flag string
+	set  func(dst *Config, p Config)
+}{
+	{"loss", func(d *Config, p Config) { d.Loss = p.Loss }},
+	{"learning-rate", func(d *Config, p Config) { d.LearningRate = p.LearningRate }},
+	{"pretrain", func(d *Config, p Config) { d.Pretrain = p.Pretrain }},
+	{"uncentred", func(d *Config, p Config) { d.Uncentred = p.Uncentred }},
+}
+
+// ApplyPreset sets the settings of c that the named preset sets, except
+// those whose flag name keep reports (nil keeps none): dpmne train keeps
+// the flags given beside --preset, and an experiment method can take part of
+// a preset. "default" sets nothing.
+func (c *Config) ApplyPreset(name string, keep func(flag string) bool) error {
+	p, err := Preset(name)
+	if err != nil {
+		return err
+	}
+	if name != "paper" {
+		return nil
+	}
+	for _, f := range presetFields {
+		if keep == nil || !keep(f.flag) {
+			f.set(c, p)
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package dpmne
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,32 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := Preset("best"); err == nil || !strings.Contains(err.Error(), `"best"`) {
 		t.Errorf("Preset(best): %v", err)
+	}
+}
+
+// TestApplyPreset: the per-field copies rebuild Paper from the zero Config
+// (so presetFields names every setting Paper makes), keep leaves the named
+// fields alone, and "default" and unknown names behave.
+func TestApplyPreset(t *testing.T) {
+	var c Config
+	if err := c.ApplyPreset("paper", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, Paper()) {
+		t.Errorf("ApplyPreset(paper) on the zero Config = %+v, want Paper() %+v", c, Paper())
+	}
+	c = Config{Loss: "bce", Pretrain: 7}
+	if err := c.ApplyPreset("paper", func(flag string) bool { return flag == "loss" || flag == "pretrain" }); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true}); !reflect.DeepEqual(c, want) {
+		t.Errorf("ApplyPreset keeping loss and pretrain = %+v, want %+v", c, want)
+	}
+	c = Config{Loss: "bce"}
+	if err := c.ApplyPreset("default", nil); err != nil || c.Loss != "bce" {
+		t.Errorf("ApplyPreset(default) = %+v, %v: want no change", c, err)
+	}
+	if err := c.ApplyPreset("fast", nil); err == nil || !strings.Contains(err.Error(), `"fast"`) {
+		t.Errorf("ApplyPreset(fast): err = %v", err)
 	}
 }

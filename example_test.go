@@ -34,3 +34,15 @@ func ExampleFit() {
 	// terms finite: true
 	// 300 nodes, 16 dimensions, 3 views
 }
+
+// ExampleConfig_ApplyPreset applies the paper-faithful preset but keeps a
+// setting given beside it, as dpmne train --preset paper --loss bce does.
+func ExampleConfig_ApplyPreset() {
+	cfg := dpmne.Config{Loss: "bce"}
+	if err := cfg.ApplyPreset("paper", func(flag string) bool { return flag == "loss" }); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.Loss, cfg.LearningRate, cfg.Pretrain, cfg.Uncentred)
+	// Output: bce 0.001 3 true
+}

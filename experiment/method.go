@@ -129,13 +129,11 @@ func init() {
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, uncentred)", func(c *dpmne.Config) {
-		p := dpmne.Paper()
-		c.Loss, c.LearningRate, c.Pretrain, c.Uncentred = p.Loss, p.LearningRate, p.Pretrain, p.Uncentred
+		c.ApplyPreset("paper", nil) // a known preset: no error
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
 	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
-		p := dpmne.Paper()
-		c.LearningRate, c.Pretrain = p.LearningRate, p.Pretrain
+		c.ApplyPreset("paper", func(flag string) bool { return flag != "learning-rate" && flag != "pretrain" })
 	}))
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
 	Register(DPMNE("dpmne-filter", "option on: the embedding heat-filtered along the proximity, τ = 2 (--filter-tau 2)", func(c *dpmne.Config) { c.FilterTau = 2 }))

@@ -83,25 +83,11 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 func (f *modelFlags) config() (dpmne.Config, error) {
 	c := f.cfg
 	c.Loss = f.loss
-	preset, err := dpmne.Preset(f.preset)
-	if err != nil {
+	// The preset's settings, where no flag gave one.
+	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
 		return c, fmt.Errorf("--preset: %w", err)
 	}
-	if f.preset == "paper" {
-		// The preset's settings, where no flag gave one.
-		if !f.fs.Changed("loss") {
-			c.Loss = preset.Loss
-		}
-		if !f.fs.Changed("learning-rate") {
-			c.LearningRate = preset.LearningRate
-		}
-		if !f.fs.Changed("pretrain") {
-			c.Pretrain = preset.Pretrain
-		}
-		if !f.fs.Changed("uncentred") {
-			c.Uncentred = preset.Uncentred
-		}
-	}
+	var err error
 	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
 		return c, fmt.Errorf("--activation: %w", err)
 	}
