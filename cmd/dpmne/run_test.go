@@ -557,6 +557,18 @@ func TestTune(t *testing.T) {
 	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --y-solver (gd|cg) --propagate 0\n`).MatchString(out) {
 		t.Errorf("tune with Y solvers:\n%s", out)
 	}
+	// On the partial network experiment pdr fits.
+	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--pdr", "0.4",
+		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") || strings.Count(out, "\n") != 5 {
+		t.Errorf("tune --pdr 0.4:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--pdr", "1.5"); err == nil || !strings.Contains(err.Error(), "--pdr") {
+		t.Errorf("--pdr 1.5: %v", err)
+	}
 	// View weights: two rows, and the best line names them.
 	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--view-weights-grid", "equal,auto",
 		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")

@@ -2,17 +2,19 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne/experiment"
+	"github.com/dpmne/dpmne/multiplex"
 )
 
 func newTuneCmd(g *globals) *cobra.Command {
 	var mf modelFlags
 	var data string
 	var grid experiment.Grid
-	var ratio float64
+	var ratio, pdr float64
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
@@ -37,6 +39,13 @@ best values to dpmne train.`,
 			if err != nil {
 				return err
 			}
+			if pdr > 0 {
+				// The partial network dpmne experiment pdr fits at this
+				// PDR with the same seed.
+				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(mf.seed, 7))); err != nil {
+					return fmt.Errorf("--pdr: %w", err)
+				}
+			}
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
 				if !quiet {
@@ -52,7 +61,11 @@ best values to dpmne train.`,
 					fmt.Sprintf("%.3f ± %.3f", r.MicroF1.Mean, r.MicroF1.Std), fmt.Sprintf("%.3f ± %.3f", r.MacroF1.Mean, r.MacroF1.Std)}
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
+			if pdr > 0 {
+				fmt.Fprintf(out, "cross-validation on the training part of %s at PDR %g (%d folds), best first\n", net.Name, pdr, folds)
+			} else {
+				fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
+			}
 			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "view-weights", "CV micro-F1", "CV macro-F1"}, rows)
 			b := res[0]
 			flags := ""
@@ -80,6 +93,7 @@ best values to dpmne train.`,
 	f.StringSliceVar(&grid.YSolver, "y-solver-grid", nil, "values of --y-solver to try: gd, cg (default: --y-solver)")
 	f.StringSliceVar(&grid.ViewWeights, "view-weights-grid", nil, "view weights to try: equal, auto (default: --view-weights)")
 	f.IntSliceVar(&grid.Propagate, "propagate-grid", nil, "values of --propagate to try (default: --propagate)")
+	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
 	f.IntVar(&folds, "folds", 5, "cross-validation splits of the training part")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
