@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dpmne/dpmne/sparse"
 )
 
 // expm returns e^M by scaling and squaring a 30-term Taylor series: an
@@ -152,18 +150,7 @@ func TestFilteredModel(t *testing.T) {
 	}
 	// Embed node 3 from its own views: the unfiltered model's answer
 	// (checked against the closed form by TestEmbedClosedForm) times F.
-	x := make([]*sparse.CSR, len(net.Views))
-	has := make([][]bool, len(net.Views))
-	for s, v := range net.Views {
-		f := v.FeatureMatrix()
-		b := sparse.NewBuilder(1, f.Cols)
-		ind, val := f.Row(3)
-		for k, j := range ind {
-			b.Add(0, int(j), val[k])
-		}
-		x[s], _ = b.Build(sparse.MergeMax)
-		has[s] = []bool{v.Observed[3]}
-	}
+	x, has := nodeViews(net, 3)
 	got, err := m.Embed(x, has)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -59,18 +60,7 @@ func TestEmbedClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Node 0 with all its views.
-	x := make([]*sparse.CSR, len(net.Views))
-	has := make([][]bool, len(net.Views))
-	for s, v := range net.Views {
-		f := v.FeatureMatrix()
-		b := sparse.NewBuilder(1, f.Cols)
-		ind, val := f.Row(0)
-		for k, j := range ind {
-			b.Add(0, int(j), val[k])
-		}
-		x[s], _ = b.Build(sparse.MergeMax)
-		has[s] = []bool{v.Observed[0]}
-	}
+	x, has := nodeViews(net, 0)
 	got, err := m.Embed(x, has)
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +143,25 @@ func TestEmbedClosedForm(t *testing.T) {
 	if _, err := m.Embed(x[:1], nil); err == nil {
 		t.Error("Embed accepted features for too few views")
 	}
+}
+
+// nodeViews returns node i's feature row in every view as a one-row matrix,
+// and whether each view observes it: the arguments of Model.Embed for that
+// node alone.
+func nodeViews(net *multiplex.Network, i int) ([]*sparse.CSR, [][]bool) {
+	x := make([]*sparse.CSR, len(net.Views))
+	has := make([][]bool, len(net.Views))
+	for s, v := range net.Views {
+		f := v.FeatureMatrix()
+		b := sparse.NewBuilder(1, f.Cols)
+		ind, val := f.Row(i)
+		for k, j := range ind {
+			b.Add(0, int(j), val[k])
+		}
+		x[s], _ = b.Build(sparse.MergeMax)
+		has[s] = []bool{v.Observed[i]}
+	}
+	return x, has
 }
 
 // FuzzReadModel feeds arbitrary bytes to the model reader: it must return a
