@@ -515,89 +515,60 @@ func TestBinarizeAndSearch(t *testing.T) {
 }
 
 func TestTune(t *testing.T) {
-	out, stderr, err := runCLI(t, "tune", "--data", "synthetic", "--betas", "10,3000", "--lambdas", "1e4",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
+	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet"}
+	one := []string{"--betas", "3000", "--lambdas", "1e4"}
+	match := func(re string) func(string) bool { return regexp.MustCompile(re).MatchString }
+	// Each grid: its flags, the lines of output (header, one row per
+	// point, blank, best) and what else the output must show.
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		lines int
+		ok    func(out string) bool
+	}{
+		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4"}, 6,
+			func(out string) bool { return strings.Contains(out, "best: --view-weights equal --alpha 1 --beta") }},
+		// The structural choices: 2 starts × 2 encoders, one row each.
+		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
+			func(out string) bool {
+				return strings.Count(out, "spectral") == 2 && strings.Count(out, "identity") >= 2
+			}},
+		// Y steps per iteration: the best line names its value.
+		{"Y steps", append([]string{"--y-steps-grid", "1,2"}, one...), 6,
+			func(out string) bool {
+				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 0\n`)(out)
+			}},
+		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 0\n`)},
+		// On the partial network experiment pdr fits.
+		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
+			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
+		// View weights: the best line names them.
+		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
+		{"propagation", append([]string{"--propagate-grid", "0,1"}, one...), 6, match(`best: .* --propagate [01]\n`)},
+	} {
+		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
+		out, stderr, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, stderr)
+		}
+		if strings.Count(out, "\n") != tc.lines || !tc.ok(out) {
+			t.Errorf("tune with %s:\n%s", tc.name, out)
+		}
 	}
-	if !strings.Contains(out, "best: --view-weights equal --alpha 1 --beta") || strings.Count(out, "\n") != 6 {
-		t.Errorf("tune output:\n%s", out)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--folds", "1"); err == nil || !strings.Contains(err.Error(), "folds") {
-		t.Errorf("--folds 1: %v", err)
-	}
-	// The structural choices: 2 starts × 2 encoders, one row each.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4",
-		"--starts", "codes,spectral", "--encoders", "autoencoder,identity",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if strings.Count(out, "\n") != 8 || strings.Count(out, "spectral") != 2 || strings.Count(out, "identity") < 2 {
-		t.Errorf("tune with starts and encoders:\n%s", out)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--starts", "random"); err == nil || !strings.Contains(err.Error(), `start "random"`) {
-		t.Errorf("--starts random: %v", err)
-	}
-	// Y steps per iteration: two rows, and the best line names its value.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--y-steps-grid", "1,2",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if strings.Count(out, "\n") != 6 || !strings.Contains(out, "y-steps") || !regexp.MustCompile(`best: .* --y-steps [12] --y-solver gd --propagate 0\n`).MatchString(out) {
-		t.Errorf("tune with Y steps:\n%s", out)
-	}
-	// Y solvers: two rows.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--y-solver-grid", "gd,cg",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --y-solver (gd|cg) --propagate 0\n`).MatchString(out) {
-		t.Errorf("tune with Y solvers:\n%s", out)
-	}
-	// On the partial network experiment pdr fits.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--pdr", "0.4",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if !strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") || strings.Count(out, "\n") != 5 {
-		t.Errorf("tune --pdr 0.4:\n%s", out)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--pdr", "1.5"); err == nil || !strings.Contains(err.Error(), "--pdr") {
-		t.Errorf("--pdr 1.5: %v", err)
-	}
-	// View weights: two rows, and the best line names them.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--view-weights-grid", "equal,auto",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: --view-weights (equal|auto) --alpha`).MatchString(out) {
-		t.Errorf("tune with view weights:\n%s", out)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--view-weights-grid", "1,2"); err == nil || !strings.Contains(err.Error(), `view weights "1"`) {
-		t.Errorf("--view-weights-grid 1,2: %v", err)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--y-solver-grid", "newton"); err == nil || !strings.Contains(err.Error(), `Y solver "newton"`) {
-		t.Errorf("--y-solver-grid newton: %v", err)
-	}
-	// Feature propagation: two rows.
-	out, stderr, err = runCLI(t, "tune", "--data", "synthetic", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1",
-		"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if strings.Count(out, "\n") != 6 || !regexp.MustCompile(`best: .* --propagate [01]\n`).MatchString(out) {
-		t.Errorf("tune with propagation:\n%s", out)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--propagate-grid", "-1"); err == nil || !strings.Contains(err.Error(), "propagate -1") {
-		t.Errorf("--propagate-grid -1: %v", err)
-	}
-	if _, _, err := runCLI(t, "tune", "--data", "synthetic", "--y-steps-grid", "0"); err == nil || !strings.Contains(err.Error(), "0 Y steps") {
-		t.Errorf("--y-steps-grid 0: %v", err)
+	for _, tc := range []struct {
+		flag, value, want string
+	}{
+		{"--folds", "1", "folds"},
+		{"--starts", "random", `start "random"`},
+		{"--pdr", "1.5", "--pdr"},
+		{"--view-weights-grid", "1,2", `view weights "1"`},
+		{"--y-solver-grid", "newton", `Y solver "newton"`},
+		{"--propagate-grid", "-1", "propagate -1"},
+		{"--y-steps-grid", "0", "0 Y steps"},
+	} {
+		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v", tc.flag, tc.value, err)
+		}
 	}
 }
 
