@@ -91,15 +91,11 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	if len(encoders) == 0 {
 		encoders = []string{map[bool]string{false: "autoencoder", true: "identity"}[base.NoAutoencoder]}
 	}
-	for _, v := range starts {
-		if v != "codes" && v != "spectral" {
-			return nil, fmt.Errorf("tune: start %q: want codes or spectral", v)
-		}
+	if err := oneOf("start", starts, "codes", "spectral"); err != nil {
+		return nil, err
 	}
-	for _, v := range encoders {
-		if v != "autoencoder" && v != "identity" {
-			return nil, fmt.Errorf("tune: encoders %q: want autoencoder or identity", v)
-		}
+	if err := oneOf("encoders", encoders, "autoencoder", "identity"); err != nil {
+		return nil, err
 	}
 	ysteps := orDefault(g.YSteps, def.YSteps)
 	for _, v := range ysteps {
@@ -108,10 +104,8 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	solvers := orDefault(g.YSolver, def.YSolver)
-	for _, v := range solvers {
-		if v != "gd" && v != "cg" {
-			return nil, fmt.Errorf("tune: Y solver %q: want gd or cg", v)
-		}
+	if err := oneOf("Y solver", solvers, "gd", "cg"); err != nil {
+		return nil, err
 	}
 	views := g.ViewWeights
 	if len(views) == 0 {
@@ -123,12 +117,8 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		default:
 			views = []string{"as given"}
 		}
-	} else {
-		for _, v := range views {
-			if v != "equal" && v != "auto" {
-				return nil, fmt.Errorf("tune: view weights %q: want equal or auto", v)
-			}
-		}
+	} else if err := oneOf("view weights", views, "equal", "auto"); err != nil {
+		return nil, err
 	}
 	props := orDefault(g.Propagate, def.Propagate)
 	for _, v := range props {
@@ -189,6 +179,17 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 }
 
 // orDefault returns v, or the one value d when v is empty.
+// oneOf reports the first of vals that is neither a nor b, naming the grid
+// by what.
+func oneOf(what string, vals []string, a, b string) error {
+	for _, v := range vals {
+		if v != a && v != b {
+			return fmt.Errorf("tune: %s %q: want %s or %s", what, v, a, b)
+		}
+	}
+	return nil
+}
+
 func orDefault[T any](v []T, d T) []T {
 	if len(v) == 0 {
 		return []T{d}
