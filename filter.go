@@ -31,15 +31,8 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	var a, g mat.Dense
 	a.Mul(ym.T(), lym)
 	g.Mul(ym.T(), ym)
-	gs, as := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
-	for i := range d {
-		for j := i; j < d; j++ {
-			gs.SetSym(i, j, (g.At(i, j)+g.At(j, i))/2)
-			as.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
-		}
-	}
 	var chol mat.Cholesky
-	if !chol.Factorize(gs) {
+	if !chol.Factorize(symPart(&g)) {
 		return nil
 	}
 	var u, ui mat.TriDense
@@ -48,16 +41,10 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 		return nil
 	}
 	var b mat.Dense
-	b.Mul(ui.T(), as)
+	b.Mul(ui.T(), symPart(&a))
 	b.Mul(&b, &ui)
-	bs := mat.NewSymDense(d, nil)
-	for i := range d {
-		for j := i; j < d; j++ {
-			bs.SetSym(i, j, (b.At(i, j)+b.At(j, i))/2)
-		}
-	}
 	var es mat.EigenSym
-	if !es.Factorize(bs, true) {
+	if !es.Factorize(symPart(&b), true) {
 		return nil
 	}
 	r := es.Values(nil)
@@ -82,4 +69,17 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	f.Mul(&f, v.T())
 	f.Mul(&f, &u)
 	return &f
+}
+
+// symPart returns (M + Mᵀ)/2 for the square M: products that are symmetric
+// in exact arithmetic, made so in rounding too.
+func symPart(m *mat.Dense) *mat.SymDense {
+	d, _ := m.Dims()
+	s := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			s.SetSym(i, j, (m.At(i, j)+m.At(j, i))/2)
+		}
+	}
+	return s
 }
