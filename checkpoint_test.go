@@ -24,9 +24,9 @@ func TestCheckpointResume(t *testing.T) {
 	}{
 		{"autoencoders", quickConfig(), 7, 3},
 		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }(), 7, 3},
-		// Re-weighed views at iteration 10: the resumed fit must use the
-		// checkpoint's weights, and re-weigh again at 20.
-		{"auto-view-weights", func() Config { c := quickConfig(); c.AutoViewWeights = true; return c }(), 21, 11},
+		// Re-weighed views (the default) at iteration 10: the resumed fit
+		// must use the checkpoint's weights, and re-weigh again at 20.
+		{"auto-view-weights", quickConfig(), 21, 11},
 		// The conjugate-gradient solver's previous gradient and direction
 		// travel in the checkpoint.
 		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3},

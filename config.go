@@ -136,19 +136,21 @@ type Config struct {
 	// ViewWeights ω_s scale each view's proximity: P = Σ_s ω_s P^s. nil
 	// means equal weights (1 each), as the paper.
 	ViewWeights []float64
-	// AutoViewWeights re-weighs the views by how well Y agrees with each:
+	// By default the views are re-weighed by how well Y agrees with each:
 	// after iterations 10, 20 and 30, ω_s ∝ r_s^-1/2 with r_s =
 	// tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on view s alone, scaled so
 	// that Σ ω_s = t (an AMGL-style weighting; Nie et al., IJCAI 2016).
-	// Each re-weighing recomputes λ_max(L) and L·Y. Off by default
-	// (`dpmne experiment table4`): Cora 0.863 → 0.868 (the citations gain
-	// weight over the attribute graph, 1.30 / 0.70), ACM 0.898 → 0.892,
-	// DBLP4057 0.899 → 0.897; the power 1 ran away on ACM (PLP's weight
+	// Each re-weighing recomputes λ_max(L) and L·Y. A re-weighing changes
+	// the objective itself, so O may rise at iterations 10, 20 and 30 (and
+	// never within the other iterations). The weights are ignored when
+	// ViewWeights is set. EqualViewWeights keeps the paper's equal
+	// weights instead (`dpmne experiment table4`'s dpmne-equal-views row,
+	// RESULTS.md): re-weighing gains Cora about 0.005 micro-F1 (the
+	// citations gain weight over the attribute graph, about 1.45 / 0.55)
+	// and costs DBLP4057 about 0.002, where it raises the co-author view
+	// over the conference view; the power 1 ran away on ACM (PLP's weight
 	// fell to 0.04, micro-F1 0.870).
-	// Ignored when ViewWeights is set. A re-weighing changes the
-	// objective itself, so O may rise at iterations 10, 20 and 30 (and
-	// never within the other iterations).
-	AutoViewWeights bool
+	EqualViewWeights bool
 
 	// SpectralInit starts Y from the d smoothest directions of the
 	// proximity (the eigenvectors of L's d smallest eigenvalues, by a
@@ -174,19 +176,17 @@ type Config struct {
 	// from 0.571 to 0.542; RESULTS.md); classification standardises the
 	// columns and does not change.
 	Uncentred bool
-	// FilterTau > 0 turns on the embedding's heat filter with that τ (0:
-	// none; 2 is the measured choice): Embedding returns the centred Y
-	// times F = exp(−(τ/m)·(YᵀY)⁻¹YᵀLY), the heat kernel e^{−tL}
-	// restricted to the span of Y (Rayleigh–Ritz), m the median roughness
-	// of Y's directions (filter.go). It keeps Y's directions that are
-	// smooth on the proximity graph and damps its rough ones, which
-	// L2-normalised k-means and cosine search otherwise weigh as much as
-	// the smooth ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised
-	// rows: Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892;
-	// but micro-F1 moves by +0.002, +0.002 and −0.006 (table4's
-	// dpmne-filter row) and the synthetic demo's by −0.015, so it is an
-	// option for clustering and search, not a default (README, "Beyond the
-	// paper"). There is no filter without the proximity term.
+	// FilterTau is the τ of the embedding's heat filter (default 2;
+	// negative: none): Embedding returns the centred Y times
+	// F = exp(−(τ/m)·(YᵀY)⁻¹YᵀLY), the heat kernel e^{−tL} restricted to
+	// the span of Y (Rayleigh–Ritz), m the median roughness of Y's
+	// directions (filter.go). It keeps Y's directions that are smooth on
+	// the proximity graph and damps its rough ones, which L2-normalised
+	// k-means and cosine search otherwise weigh as much as the smooth
+	// ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised rows:
+	// Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892, while
+	// micro-F1 moves by at most 0.006 (table4's dpmne-no-filter row,
+	// RESULTS.md). There is no filter without the proximity term.
 	FilterTau float64
 
 	// Coordinate descent.
@@ -261,6 +261,7 @@ func (c Config) Defaults() Config {
 	if c.YSolver == "" {
 		c.YSolver = "gd"
 	}
+	set(&c.FilterTau, 2)
 	return c
 }
 
@@ -300,8 +301,8 @@ func (c Config) Validate() error {
 			return bad(fmt.Sprintf("view-weights[%d]", s), w, "finite and ≥ 0")
 		}
 	}
-	if !(c.FilterTau >= 0) || math.IsInf(c.FilterTau, 0) {
-		return bad("filter-tau", c.FilterTau, "finite and ≥ 0")
+	if math.IsNaN(c.FilterTau) || math.IsInf(c.FilterTau, 0) {
+		return bad("filter-tau", c.FilterTau, "finite")
 	}
 	if c.Propagate < 0 {
 		return bad("propagate", c.Propagate, "≥ 0")
@@ -351,13 +352,13 @@ func (r *YReg) UnmarshalText(b []byte) error {
 
 // Paper returns the paper-faithful configuration (the preset "paper"): the
 // squared-error autoencoders of eq. 1 trained as the engine first did (Adam
-// step 1e-3, 3 pretraining epochs), the embedding as fitted (Uncentred),
-// equal view weights, and every other
+// step 1e-3, 3 pretraining epochs), the embedding as fitted (Uncentred)
+// and unfiltered (FilterTau −1), equal view weights, and every other
 // setting at its default, which is the paper's method with its slips
 // corrected (README, "The method"). Its row in the experiments is
 // dpmne-paper.
 func Paper() Config {
-	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true}
+	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true, EqualViewWeights: true, FilterTau: -1}
 }
 
 // Preset returns the named configuration: "default" (the zero Config, every
@@ -383,6 +384,8 @@ var presetFields = []struct {
 	{"learning-rate", func(d *Config, p Config) { d.LearningRate = p.LearningRate }},
 	{"pretrain", func(d *Config, p Config) { d.Pretrain = p.Pretrain }},
 	{"uncentred", func(d *Config, p Config) { d.Uncentred = p.Uncentred }},
+	{"view-weights", func(d *Config, p Config) { d.EqualViewWeights = p.EqualViewWeights }},
+	{"filter-tau", func(d *Config, p Config) { d.FilterTau = p.FilterTau }},
 }
 
 // ApplyPreset sets the settings of c that the named preset sets, except

@@ -13,6 +13,7 @@ import (
 	_ "github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
 )
 
 // TestExplore is a development aid: DPMNE_EXPLORE='{"Beta":1000}' go test -run Explore
@@ -29,7 +30,13 @@ func TestExplore(t *testing.T) {
 	if name == "" {
 		name = "cora"
 	}
-	net, err := multiplex.Load(name, testenv.DataDir(t))
+	var net *multiplex.Network
+	var err error
+	if name == "synthetic" { // as dpmne demo draws it
+		net, err = synth.Generate(synth.Default(), rand.New(rand.NewPCG(1, 0)))
+	} else {
+		net, err = multiplex.Load(name, testenv.DataDir(t))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +58,9 @@ func TestExplore(t *testing.T) {
 	}
 	start := time.Now()
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(seed, 1)), Options{Progress: func(it Iteration) {
+		if it.ViewWeights != nil {
+			t.Logf("it %d: view weights %.3f", it.Iteration, it.ViewWeights)
+		}
 		if it.Iteration%10 == 0 {
 			t.Logf("it %d: O %.4g cons %.4g prox %.4g regY %.4g regB %.3g recon %.4g ysteps %d (Y %v B %v AE %v)", it.Iteration, it.Terms.Total(), it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Terms.RegB, it.Terms.Reconstruction, it.YSteps, it.YTime, it.BTime, it.AETime)
 		}

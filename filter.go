@@ -8,8 +8,8 @@ import (
 )
 
 // heatFilter returns the d×d right factor F of the embedding's heat filter,
-// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, or the
-// median roughness not positive). y is the n×d embedding before the filter
+// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, or no
+// direction of Y rough at all). y is the n×d embedding before the filter
 // and ly = L·y.
 //
 // F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
@@ -17,10 +17,12 @@ import (
 // A w = r G w give Y's directions Y·w_j, G-orthonormal, each with its
 // roughness r_j on the proximity graph, and
 //
-//	F = W·diag(exp(−τ r_j / median r))·W⁻¹ = exp(−(τ / median r)·G⁻¹A),
+//	F = W·diag(exp(−τ r_j / m))·W⁻¹ = exp(−(τ / m)·G⁻¹A),
 //
-// so Y·F keeps Y's smooth directions and damps its rough ones, scale-free
-// (τ is in units of the median roughness). It is a d×d computation after
+// so Y·F keeps Y's smooth directions and damps its rough ones, scale-free:
+// τ is in units of m, the median roughness of the directions rougher than
+// filterNull times the roughest (directions on nodes without edges have
+// none, and on partial data they can be half of Y's). It is a d×d computation after
 // one L·Y: O(n·d²). τ = 0 gives F = I. With G = UᵀU (Cholesky) the
 // eigenproblem is the symmetric U⁻ᵀAU⁻¹ = VΛVᵀ, W = U⁻¹V and W⁻¹ = VᵀU.
 func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
@@ -52,10 +54,16 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	es.VectorsTo(&v)
 	sorted := slices.Clone(r)
 	slices.Sort(sorted)
-	med := sorted[d/2]
-	if !(med > 0) || math.IsInf(med, 0) {
+	// Directions whose roughness is negligible next to the roughest
+	// (supported on nodes without edges, as partial views leave many)
+	// would drag the median to zero and the filter would damp everything
+	// else: the scale is the median of the others.
+	top := sorted[d-1]
+	if !(top > 0) || math.IsInf(top, 0) {
 		return nil
 	}
+	lo, _ := slices.BinarySearch(sorted, top*filterNull)
+	med := sorted[lo+(d-lo)/2]
 	// F = U⁻¹ · V·diag(e) · Vᵀ · U.
 	ve := mat.DenseCopyOf(&v)
 	for j := range d {
@@ -70,6 +78,10 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	f.Mul(&f, &u)
 	return &f
 }
+
+// filterNull is the roughness, as a fraction of the largest among Y's
+// directions, below which heatFilter leaves a direction out of its scale.
+const filterNull = 1e-2
 
 // symPart returns (M + Mᵀ)/2 for the square M: products that are symmetric
 // in exact arithmetic, made so in rounding too.

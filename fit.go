@@ -27,7 +27,8 @@ type Iteration struct {
 	Terms     Terms // every term of O after the iteration
 	YSteps    int   // Y steps taken
 	// ViewWeights are the proximity's view weights when this iteration
-	// re-weighed the views (Config.AutoViewWeights), nil otherwise.
+	// re-weighed the views (the default; see Config.EqualViewWeights), nil
+	// otherwise.
 	ViewWeights []float64
 	// Time spent in each phase during this iteration.
 	YTime, BTime, AETime time.Duration
@@ -70,7 +71,7 @@ type ViewModel struct {
 	In   int // feature width
 	// Weight is ω_s, the view's weight in the proximity P = Σ_s ω_s P^s:
 	// Config.ViewWeights[s], or the last re-weighing's
-	// (Config.AutoViewWeights), or 1.
+	// (the default; see Config.EqualViewWeights), or 1.
 	Weight float64
 	B      *mat.Dense      // d×h basis
 	AE     *nn.Autoencoder // nil for the no-autoencoder ablation
@@ -314,7 +315,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		if omega != nil && len(omega) != t {
 			return nil, fmt.Errorf("view-weights: %d weights for %d views", len(omega), t)
 		}
-		if cp := opt.Resume; cp != nil && cfg.AutoViewWeights && omega == nil {
+		if cp := opt.Resume; cp != nil && !cfg.EqualViewWeights && omega == nil {
 			// The weights of the last re-weighing before the checkpoint.
 			omega = make([]float64, t)
 			for s, v := range cp.Model.Views {
@@ -420,11 +421,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			sub.updateLY()
 		}
 		var reweighed []float64
-		if lap != nil && cfg.AutoViewWeights && cfg.ViewWeights == nil && t > 1 && it%10 == 0 && it <= 30 {
+		if lap != nil && !cfg.EqualViewWeights && cfg.ViewWeights == nil && t > 1 && it%10 == 0 && it <= 30 {
 			var err error
 			if reweighed, err = weighViews(sub, lap); err != nil {
 				return nil, fmt.Errorf("iteration %d: %w", it, err)
 			}
+			// The objective changed: the carried CG direction is
+			// conjugate to nothing now.
+			sub.cgValid = false
 		}
 		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
 		if err != nil {

@@ -259,7 +259,7 @@ func TestScaleNodes(t *testing.T) {
 func TestAutoViewWeights(t *testing.T) {
 	net := smallNet(t, 300)
 	cfg := quickConfig()
-	cfg.Iterations, cfg.AutoViewWeights = 32, true
+	cfg.Iterations = 32 // views re-weighed by default
 	var at []int
 	var last []float64
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{Progress: func(it Iteration) {
@@ -290,7 +290,7 @@ func TestAutoViewWeights(t *testing.T) {
 		}
 	}
 
-	cfg.AutoViewWeights, cfg.Iterations = false, 2
+	cfg.Iterations = 2
 	cfg.ViewWeights = make([]float64, len(net.Views))
 	cfg.ViewWeights[0] = 1.5
 	m, err = Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{})

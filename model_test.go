@@ -55,6 +55,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 func TestEmbedClosedForm(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
+	cfg.FilterTau = -1 // TestFilteredModel checks the filtered model
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 	if err != nil {
 		t.Fatal(err)

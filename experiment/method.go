@@ -128,7 +128,7 @@ func init() {
 	Register(Binary("bi-dpmne-itq", "DPMNE, ITQ codes", true))
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
-	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, uncentred)", func(c *dpmne.Config) {
+	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
@@ -136,10 +136,10 @@ func init() {
 		c.ApplyPreset("paper", func(flag string) bool { return flag != "learning-rate" && flag != "pretrain" })
 	}))
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
-	Register(DPMNE("dpmne-filter", "option on: the embedding heat-filtered along the proximity, τ = 2 (--filter-tau 2)", func(c *dpmne.Config) { c.FilterTau = 2 }))
+	Register(DPMNE("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = -1 }))
 	Register(DPMNE("dpmne-propagate", "option on: each view's features smoothed once along its own graph (--propagate 1)", func(c *dpmne.Config) { c.Propagate = 1 }))
 	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
-	Register(DPMNE("dpmne-auto-views", "option on: views re-weighed by Y's roughness on each (--view-weights auto)", func(c *dpmne.Config) { c.AutoViewWeights = true }))
+	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))
 	Register(DPMNE("dpmne-no-proximity", "ablation: no proximity term (β = 0)", func(c *dpmne.Config) { c.NoProximity = true }))

@@ -19,9 +19,9 @@ import (
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
 // (dpmne.Config.YSolver: "gd" or "cg"), Propagate the feature smoothing
-// steps, and ViewWeights "equal" (every view's weight 1) and/or "auto"
-// (dpmne.Config.AutoViewWeights). Empty lists mean the base configuration's
-// value.
+// steps, and ViewWeights "equal" (every view's weight 1,
+// dpmne.Config.EqualViewWeights) and/or "auto" (re-weighed, the default).
+// Empty lists mean the base configuration's value.
 type Grid struct {
 	Alpha, Beta, Lambda []float64
 	Start, Encoders     []string
@@ -110,12 +110,12 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	views := g.ViewWeights
 	if len(views) == 0 {
 		switch {
-		case base.AutoViewWeights:
-			views = []string{"auto"}
-		case base.ViewWeights == nil:
+		case base.ViewWeights != nil:
+			views = []string{"as given"}
+		case base.EqualViewWeights:
 			views = []string{"equal"}
 		default:
-			views = []string{"as given"}
+			views = []string{"auto"}
 		}
 	} else if err := oneOf("view weights", views, "equal", "auto"); err != nil {
 		return nil, err
@@ -153,9 +153,9 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
 		switch r.ViewWeights {
 		case "equal":
-			cfg.ViewWeights, cfg.AutoViewWeights = nil, false
+			cfg.ViewWeights, cfg.EqualViewWeights = nil, true
 		case "auto":
-			cfg.ViewWeights, cfg.AutoViewWeights = nil, true
+			cfg.ViewWeights, cfg.EqualViewWeights = nil, false
 		}
 		m, err := dpmne.Fit(ctx, net, cfg, rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
 		if err != nil {

@@ -268,20 +268,24 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 	}
 }
 
-// TestTrainPreset: --preset paper is the paper's loss, step and
-// pretraining as explicit flags, and a flag given beside it wins; --view-weights
-// auto reports the re-weighings.
+// TestTrainPreset: --preset paper is the paper's loss, step, pretraining,
+// view weights and unfiltered, uncentred embedding as explicit flags, and a
+// flag given beside it wins; --view-weights auto reports the re-weighings.
 func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
-	if bytes.Equal(paper, run("d.npy")) {
+	def := run("d.npy")
+	if bytes.Equal(paper, def) {
 		t.Error("--preset paper gave the default embedding")
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred")) {
+	if bytes.Equal(run("f0.npy", "--filter-tau", "0"), def) || !bytes.Equal(run("f2.npy", "--filter-tau", "2"), def) {
+		t.Error("--filter-tau 0 did not turn the default filter (τ = 2) off")
+	}
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")
@@ -527,7 +531,7 @@ func TestTune(t *testing.T) {
 		ok    func(out string) bool
 	}{
 		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4"}, 6,
-			func(out string) bool { return strings.Contains(out, "best: --view-weights equal --alpha 1 --beta") }},
+			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
 		// The structural choices: 2 starts × 2 encoders, one row each.
 		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
 			func(out string) bool {

@@ -64,10 +64,10 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.norm, "proximity-norm", "rw", "adjacency normalisation before powers: rw, sym, none")
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
-	fs.StringVar(&f.viewWeights, "view-weights", "equal", "views' weights in the proximity: equal, auto (re-weighed by Y's roughness on each view), or one weight per view (1,0.4)")
+	fs.StringVar(&f.viewWeights, "view-weights", "auto", "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
 	fs.IntVar(&f.cfg.Propagate, "propagate", 0, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
-	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", 0, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off; 2 helps k-means and cosine search)")
+	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", d.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
@@ -83,6 +83,23 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 func (f *modelFlags) config() (dpmne.Config, error) {
 	c := f.cfg
 	c.Loss = f.loss
+	switch f.viewWeights {
+	case "equal":
+		c.EqualViewWeights = true
+	case "auto":
+		c.EqualViewWeights = false
+	default:
+		for i, v := range strings.Split(f.viewWeights, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(w >= 0) || math.IsInf(w, 0) {
+				return c, fmt.Errorf("--view-weights: weight %d is %q: want equal, auto or comma-separated numbers ≥ 0", i+1, v)
+			}
+			c.ViewWeights = append(c.ViewWeights, w)
+		}
+	}
+	if c.FilterTau == 0 {
+		c.FilterTau = -1 // --filter-tau 0: no filter
+	}
 	// The preset's settings, where no flag gave one.
 	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
 		return c, fmt.Errorf("--preset: %w", err)
@@ -93,19 +110,6 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	}
 	if _, err := nn.ParseLoss(c.Loss); err != nil {
 		return c, fmt.Errorf("--loss: %w", err)
-	}
-	switch f.viewWeights {
-	case "equal":
-	case "auto":
-		c.AutoViewWeights = true
-	default:
-		for i, v := range strings.Split(f.viewWeights, ",") {
-			w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || !(w >= 0) || math.IsInf(w, 0) {
-				return c, fmt.Errorf("--view-weights: weight %d is %q: want equal, auto or comma-separated numbers ≥ 0", i+1, v)
-			}
-			c.ViewWeights = append(c.ViewWeights, w)
-		}
 	}
 	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
 		return c, fmt.Errorf("--y-reg: %w", err)
