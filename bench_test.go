@@ -38,9 +38,10 @@ func BenchmarkFit(b *testing.B) {
 	}{
 		{"synthetic-2000", func(b *testing.B) *multiplex.Network { return smallNet(b, 2000) }, Config{}},
 		{"cora", cora, Config{}},
-		// The options whose cost is per iteration or at the end of the fit.
+		// An option whose cost is per iteration, and the default without
+		// its view re-weighings and heat filter (the previous default).
 		{"cora-cg", cora, Config{YSolver: "cg"}},
-		{"cora-filter", cora, Config{FilterTau: 2}},
+		{"cora-equal-unfiltered", cora, Config{EqualViewWeights: true, FilterTau: -1}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -54,8 +54,8 @@ type Config struct {
 	// graph this many times before the autoencoder reads them: x_i ←
 	// (x_i + mean of x_j over i and its observed neighbours) / 2 (a lazy
 	// random-walk step; sparse × sparse, never dense). Off by default.
-	// One step (`dpmne experiment table4`, RESULTS.md): DBLP4057 0.899 →
-	// 0.936 micro-F1, Cora 0.863 → 0.861, ACM 0.898 → 0.891, and the
+	// One step (`dpmne experiment table4`, RESULTS.md): DBLP4057 0.890 →
+	// 0.925 micro-F1, Cora 0.874 → 0.869, ACM 0.900 → 0.891, and the
 	// features grow denser, so a Cora fit takes about twice as long. `dpmne tune
 	// --propagate-grid 0,1` chooses it on the training part. The
 	// autoencoders then read smoothed features: Model.Embed must be given
@@ -145,11 +145,11 @@ type Config struct {
 	// never within the other iterations). The weights are ignored when
 	// ViewWeights is set. EqualViewWeights keeps the paper's equal
 	// weights instead (`dpmne experiment table4`'s dpmne-equal-views row,
-	// RESULTS.md): re-weighing gains Cora about 0.005 micro-F1 (the
-	// citations gain weight over the attribute graph, about 1.45 / 0.55)
-	// and costs DBLP4057 about 0.002, where it raises the co-author view
-	// over the conference view; the power 1 ran away on ACM (PLP's weight
-	// fell to 0.04, micro-F1 0.870).
+	// RESULTS.md): re-weighing gains Cora 0.009 micro-F1 (the citations
+	// gain weight over the attribute graph, about 1.45 / 0.55), leaves ACM
+	// at 0.900 and costs DBLP4057 0.003, where it raises the co-author
+	// view over the conference view; the power 1 ran away on ACM (PLP's
+	// weight fell to 0.04, micro-F1 0.870).
 	EqualViewWeights bool
 
 	// SpectralInit starts Y from the d smoothest directions of the
@@ -184,9 +184,11 @@ type Config struct {
 	// the proximity graph and damps its rough ones, which L2-normalised
 	// k-means and cosine search otherwise weigh as much as the smooth
 	// ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised rows:
-	// Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892, while
-	// micro-F1 moves by at most 0.006 (table4's dpmne-no-filter row,
-	// RESULTS.md). There is no filter without the proximity term.
+	// Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892 (with
+	// equal view weights); with re-weighed views it gains micro-F1 0.006
+	// on Cora and 0.008 on ACM and costs 0.007 on DBLP4057 (table4's
+	// dpmne-no-filter row, RESULTS.md). There is no filter without the
+	// proximity term.
 	FilterTau float64
 
 	// Coordinate descent.
@@ -199,10 +201,12 @@ type Config struct {
 	// across outer iterations, so that one step per iteration still adds
 	// up to a converged Y. Both take the exact line search. cg reaches a
 	// lower objective at no extra cost (DBLP4057 at iteration 60: 2.35e6
-	// against 2.43e6 for gd with 3 steps) and is the better embedding on
-	// DBLP4057 and ACM (table4's dpmne-cg row: 0.930 and 0.902 against
-	// 0.899 and 0.898), but not on Cora (0.855 against 0.863), where the
-	// less converged Y of gd classifies better. It stays an option, and
+	// against 2.43e6 for gd with 3 steps). With equal view weights it was
+	// the better embedding on DBLP4057 and ACM (0.930 and 0.902 micro-F1
+	// against 0.899 and 0.898) but not on Cora (0.855 against 0.863),
+	// where the less converged Y of gd classifies better; with today's
+	// re-weighed views table4's dpmne-cg row has 0.863 / 0.902 / 0.898 on
+	// Cora / ACM / DBLP4057 against 0.874 / 0.900 / 0.890. It stays an option, and
 	// `dpmne tune --y-solver-grid gd,cg` chooses it on the training part.
 	// cg keeps three more n×d arrays (two carried between steps, and in
 	// checkpoints; one work).
