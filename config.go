@@ -180,7 +180,7 @@ type Config struct {
 	// negative: none): Embedding returns the centred Y times
 	// F = exp(−(τ/m)·(YᵀY)⁻¹YᵀLY), the heat kernel e^{−tL} restricted to
 	// the span of Y (Rayleigh–Ritz), m the median roughness of Y's
-	// directions (filter.go). It keeps Y's directions that are smooth on
+	// directions rougher than 1% of the roughest (filter.go). It keeps Y's directions that are smooth on
 	// the proximity graph and damps its rough ones, which L2-normalised
 	// k-means and cosine search otherwise weigh as much as the smooth
 	// ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised rows:
@@ -206,8 +206,10 @@ type Config struct {
 	// against 0.899 and 0.898) but not on Cora (0.855 against 0.863),
 	// where the less converged Y of gd classifies better; with today's
 	// re-weighed views table4's dpmne-cg row has 0.863 / 0.902 / 0.898 on
-	// Cora / ACM / DBLP4057 against 0.874 / 0.900 / 0.890. It stays an option, and
-	// `dpmne tune --y-solver-grid gd,cg` chooses it on the training part.
+	// Cora / ACM / DBLP4057 against 0.874 / 0.900 / 0.890. It stays an
+	// option, and `dpmne tune --y-solver-grid gd,cg` chooses it on the
+	// training part. A re-weighing of the views drops the carried
+	// direction (the objective has changed).
 	// cg keeps three more n×d arrays (two carried between steps, and in
 	// checkpoints; one work).
 	YSolver string
