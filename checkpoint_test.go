@@ -30,6 +30,9 @@ func TestCheckpointResume(t *testing.T) {
 		// The conjugate-gradient solver's previous gradient and direction
 		// travel in the checkpoint.
 		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3},
+		// cg across a re-weighing, which drops the carried direction: the
+		// resumed fit must drop it at 20 too, and carry it in between.
+		{"cg-auto-view-weights", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 21, 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
