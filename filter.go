@@ -8,8 +8,8 @@ import (
 )
 
 // heatFilter returns the d×d right factor F of the embedding's heat filter,
-// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, or no
-// direction of Y rough at all). y is the n×d embedding before the filter
+// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, its Gram
+// matrix's condition number above 1e12, or no direction of Y rough at all). y is the n×d embedding before the filter
 // and ly = L·y.
 //
 // F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
@@ -34,7 +34,9 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	a.Mul(ym.T(), lym)
 	g.Mul(ym.T(), ym)
 	var chol mat.Cholesky
-	if !chol.Factorize(symPart(&g)) {
+	// A singular G can factorise in rounding (a centred Y with no more
+	// rows than columns did): its condition number says so.
+	if !chol.Factorize(symPart(&g)) || chol.Cond() > 1e12 {
 		return nil
 	}
 	var u, ui mat.TriDense
