@@ -269,13 +269,13 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 }
 
 // TestTrainPreset: --preset paper is the paper's loss, step, pretraining,
-// view weights and unfiltered, uncentred embedding as explicit flags, and a
+// view weights, β and unfiltered, uncentred embedding as explicit flags, and a
 // flag given beside it wins; --view-weights auto reports the re-weighings.
 func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
 	def := run("d.npy")
@@ -287,7 +287,7 @@ func TestTrainPreset(t *testing.T) {
 	if def := syn("s.npy"); bytes.Equal(syn("f0.npy", "--filter-tau", "0"), def) || !bytes.Equal(syn("f2.npy", "--filter-tau", "2"), def) {
 		t.Error("--filter-tau 0 did not turn the default filter (τ = 2) off")
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0")) {
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")
