@@ -38,6 +38,14 @@ func expm(m *mat.Dense) *mat.Dense {
 	return sum
 }
 
+// addEdge adds the edge i–j of weight w to the graph Laplacian lap.
+func addEdge(lap *mat.Dense, i, j int, w float64) {
+	lap.Set(i, j, lap.At(i, j)-w)
+	lap.Set(j, i, lap.At(j, i)-w)
+	lap.Set(i, i, lap.At(i, i)+w)
+	lap.Set(j, j, lap.At(j, j)+w)
+}
+
 // TestHeatFilter checks heatFilter against its definition
 // F = exp(−(τ/m)·G⁻¹A), A = YᵀLY, G = YᵀY, m the median eigenvalue of
 // G⁻¹A among those above 1% of the largest — computed here by a general
@@ -69,11 +77,7 @@ func TestHeatFilter(t *testing.T) {
 				if i == j {
 					continue
 				}
-				w := rng.Float64()
-				lap.Set(i, j, lap.At(i, j)-w)
-				lap.Set(j, i, lap.At(j, i)-w)
-				lap.Set(i, i, lap.At(i, i)+w)
-				lap.Set(j, j, lap.At(j, j)+w)
+				addEdge(lap, i, j, rng.Float64())
 			}
 			y := mat.NewDense(n, d, nil)
 			for i := range n {
@@ -149,10 +153,7 @@ func TestHeatFilterRankDeficient(t *testing.T) {
 	// A path graph's Laplacian.
 	lap := mat.NewDense(n, n, nil)
 	for i := range n - 1 {
-		lap.Set(i, i+1, -1)
-		lap.Set(i+1, i, -1)
-		lap.Set(i, i, lap.At(i, i)+1)
-		lap.Set(i+1, i+1, lap.At(i+1, i+1)+1)
+		addEdge(lap, i, i+1, 1)
 	}
 	factorised := 0
 	for seed := range uint64(50) {
