@@ -284,7 +284,7 @@ func TestTrainPreset(t *testing.T) {
 	}
 	// The filter needs a centred Y of full rank: more nodes than tiny's 4.
 	syn := trainRunner(t, dir, "train", "--data", "synthetic", "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "3", "--quiet")
-	if def := syn("s.npy"); bytes.Equal(syn("f0.npy", "--filter-tau", "0"), def) || !bytes.Equal(syn("f2.npy", "--filter-tau", "2"), def) {
+	if synDef := syn("s.npy"); bytes.Equal(syn("f0.npy", "--filter-tau", "0"), synDef) || !bytes.Equal(syn("f2.npy", "--filter-tau", "2"), synDef) {
 		t.Error("--filter-tau 0 did not turn the default filter (τ = 2) off")
 	}
 	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000")) {
