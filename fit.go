@@ -194,18 +194,24 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		if cfg.Propagate > 0 {
 			xs[s] = propagateFeatures(xs[s], v.Adj, v.Observed, cfg.Propagate, cfg.Workers)
 		}
+		// The nodes holding features in the view: its observed nodes, and
+		// with FillHops those filled from their neighbours.
+		obs := v.Observed
+		if cfg.FillHops > 0 {
+			xs[s], obs = fillMissing(xs[s], net.Views, s, cfg.FillHops, cfg.Workers)
+		}
 		if cfg.RowNormalize {
 			xs[s] = xs[s].NormalizeRows()
 		}
-		for i, o := range v.Observed {
+		for i, o := range obs {
 			if o {
 				obsRows[s] = append(obsRows[s], i)
 			}
 		}
-		vf := &viewFit{obs: v.Observed}
+		vf := &viewFit{obs: obs}
 		if cfg.NoAutoencoder {
 			// I^s H^s: only observed rows, whatever the matrix holds elsewhere.
-			vf.h = newSparseCodes(xs[s].RowSelect(v.Observed), cfg.Workers)
+			vf.h = newSparseCodes(xs[s].RowSelect(obs), cfg.Workers)
 		} else {
 			ae, err := nn.New(xs[s].Cols, cfg.nnConfig(), rng)
 			if err != nil {

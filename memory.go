@@ -2,6 +2,7 @@ package dpmne
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/proximity"
@@ -28,8 +29,9 @@ type Memory struct {
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
-	// per non-zero); with Config.Propagate, also the smoothed features (8
-	// bytes per non-zero, bounded by propagatedNNZ).
+	// per non-zero); with Config.Propagate or FillHops, also the smoothed
+	// or filled features (8 bytes per non-zero, bounded by
+	// propagatedRowNNZ and filledRowNNZ).
 	Codes int64
 	// Autoencoders: per view the float32 weights, gradient and two Adam
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
@@ -89,12 +91,20 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		m.Subspace += 3 * n * d * 8
 	}
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
-	for _, v := range net.Views {
+	for s, v := range net.Views {
 		x := v.FeatureMatrix()
 		in := int64(x.Cols)
 		nnz := int64(x.NNZ())
-		if cfg.Propagate > 0 {
-			nnz = propagatedNNZ(x, v.Adj, v.Observed, cfg.Propagate)
+		obs := int64(v.NumObserved())
+		if cfg.Propagate > 0 || cfg.FillHops > 0 {
+			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0))
+			if cfg.FillHops > 0 {
+				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)
+			}
+			nnz = 0
+			for _, v := range c {
+				nnz += v
+			}
 			m.Codes += 8*nnz + 8*(n+1)
 		}
 		if cfg.NoAutoencoder {
@@ -123,8 +133,8 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			// float32): a row's non-zeros and NegativeSamples zeros per
 			// non-zero, at most its width, for batches of up to 1,024
 			// rows (reconTerms), kept at their largest by the trainer.
-			obs := int64(max(v.NumObserved(), 1))
-			perRow := min(in, (1+int64(cfg.NegativeSamples))*((nnz+obs-1)/obs))
+			o := max(obs, 1)
+			perRow := min(in, (1+int64(cfg.NegativeSamples))*((nnz+o-1)/o))
 			m.Autoencoders += 12 * max(1024, int64(cfg.Batch)) * perRow
 		}
 		if cfg.NegativeSamples < 0 {
@@ -136,11 +146,21 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 }
 
 // propagatedNNZ bounds the non-zeros of propagateFeatures(x, adj, observed,
-// k) from above without forming it: a smoothed row's support is at most
-// the union of its own and its observed neighbours' supports, so per row
-// c_i ← min(width, c_i + Σ_{j ∈ N(i) observed} c_j) for an observed i, k
-// times. It costs k passes over the adjacency.
+// k) from above without forming it (propagatedRowNNZ).
 func propagatedNNZ(x, adj *sparse.CSR, observed []bool, k int) int64 {
+	var sum int64
+	for _, v := range propagatedRowNNZ(x, adj, observed, k) {
+		sum += v
+	}
+	return sum
+}
+
+// propagatedRowNNZ bounds each row's non-zeros after k propagation steps: a
+// smoothed row's support is at most the union of its own and its observed
+// neighbours' supports, so per row c_i ← min(width, c_i + Σ_{j ∈ N(i)
+// observed} c_j) for an observed i, k times. It costs k passes over the
+// adjacency.
+func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int) []int64 {
 	n := x.Rows
 	c, next := make([]int64, n), make([]int64, n)
 	for i := range n {
@@ -162,9 +182,54 @@ func propagatedNNZ(x, adj *sparse.CSR, observed []bool, k int) int64 {
 		}
 		c, next = next, c
 	}
-	var sum int64
-	for _, v := range c {
-		sum += v
+	return c
+}
+
+// filledRowNNZ follows fillMissing's rounds on row counts c (a bound on
+// view s's row non-zeros, width cols) and returns a bound on the filled
+// rows' non-zeros, c_i ← min(width, Σ_j c_j) over the neighbours that fill
+// row i, and the number of nodes holding features after the fill (exact).
+func filledRowNNZ(c []int64, views []*multiplex.View, s, hops, cols int) ([]int64, int64) {
+	have := slices.Clone(views[s].Observed)
+	c = slices.Clone(c)
+	var filled []int
+	for range hops {
+		filled = filled[:0]
+		for i, h := range have {
+			if h {
+				continue
+			}
+			var sum int64
+			found := false
+			for t, u := range views {
+				if t == s || !u.Observed[i] {
+					continue
+				}
+				ind, _ := u.Adj.Row(i)
+				for _, j := range ind {
+					if int(j) != i && have[j] {
+						sum += c[j]
+						found = true
+					}
+				}
+			}
+			if found {
+				c[i] = min(sum, int64(cols))
+				filled = append(filled, i)
+			}
+		}
+		for _, i := range filled {
+			have[i] = true
+		}
+		if len(filled) == 0 {
+			break
+		}
 	}
-	return sum
+	var obs int64
+	for _, h := range have {
+		if h {
+			obs++
+		}
+	}
+	return c, obs
 }

@@ -23,11 +23,14 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	net := smallNet(t, 3000)
 	for _, cfg := range []Config{
+		{Iterations: 3, Pretrain: 1, Propagate: -1, FillHops: -1},
+		// The smoothed and filled features are allocated by the fit and
+		// counted (the synthetic network is partial: the fill acts).
 		{Iterations: 3, Pretrain: 1},
-		// The smoothed features are allocated by the fit and counted.
 		{Iterations: 3, Pretrain: 1, Propagate: 2},
 	} {
-		t.Run(fmt.Sprintf("propagate=%d", cfg.Propagate), func(t *testing.T) { estimateMemory(t, net, cfg) })
+		d := cfg.Defaults()
+		t.Run(fmt.Sprintf("propagate=%d/fill=%d", d.Propagate, d.FillHops), func(t *testing.T) { estimateMemory(t, net, cfg) })
 	}
 }
 

@@ -30,6 +30,36 @@ func propagateFeatures(x, adj *sparse.CSR, observed []bool, k, workers int) *spa
 }
 
 func propagateOnce(x, adj *sparse.CSR, observed []bool, workers int) *sparse.CSR {
+	return mapRows(x, workers, func(i int, r *rowBuilder) {
+		if !observed[i] {
+			r.copyRow(x, i)
+			return
+		}
+		nb, _ := adj.Row(i)
+		cnt := 1
+		for _, j := range nb {
+			if int(j) != i && observed[j] {
+				cnt++
+			}
+		}
+		// Half the node's own row, half the mean over it and its observed
+		// neighbours.
+		r.add(x, i, 0.5+0.5/float64(cnt))
+		for _, j := range nb {
+			if int(j) != i && observed[j] {
+				r.add(x, int(j), 0.5/float64(cnt))
+			}
+		}
+		r.flush()
+	})
+}
+
+// mapRows returns the matrix of x's shape whose row i is what row(i, r)
+// writes into r: one copyRow, or adds of x's rows then one flush. Rows are
+// split over workers (0: GOMAXPROCS; one below 1,024 rows) in contiguous
+// ranges, each written in row order and each row's columns sorted, so the
+// result does not depend on the worker count.
+func mapRows(x *sparse.CSR, workers int, row func(i int, r *rowBuilder)) *sparse.CSR {
 	n, w := x.Rows, x.Cols
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -37,65 +67,19 @@ func propagateOnce(x, adj *sparse.CSR, observed []bool, workers int) *sparse.CSR
 	if n < 1024 {
 		workers = 1
 	}
-	type part struct {
-		ptr []int
-		ind []int32
-		val []float32
-	}
-	parts := make([]part, workers)
+	parts := make([]*rowBuilder, workers)
 	par.Ranges(n, workers, func(p, lo, hi int) {
-		acc := make([]float64, w)
-		seen := make([]bool, w)
-		var touched []int32
-		pt := part{ptr: make([]int, 0, hi-lo)}
-		add := func(j int, scale float64) {
-			ind, val := x.Row(j)
-			for q, c := range ind {
-				if !seen[c] {
-					seen[c] = true
-					touched = append(touched, c)
-				}
-				acc[c] += scale * float64(val[q])
-			}
-		}
+		r := &rowBuilder{acc: make([]float64, w), seen: make([]bool, w), ptr: make([]int, 0, hi-lo)}
 		for i := lo; i < hi; i++ {
-			if !observed[i] {
-				ind, val := x.Row(i)
-				pt.ind = append(pt.ind, ind...)
-				pt.val = append(pt.val, val...)
-				pt.ptr = append(pt.ptr, len(pt.ind))
-				continue
-			}
-			nb, _ := adj.Row(i)
-			cnt := 1
-			for _, j := range nb {
-				if int(j) != i && observed[j] {
-					cnt++
-				}
-			}
-			// Half the node's own row, half the mean over it and its
-			// observed neighbours.
-			add(i, 0.5+0.5/float64(cnt))
-			for _, j := range nb {
-				if int(j) != i && observed[j] {
-					add(int(j), 0.5/float64(cnt))
-				}
-			}
-			slices.Sort(touched)
-			for _, c := range touched {
-				if v := float32(acc[c]); v != 0 {
-					pt.ind = append(pt.ind, c)
-					pt.val = append(pt.val, v)
-				}
-				acc[c], seen[c] = 0, false
-			}
-			touched = touched[:0]
-			pt.ptr = append(pt.ptr, len(pt.ind))
+			row(i, r)
 		}
-		parts[p] = pt
+		parts[p] = r
 	})
 	out := &sparse.CSR{Rows: n, Cols: w, Ptr: make([]int, 1, n+1)}
 	for _, pt := range parts {
+		if pt == nil {
+			continue
+		}
 		base := len(out.Ind)
 		for _, e := range pt.ptr {
 			out.Ptr = append(out.Ptr, base+e)
@@ -104,4 +88,51 @@ func propagateOnce(x, adj *sparse.CSR, observed []bool, workers int) *sparse.CSR
 		out.Val = append(out.Val, pt.val...)
 	}
 	return out
+}
+
+// rowBuilder accumulates one sparse row at a time in a dense buffer of the
+// feature width, remembering the columns touched, and appends it to its
+// part of a CSR matrix.
+type rowBuilder struct {
+	acc     []float64
+	seen    []bool
+	touched []int32
+	ptr     []int
+	ind     []int32
+	val     []float32
+	scratch []int32 // for the caller, kept between rows
+}
+
+// add accumulates scale times row j of x.
+func (r *rowBuilder) add(x *sparse.CSR, j int, scale float64) {
+	ind, val := x.Row(j)
+	for q, c := range ind {
+		if !r.seen[c] {
+			r.seen[c] = true
+			r.touched = append(r.touched, c)
+		}
+		r.acc[c] += scale * float64(val[q])
+	}
+}
+
+// flush appends the accumulated row, columns sorted, exact zeros dropped.
+func (r *rowBuilder) flush() {
+	slices.Sort(r.touched)
+	for _, c := range r.touched {
+		if v := float32(r.acc[c]); v != 0 {
+			r.ind = append(r.ind, c)
+			r.val = append(r.val, v)
+		}
+		r.acc[c], r.seen[c] = 0, false
+	}
+	r.touched = r.touched[:0]
+	r.ptr = append(r.ptr, len(r.ind))
+}
+
+// copyRow appends row i of x unchanged.
+func (r *rowBuilder) copyRow(x *sparse.CSR, i int) {
+	ind, val := x.Row(i)
+	r.ind = append(r.ind, ind...)
+	r.val = append(r.val, val...)
+	r.ptr = append(r.ptr, len(r.ind))
 }

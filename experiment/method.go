@@ -128,7 +128,7 @@ func init() {
 	Register(Binary("bi-dpmne-itq", "DPMNE, ITQ codes", true))
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
-	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, uncentred and unfiltered)", func(c *dpmne.Config) {
+	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
@@ -138,7 +138,8 @@ func init() {
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
 	Register(DPMNE("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = -1 }))
 	Register(DPMNE("dpmne-beta-3000", "default off: proximity weight β = 3000, the earlier default, instead of 300 (--beta 3000)", func(c *dpmne.Config) { c.Beta = 3000 }))
-	Register(DPMNE("dpmne-propagate", "option on: each view's features smoothed once along its own graph (--propagate 1)", func(c *dpmne.Config) { c.Propagate = 1 }))
+	Register(DPMNE("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Propagate = -1 }))
+	Register(DPMNE("dpmne-no-fill", "default off: nodes missing from a view left without features there instead of given their neighbours' (--fill-hops 0)", func(c *dpmne.Config) { c.FillHops = -1 }))
 	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
 	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))

@@ -19,7 +19,7 @@ import (
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
 // (dpmne.Config.YSolver: "gd" or "cg"), Propagate the feature smoothing
-// steps, and ViewWeights "equal" (every view's weight 1,
+// steps (0: none, which is dpmne.Config.Propagate −1), and ViewWeights "equal" (every view's weight 1,
 // dpmne.Config.EqualViewWeights) and/or "auto" (re-weighed, the default).
 // Empty lists mean the base configuration's value.
 type Grid struct {
@@ -27,7 +27,7 @@ type Grid struct {
 	Start, Encoders     []string
 	YSteps              []int
 	YSolver             []string
-	Propagate           []int // dpmne.Config.Propagate
+	Propagate           []int // steps, ≥ 0
 	ViewWeights         []string
 }
 
@@ -120,7 +120,7 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	} else if err := oneOf("view weights", views, "equal", "auto"); err != nil {
 		return nil, err
 	}
-	props := orDefault(g.Propagate, def.Propagate)
+	props := orDefault(g.Propagate, max(def.Propagate, 0))
 	for _, v := range props {
 		if v < 0 {
 			return nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
@@ -150,6 +150,9 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	for _, r := range grid {
 		cfg := base
 		cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.YSolver, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate
+		if r.Propagate == 0 {
+			cfg.Propagate = -1 // Config's "none"
+		}
 		cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
 		switch r.ViewWeights {
 		case "equal":

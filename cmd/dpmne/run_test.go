@@ -269,13 +269,14 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 }
 
 // TestTrainPreset: --preset paper is the paper's loss, step, pretraining,
-// view weights, β and unfiltered, uncentred embedding as explicit flags, and a
+// view weights, β, raw features, no fill and unfiltered, uncentred
+// embedding as explicit flags, and a
 // flag given beside it wins; --view-weights auto reports the re-weighings.
 func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0", "--fill-hops", "0")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
 	def := run("d.npy")
@@ -284,10 +285,15 @@ func TestTrainPreset(t *testing.T) {
 	}
 	// The filter needs a centred Y of full rank: more nodes than tiny's 4.
 	syn := trainRunner(t, dir, "train", "--data", "synthetic", "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "3", "--quiet")
-	if synDef := syn("s.npy"); bytes.Equal(syn("f0.npy", "--filter-tau", "0"), synDef) || !bytes.Equal(syn("f2.npy", "--filter-tau", "2"), synDef) {
-		t.Error("--filter-tau 0 did not turn the default filter (τ = 2) off")
+	synDef := syn("s.npy")
+	// Each default option: its flag at 0 turns it off, at its default
+	// value changes nothing (synthetic is partial, so the fill acts).
+	for _, f := range [][3]string{{"--filter-tau", "0", "2"}, {"--propagate", "0", "1"}, {"--fill-hops", "0", "3"}} {
+		if bytes.Equal(syn("off.npy", f[0], f[1]), synDef) || !bytes.Equal(syn("on.npy", f[0], f[2]), synDef) {
+			t.Errorf("%s 0 did not turn the default (%s) off", f[0], f[2])
+		}
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000")) {
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0", "--fill-hops", "0")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")
@@ -542,9 +548,9 @@ func TestTune(t *testing.T) {
 		// Y steps per iteration: the best line names its value.
 		{"Y steps", append([]string{"--y-steps-grid", "1,2"}, one...), 6,
 			func(out string) bool {
-				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 0\n`)(out)
+				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1\n`)(out)
 			}},
-		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 0\n`)},
+		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1\n`)},
 		// On the partial network experiment pdr fits.
 		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},

@@ -65,7 +65,8 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
 	fs.StringVar(&f.viewWeights, "view-weights", "auto", "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
-	fs.IntVar(&f.cfg.Propagate, "propagate", 0, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps)")
+	fs.IntVar(&f.cfg.Propagate, "propagate", d.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
+	fs.IntVar(&f.cfg.FillHops, "fill-hops", d.FillHops, "give a node missing from a view the mean features there of its neighbours in its other views, in this many rounds (0: leave it missing, the paper's)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
 	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", d.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
@@ -99,6 +100,12 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	}
 	if c.FilterTau == 0 {
 		c.FilterTau = -1 // --filter-tau 0: no filter
+	}
+	if c.Propagate == 0 {
+		c.Propagate = -1 // --propagate 0: raw features
+	}
+	if c.FillHops == 0 {
+		c.FillHops = -1 // --fill-hops 0: no fill
 	}
 	// The preset's settings, where no flag gave one.
 	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
