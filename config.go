@@ -54,7 +54,13 @@ type Config struct {
 	// this many times (default 1; negative: not at all, the paper's) before
 	// the autoencoder reads them: x_i ← (x_i + mean of x_j over i and its
 	// observed neighbours) / 2 (a lazy random-walk step; sparse × sparse,
-	// never dense). One step (`dpmne experiment table4`, dpmne-no-propagate
+	// never dense). It and FillHops leave alone a view without features of
+	// its own, whose adjacency rows the autoencoder reads instead: smoothed
+	// along their own graph they are 2-hop neighbourhoods, which the
+	// proximity's powers carry already, and they would grow by the degree
+	// (a million-node graph's wide view, BENCHMARKS.md "Scale"); on Cora
+	// (citations: no features) smoothing and filling them as well scored
+	// within 0.005 of leaving them (fit seeds 1-3, README). One step (`dpmne experiment table4`, dpmne-no-propagate
 	// row, RESULTS.md) lifts DBLP4057's micro-F1 from 0.880 to 0.929 and
 	// costs Cora 0.006 and ACM 0.015, and with it the default is ahead of
 	// every baseline on all three; the features grow denser, so a Cora fit
@@ -63,7 +69,7 @@ type Config struct {
 	// Model.Embed must be given a new node's features smoothed the same way
 	// over its neighbours.
 	Propagate int
-	// FillHops gives the nodes missing from a view that view's features,
+	// FillHops gives the nodes missing from a view that view's own features,
 	// the mean of their neighbours' there (neighbours in the views they are
 	// observed in), in this many rounds, so that a node filled in one round
 	// lends its features in the next (default 3; negative: none, the

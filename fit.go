@@ -191,13 +191,16 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	start := time.Now()
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
-		if cfg.Propagate > 0 {
+		// Propagation and the fill act on features of the view's own, not
+		// on adjacency rows standing in for them (Config.Propagate).
+		own := v.Features != nil
+		if cfg.Propagate > 0 && own {
 			xs[s] = propagateFeatures(xs[s], v.Adj, v.Observed, cfg.Propagate, cfg.Workers)
 		}
 		// The nodes holding features in the view: its observed nodes, and
 		// with FillHops those filled from their neighbours.
 		obs := v.Observed
-		if cfg.FillHops > 0 {
+		if cfg.FillHops > 0 && own {
 			xs[s], obs = fillMissing(xs[s], net.Views, s, cfg.FillHops, cfg.Workers)
 		}
 		if cfg.RowNormalize {

@@ -96,7 +96,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		in := int64(x.Cols)
 		nnz := int64(x.NNZ())
 		obs := int64(v.NumObserved())
-		if cfg.Propagate > 0 || cfg.FillHops > 0 {
+		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0) {
 			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0))
 			if cfg.FillHops > 0 {
 				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)

@@ -28,7 +28,11 @@ import (
 // ρ = λ_B/α, the ridge of the B step, less the column means of Y unless
 // Config.Uncentred is set, and times the heat filter (Model.Filter) when
 // there is one, so that it is comparable with the rows of Embedding. A node
-// with no view gets zeros (before the shift and the filter).
+// with no view gets zeros (before the shift and the filter). The
+// autoencoders read the features as the fit did: with Config.Propagate
+// (one step by default) x must be smoothed the same way over the node's
+// neighbours, and a view the node lacks may be given its neighbours' mean
+// features there and marked present, as Config.FillHops does in the fit.
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s

@@ -19,8 +19,9 @@ import (
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
 // (dpmne.Config.YSolver: "gd" or "cg"), Propagate the feature smoothing
-// steps (0: none, which is dpmne.Config.Propagate −1), and ViewWeights "equal" (every view's weight 1,
-// dpmne.Config.EqualViewWeights) and/or "auto" (re-weighed, the default).
+// steps (0: none, which is dpmne.Config.Propagate −1), and ViewWeights
+// "equal" (every view's weight 1, dpmne.Config.EqualViewWeights) and/or
+// "auto" (re-weighed, the default).
 // Empty lists mean the base configuration's value.
 type Grid struct {
 	Alpha, Beta, Lambda []float64
