@@ -62,7 +62,7 @@ type Config struct {
 	// (citations: no features) smoothing and filling them as well scored
 	// within 0.005 of leaving them (fit seeds 1-3, README). One step (`dpmne experiment table4`, dpmne-no-propagate
 	// row, RESULTS.md) lifts DBLP4057's micro-F1 from 0.880 to 0.929 and
-	// costs Cora 0.006 and ACM 0.015, and with it the default is ahead of
+	// costs Cora 0.004 and ACM 0.015, and with it the default is ahead of
 	// every baseline on all three; the features grow denser, so a Cora fit
 	// takes about twice as long. `dpmne tune --propagate-grid 0,1` chooses
 	// it on the training part. The autoencoders read smoothed features:
@@ -77,8 +77,9 @@ type Config struct {
 	// autoencoder and the consistency term, not for the proximity (it gets
 	// no edges there). On a network with no missing node it changes
 	// nothing. On Cora's partial networks (`dpmne experiment pdr`,
-	// dpmne-no-fill row, RESULTS.md) it gains about 0.01 micro-F1 at PDR
-	// 0.4 and 0.02 at 0.6; one round gains about half of that.
+	// dpmne-no-fill row, RESULTS.md) it gains 0.008 micro-F1 at PDR 0.4
+	// and 0.014 at 0.6 (fit seeds 1-3: 0.005, 0.010 and 0.013 at PDR 0.2,
+	// 0.4 and 0.6; README).
 	FillHops int
 
 	// Autoencoders (one per view).

@@ -75,11 +75,18 @@ func mapRows(x *sparse.CSR, workers int, row func(i int, r *rowBuilder)) *sparse
 		}
 		parts[p] = r
 	})
-	out := &sparse.CSR{Rows: n, Cols: w, Ptr: make([]int, 1, n+1)}
+	nnz := 0
 	for _, pt := range parts {
+		if pt != nil {
+			nnz += len(pt.ind)
+		}
+	}
+	out := &sparse.CSR{Rows: n, Cols: w, Ptr: make([]int, 1, n+1), Ind: make([]int32, 0, nnz), Val: make([]float32, 0, nnz)}
+	for p, pt := range parts {
 		if pt == nil {
 			continue
 		}
+		parts[p] = nil // each part's rows can go once copied
 		base := len(out.Ind)
 		for _, e := range pt.ptr {
 			out.Ptr = append(out.Ptr, base+e)
