@@ -191,8 +191,8 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	start := time.Now()
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
-		// Propagation and the fill act on features of the view's own, not
-		// on adjacency rows standing in for them (Config.Propagate).
+		// Propagation and the fill act on the view's own features, not on
+		// adjacency rows standing in for them (Config.Propagate).
 		own := v.Features != nil
 		if cfg.Propagate > 0 && own {
 			xs[s] = propagateFeatures(xs[s], v.Adj, v.Observed, cfg.Propagate, cfg.Workers)

@@ -102,8 +102,8 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)
 			}
 			nnz = 0
-			for _, v := range c {
-				nnz += v
+			for _, r := range c {
+				nnz += r
 			}
 			m.Codes += 8*nnz + 8*(n+1)
 		}

@@ -270,8 +270,9 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 
 // TestTrainPreset: --preset paper is the paper's loss, step, pretraining,
 // view weights, β, raw features, no fill and unfiltered, uncentred
-// embedding as explicit flags, and a
-// flag given beside it wins; --view-weights auto reports the re-weighings.
+// embedding as explicit flags, and a flag given beside it wins; each
+// default option's flag at 0 turns it off; --view-weights auto reports the
+// re-weighings.
 func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
