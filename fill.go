@@ -32,17 +32,7 @@ func fillMissing(x *sparse.CSR, views []*multiplex.View, s, hops, workers int) (
 				return
 			}
 			nb := r.scratch[:0]
-			for t, u := range views {
-				if t == s || !u.Observed[i] {
-					continue
-				}
-				ind, _ := u.Adj.Row(i)
-				for _, j := range ind {
-					if int(j) != i && have[j] {
-						nb = append(nb, j)
-					}
-				}
-			}
+			eachFillSource(views, s, i, have, func(j int32) { nb = append(nb, j) })
 			slices.Sort(nb)
 			nb = slices.Compact(nb)
 			r.scratch = nb
@@ -68,4 +58,22 @@ func fillMissing(x *sparse.CSR, views []*multiplex.View, s, hops, workers int) (
 		}
 	}
 	return x, have
+}
+
+// eachFillSource calls fn for every node j that can fill node i in view s:
+// j ≠ i, adjacent to i in a view other than s that observes i, and holding
+// features in s (have[j]). A j adjacent to i in several views comes once per
+// view; fillMissing keeps the distinct ones, filledRowNNZ's bound sums them.
+func eachFillSource(views []*multiplex.View, s, i int, have []bool, fn func(j int32)) {
+	for t, u := range views {
+		if t == s || !u.Observed[i] {
+			continue
+		}
+		ind, _ := u.Adj.Row(i)
+		for _, j := range ind {
+			if int(j) != i && have[j] {
+				fn(j)
+			}
+		}
+	}
 }

@@ -201,18 +201,7 @@ func filledRowNNZ(c []int64, views []*multiplex.View, s, hops, cols int) ([]int6
 			}
 			var sum int64
 			found := false
-			for t, u := range views {
-				if t == s || !u.Observed[i] {
-					continue
-				}
-				ind, _ := u.Adj.Row(i)
-				for _, j := range ind {
-					if int(j) != i && have[j] {
-						sum += c[j]
-						found = true
-					}
-				}
-			}
+			eachFillSource(views, s, i, have, func(j int32) { sum, found = sum+c[j], true })
 			if found {
 				c[i] = min(sum, int64(cols))
 				filled = append(filled, i)
