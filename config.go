@@ -60,8 +60,9 @@ type Config struct {
 	// proximity's powers carry already, and they would grow by the degree
 	// (a million-node graph's wide view, BENCHMARKS.md "Scale"); on Cora
 	// (citations: no features) smoothing and filling them as well scored
-	// within 0.005 of leaving them (fit seeds 1-3, README). One step (`dpmne experiment table4`, dpmne-no-propagate
-	// row, RESULTS.md) lifts DBLP4057's micro-F1 from 0.880 to 0.929 and
+	// within 0.005 of leaving them (fit seeds 1-3, README). One step
+	// (`dpmne experiment table4`, dpmne-no-propagate row, RESULTS.md)
+	// lifts DBLP4057's micro-F1 from 0.880 to 0.929 and
 	// costs Cora 0.004 and ACM 0.015, and with it the default is ahead of
 	// every baseline on all three; the features grow denser, so a Cora fit
 	// takes about twice as long. `dpmne tune --propagate-grid 0,1` chooses
@@ -165,8 +166,8 @@ type Config struct {
 	// never within the other iterations). The weights are ignored when
 	// ViewWeights is set. EqualViewWeights keeps the paper's equal
 	// weights instead (`dpmne experiment table4`'s dpmne-equal-views row,
-	// RESULTS.md): re-weighing gains Cora 0.005 micro-F1 (the citations
-	// gain weight over the attribute graph, about 1.45 / 0.55), ACM 0.001,
+	// RESULTS.md): re-weighing gains Cora 0.007 micro-F1 (the citations
+	// gain weight over the attribute graph, about 1.45 / 0.55), ACM 0.003,
 	// and costs DBLP4057 0.002, where it raises the co-author view over
 	// the conference view; the power 1 ran away on ACM (PLP's weight fell
 	// to 0.04, micro-F1 0.870).
@@ -200,15 +201,15 @@ type Config struct {
 	// negative: none): Embedding returns the centred Y times
 	// F = exp(−(τ/m)·(YᵀY)⁻¹YᵀLY), the heat kernel e^{−tL} restricted to
 	// the span of Y (Rayleigh–Ritz), m the median roughness of Y's
-	// directions rougher than 1% of the roughest (filter.go). It keeps Y's directions that are smooth on
-	// the proximity graph and damps its rough ones, which L2-normalised
-	// k-means and cosine search otherwise weigh as much as the smooth
-	// ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised rows:
+	// directions rougher than 1% of the roughest (filter.go). It keeps Y's
+	// directions that are smooth on the proximity graph and damps its
+	// rough ones, which L2-normalised k-means and cosine search otherwise
+	// weigh as much as the smooth ones. Fit seed 1, τ = 2, k-means accuracy on L2-normalised rows:
 	// Cora 0.673 → 0.716, ACM 0.549 → 0.658, DBLP4057 0.822 → 0.892 (with
 	// equal view weights and β = 3000); with today's other defaults it
-	// gains micro-F1 0.004 on Cora and costs 0.001 on ACM and 0.003 on
-	// DBLP4057 (table4's dpmne-no-filter row, RESULTS.md). There is no filter without the
-	// proximity term.
+	// gains micro-F1 0.002 on Cora and 0.004 on ACM and costs 0.008 on
+	// DBLP4057 (table4's dpmne-no-filter row, RESULTS.md). There is no
+	// filter without the proximity term.
 	FilterTau float64
 
 	// Coordinate descent.
@@ -225,8 +226,8 @@ type Config struct {
 	// the better embedding on DBLP4057 and ACM (0.930 and 0.902 micro-F1
 	// against 0.899 and 0.898) but not on Cora (0.855 against 0.863),
 	// where the less converged Y of gd classifies better; with today's
-	// defaults table4's dpmne-cg row has 0.870 / 0.918 / 0.895 on
-	// Cora / ACM / DBLP4057 against 0.873 / 0.919 / 0.880. It stays an
+	// defaults table4's dpmne-cg row has 0.868 / 0.900 / 0.916 on
+	// Cora / ACM / DBLP4057 against 0.869 / 0.904 / 0.929. It stays an
 	// option, and `dpmne tune --y-solver-grid gd,cg` chooses it on the
 	// training part. A re-weighing of the views drops the carried
 	// direction (the objective has changed).

@@ -9,8 +9,8 @@ import (
 
 // heatFilter returns the d×d right factor F of the embedding's heat filter,
 // Z = Y·F, or nil when it is not defined (τ ≤ 0, Y rank-deficient, its Gram
-// matrix's condition number above 1e12, or no direction of Y rough at all). y is the n×d embedding before the filter
-// and ly = L·y.
+// matrix's condition number above 1e12, or no direction of Y rough at all).
+// y is the n×d embedding before the filter and ly = L·y.
 //
 // F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
 // span of Y: with A = YᵀLY and G = YᵀY, the generalized eigenvectors
@@ -22,8 +22,8 @@ import (
 // so Y·F keeps Y's smooth directions and damps its rough ones, scale-free:
 // τ is in units of m, the median roughness of the directions rougher than
 // filterNull times the roughest (directions on nodes without edges have
-// none, and on partial data they can be half of Y's). It is a d×d computation after
-// one L·Y: O(n·d²). τ = 0 gives F = I. With G = UᵀU (Cholesky) the
+// none, and on partial data they can be half of Y's). It is a d×d
+// computation after one L·Y: O(n·d²). τ = 0 gives F = I. With G = UᵀU (Cholesky) the
 // eigenproblem is the symmetric U⁻ᵀAU⁻¹ = VΛVᵀ, W = U⁻¹V and W⁻¹ = VᵀU.
 func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	if n < d || tau <= 0 {
