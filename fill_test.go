@@ -108,10 +108,7 @@ func TestFillMissing(t *testing.T) {
 				c[i] = int64(views[s].Features.RowNNZ(i))
 			}
 			bound, obs := filledRowNNZ(c, views, s, hops, w)
-			var sum int64
-			for _, b := range bound {
-				sum += b
-			}
+			sum := totalNNZ(bound)
 			if sum < int64(got.NNZ()) {
 				t.Errorf("%d hops, view %d: bound %d below the %d non-zeros", hops, s, sum, got.NNZ())
 			}

@@ -101,10 +101,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			if cfg.FillHops > 0 {
 				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)
 			}
-			nnz = 0
-			for _, r := range c {
-				nnz += r
-			}
+			nnz = totalNNZ(c)
 			m.Codes += 8*nnz + 8*(n+1)
 		}
 		if cfg.NoAutoencoder {
@@ -145,11 +142,10 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	return m
 }
 
-// propagatedNNZ bounds the non-zeros of propagateFeatures(x, adj, observed,
-// k) from above without forming it (propagatedRowNNZ).
-func propagatedNNZ(x, adj *sparse.CSR, observed []bool, k int) int64 {
+// totalNNZ sums per-row non-zero counts.
+func totalNNZ(c []int64) int64 {
 	var sum int64
-	for _, v := range propagatedRowNNZ(x, adj, observed, k) {
+	for _, v := range c {
 		sum += v
 	}
 	return sum
