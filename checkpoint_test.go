@@ -144,3 +144,35 @@ func FuzzReadCheckpoint(f *testing.F) {
 		ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
 	})
 }
+
+// TestCheckpointResumeLegacyConfig: a checkpoint written before propagation
+// had a default (no Propagate field) was fitted on raw features; resuming
+// it with today's default (one step) is refused with an error naming the
+// setting, and with --propagate 0 (Propagate −1) it resumes.
+func TestCheckpointResumeLegacyConfig(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Iterations = 2
+	var cp *Checkpoint
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := cp.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { delete(c, "Propagate") })
+	old, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: old})
+	if err == nil || !strings.Contains(err.Error(), "Propagate") {
+		t.Errorf("resume with today's default: err = %v, want one naming Propagate", err)
+	}
+	raw := cfg
+	raw.Propagate = -1
+	if _, err := Fit(context.Background(), net, raw, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err != nil {
+		t.Errorf("resume with propagation off: %v", err)
+	}
+}

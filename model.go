@@ -236,6 +236,49 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	return res, nil
 }
 
+// legacyConfig gives a Config read from a file the meaning it had when the
+// file was written. Fit stores its Config with every default filled in, so
+// a stored field is never zero where zero means "the default"; it is zero
+// (or absent, in a file older than the field) only where the dpmne that
+// wrote it had no default there, that is the setting was off. Each field
+// below has since gained a default that is on; without this, an older
+// model's Embedding would be centred when its fit was not, and an older
+// checkpoint would resume with propagation, the fill, the filter, sampled
+// losses or node scaling that its first iterations did not have. keys are
+// the stored config's JSON keys, to tell an absent field from a zero one.
+func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	off := func(k string, p *int) {
+		if !has(k) || *p == 0 {
+			*p = -1
+		}
+	}
+	off("NegativeSamples", &c.NegativeSamples) // before: the exact dense loss
+	off("PretrainBatches", &c.PretrainBatches) // before: no cap
+	off("AEBatches", &c.AEBatches)             // before, or 0: whole epochs
+	off("ScaleNodes", &c.ScaleNodes)           // before: β, λ as given
+	off("Propagate", &c.Propagate)             // before, or 0: raw features
+	off("FillHops", &c.FillHops)               // before: missing left missing
+	if !has("FilterTau") || c.FilterTau == 0 {
+		c.FilterTau = -1 // before, or 0: no filter
+	}
+	if !has("Uncentred") {
+		c.Uncentred = true // before: Y as fitted
+	}
+	if !has("EqualViewWeights") {
+		// Before it, AutoViewWeights turned re-weighing on; before that,
+		// the views weighed the same.
+		auto := false
+		if v, ok := keys["AutoViewWeights"]; ok {
+			if err := json.Unmarshal(v, &auto); err != nil {
+				return fmt.Errorf("AutoViewWeights: %w", err)
+			}
+		}
+		c.EqualViewWeights = !auto
+	}
+	return nil
+}
+
 // The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
 // little-endian uint64 length and that many bytes of JSON header (the
 // Config, ids, dimensions and layer shapes), then little-endian arrays: Y
@@ -374,6 +417,15 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	var hdr modelHeader
 	if err := json.Unmarshal(js, &hdr); err != nil {
 		return nil, fmt.Errorf("byte 16: bad header: %w", err)
+	}
+	var raw struct {
+		Config map[string]json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(js, &raw); err != nil {
+		return nil, fmt.Errorf("byte 16: bad header: %w", err)
+	}
+	if err := legacyConfig(&hdr.Config, raw.Config); err != nil {
+		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
 	}
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)

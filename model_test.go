@@ -3,9 +3,12 @@ package dpmne
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -239,5 +242,92 @@ func TestSaveLoadTransposedLayer(t *testing.T) {
 		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
 			t.Fatalf("decoded output %d = %v after the round trip, want %v (1e-6)", i, got[i], want[i])
 		}
+	}
+}
+
+// editHeader returns the model or checkpoint file data with its stored
+// Config's JSON object changed by edit; the rest of the file is kept.
+func editHeader(t *testing.T, data []byte, edit func(cfg map[string]any)) []byte {
+	t.Helper()
+	hlen := binary.LittleEndian.Uint64(data[8:16])
+	var hdr map[string]any
+	if err := json.Unmarshal(data[16:16+hlen], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	edit(hdr["config"].(map[string]any))
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(data[:8])
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(js)))
+	out = append(out, js...)
+	return append(out, data[16+hlen:]...)
+}
+
+// TestLegacyConfig: a model file written before a setting gained an "on"
+// default (the field absent) or while zero meant off reads back with that
+// setting off, as its fit had it; a file of this version reads back as
+// written.
+func TestLegacyConfig(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Iterations = 1
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	off := func(c *Config) {
+		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate, c.FillHops = -1, -1, -1, -1, -1, -1
+		c.FilterTau, c.Uncentred, c.EqualViewWeights = -1, true, true
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(map[string]any)
+		want func(*Config) // applied to the fitted model's Config
+	}{
+		{"this version", func(map[string]any) {}, func(*Config) {}},
+		{"before every field", func(c map[string]any) {
+			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights"} {
+				delete(c, k)
+			}
+		}, off},
+		{"zero meant off", func(c map[string]any) {
+			c["AEBatches"], c["Propagate"], c["FilterTau"] = 0, 0, 0
+		}, func(c *Config) { c.AEBatches, c.Propagate, c.FilterTau = -1, -1, -1 }},
+		{"AutoViewWeights on", func(c map[string]any) {
+			delete(c, "EqualViewWeights")
+			c["AutoViewWeights"] = true
+		}, func(c *Config) { c.EqualViewWeights = false }},
+		{"AutoViewWeights off", func(c map[string]any) {
+			delete(c, "EqualViewWeights")
+			c["AutoViewWeights"] = false
+		}, func(c *Config) { c.EqualViewWeights = true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := editHeader(t, buf.Bytes(), tc.edit)
+			back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := m.Config
+			want.Hidden = slices.Clone(want.Hidden)
+			tc.want(&want)
+			if !reflect.DeepEqual(back.Config, want) {
+				t.Errorf("config read back\n%+v\nwant\n%+v", back.Config, want)
+			}
+			// An uncentred model's embedding is its Y (no filter here).
+			if back.Config.Uncentred && back.Filter == nil && !mat.Equal(back.Embedding(), back.Y) {
+				t.Error("an uncentred model's embedding differs from Y")
+			}
+		})
+	}
+	bad := editHeader(t, buf.Bytes(), func(c map[string]any) { delete(c, "EqualViewWeights"); c["AutoViewWeights"] = "yes" })
+	if _, err := ReadModel(bytes.NewReader(bad), int64(len(bad))); err == nil || !strings.Contains(err.Error(), "AutoViewWeights") {
+		t.Errorf("AutoViewWeights \"yes\": err = %v, want one naming the field", err)
 	}
 }
