@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	case "table2":
 		s.Title = "Node classification (micro-F1 / macro-F1, mean ± std)"
 		if len(methods) == 0 {
-			s.Methods = comparison()
+			s.Methods = slices.Insert(comparison(), 1, "dpmne-tuned")
 		}
 	case "table3":
 		s.Title = "Clustering on L2-normalised rows (ACC / NMI, mean ± std)"
@@ -136,6 +137,8 @@ type Cell struct {
 	// protocol (below the nominal value: every node stays observed).
 	EffectivePDR float64 `json:"effective_pdr"`
 	Seconds      float64 `json:"embed_seconds"`
+	// Note is what the method reported about the cell (Params.Note).
+	Note string `json:"note,omitempty"`
 }
 
 // Progress receives one line per finished cell and an estimate of the time
@@ -216,7 +219,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 					continue
 				}
-				emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE})
+				emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE, Note: func(n string) { c.Note = n }})
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 				}
@@ -386,6 +389,7 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 			}
 			fmt.Fprintln(w)
 		}
+		writeNotes(w, s, cells)
 		return nil
 	}
 	// Rows: methods; columns: data sets, two scores each.
@@ -437,7 +441,31 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	writeNotes(w, s, cells)
 	return nil
+}
+
+// writeNotes lists the cells' notes (what dpmne-tuned chose), one line
+// each, after the table.
+func writeNotes(w io.Writer, s Spec, cells []Cell) {
+	first := true
+	for _, c := range cells {
+		if c.Note == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		where := c.Data
+		switch {
+		case c.Variant != "":
+			where += ", " + c.Variant
+		case s.Setting != "":
+			where += fmt.Sprintf(", %s = %s", s.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64))
+		}
+		fmt.Fprintf(w, "- %s on %s: %s\n", c.Method, where, c.Note)
+	}
 }
 
 func dataNames(cells []Cell) []string {

@@ -19,6 +19,11 @@ type Params struct {
 	// DPMNE is the base configuration of the DPMNE methods (the command's
 	// model flags); each DPMNE method applies its own ablation on top.
 	DPMNE dpmne.Config
+	// Grid is the grid of the dpmne-tuned method (nil: TunedGrid).
+	Grid *Grid
+	// Note, when set, receives a line about the cell to print beside its
+	// scores (dpmne-tuned: the point it chose).
+	Note func(string)
 }
 
 // A Method embeds a network: it returns an n×d row-major embedding in node
@@ -128,6 +133,7 @@ func init() {
 	Register(Binary("bi-dpmne-itq", "DPMNE, ITQ codes", true))
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
+	Register(Tuned())
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 	}))

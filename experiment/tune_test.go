@@ -1,0 +1,90 @@
+package experiment
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// TestTuned: dpmne-tuned's embedding is the fit of the point Tune ranks
+// first, with the cell's seed (byte for byte), and its note names that
+// point; a network without labels is an error, not a guess.
+func TestTuned(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 3, Pretrain: 1, Batch: 64}
+	grid := Grid{Lambda: []float64{100, 1e4}, Propagate: []int{0, 1}}
+	var note string
+	p := Params{Seed: 3, DPMNE: base, Grid: &grid, Note: func(s string) { note = s }}
+	got, d, err := Tuned().Embed(context.Background(), net, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Tune(context.Background(), net, base, grid, 0.5, 5, p.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 {
+		t.Fatalf("Tune scored %d points, want 4", len(res))
+	}
+	b := res[0]
+	want, wd, err := DPMNE("x", "", func(c *dpmne.Config) { *c = b.Config(*c) }).Embed(context.Background(), net, Params{Seed: p.Seed, DPMNE: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != wd || !slices.EqualFunc(got, want, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+		t.Errorf("dpmne-tuned's embedding is not the fit of Tune's first point (λ = %g, propagate %d)", b.Lambda, b.Propagate)
+	}
+	for _, s := range []string{"λ = " + strconv.FormatFloat(b.Lambda, 'g', -1, 64), "propagate " + strconv.Itoa(b.Propagate), "4 points"} {
+		if !strings.Contains(note, s) {
+			t.Errorf("note %q does not contain %q", note, s)
+		}
+	}
+	unlabelled := *net
+	unlabelled.Labels = nil
+	if _, _, err := Tuned().Embed(context.Background(), &unlabelled, p); err == nil || !strings.Contains(err.Error(), "labels") {
+		t.Errorf("no labels: err = %v, want one saying so", err)
+	}
+}
+
+// TestTunedMarkdown: the chosen point is listed under the table with its
+// cell, in a setting sweep as in a one-column table.
+func TestTunedMarkdown(t *testing.T) {
+	for _, name := range []string{"table2", "pdr"} {
+		s, err := Named(name, []string{"synthetic"}, []string{"test-noted"}, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := Run(context.Background(), s, load, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := Markdown(&b, s, cells, "cmd"); err != nil {
+			t.Fatal(err)
+		}
+		want := "- test-noted on synthetic: chose 1\n"
+		if name == "pdr" {
+			want = "- test-noted on synthetic, pdr = 0.4: chose 1\n"
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s markdown lacks %q:\n%s", name, want, b.String())
+		}
+	}
+}
+
+// noted is the oracle, noting its seed as dpmne-tuned notes its choice.
+var noted = Method{Name: "test-noted", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	p.Note("chose " + strconv.FormatUint(p.Seed, 10))
+	return oracle.Embed(ctx, net, p)
+}}
+
+func init() { Register(noted) }
