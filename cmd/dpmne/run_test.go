@@ -529,7 +529,7 @@ func TestBinarizeAndSearch(t *testing.T) {
 
 func TestTune(t *testing.T) {
 	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet"}
-	one := []string{"--betas", "3000", "--lambdas", "1e4"}
+	one := []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1"}
 	match := func(re string) func(string) bool { return regexp.MustCompile(re).MatchString }
 	// Each grid: its flags, the lines of output (header, one row per
 	// point, blank, best) and what else the output must show.
@@ -539,8 +539,14 @@ func TestTune(t *testing.T) {
 		lines int
 		ok    func(out string) bool
 	}{
-		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4"}, 6,
+		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1"}, 6,
 			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
+		// The default grid, dpmne-tuned's: 3 values of λ × propagation
+		// 0 and 1, at --beta.
+		{"default grid", nil, 10, func(out string) bool {
+			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|1000|10000) +1 +gd +[01] `).FindAllString(out, -1)
+			return len(rows) == 6 && match(`best: .* --beta 300 --lambda (100|1000|10000) .* --propagate [01]\n`)(out)
+		}},
 		// The structural choices: 2 starts × 2 encoders, one row each.
 		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
 			func(out string) bool {
@@ -557,7 +563,7 @@ func TestTune(t *testing.T) {
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
 		// View weights: the best line names them.
 		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
-		{"propagation", append([]string{"--propagate-grid", "0,1"}, one...), 6, match(`best: .* --propagate [01]\n`)},
+		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1"}, 6, match(`best: .* --propagate [01]\n`)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
 		out, stderr, err := runCLI(t, args...)

@@ -25,7 +25,8 @@ nodes, --seed), fits DPMNE for every point of the grid, and scores each
 embedding by stratified --folds-fold cross-validation on the training part
 alone (logistic regression with its own inner choice of C), so the test
 part's labels are never read. It prints every point, best first; pass the
-best values to dpmne train.`,
+best values to dpmne train. The default grid is the one the experiment
+method dpmne-tuned searches: λ 100, 1000, 10000 × propagation 0, 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -85,14 +86,15 @@ best values to dpmne train.`,
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "labelled data set")
 	f.Float64SliceVar(&grid.Alpha, "alphas", nil, "values of α to try (default: --alpha)")
-	f.Float64SliceVar(&grid.Beta, "betas", []float64{1000, 3000}, "values of β to try")
-	f.Float64SliceVar(&grid.Lambda, "lambdas", []float64{1e3, 1e4}, "values of λ to try")
+	def := experiment.TunedGrid()
+	f.Float64SliceVar(&grid.Beta, "betas", nil, "values of β to try (default: --beta)")
+	f.Float64SliceVar(&grid.Lambda, "lambdas", def.Lambda, "values of λ to try")
 	f.StringSliceVar(&grid.Start, "starts", nil, "starts of Y to try: codes, spectral (default: as --spectral-init)")
 	f.StringSliceVar(&grid.Encoders, "encoders", nil, "encoders to try: autoencoder, identity (default: as --no-autoencoder)")
 	f.IntSliceVar(&grid.YSteps, "y-steps-grid", nil, "values of --y-steps to try (default: --y-steps)")
 	f.StringSliceVar(&grid.YSolver, "y-solver-grid", nil, "values of --y-solver to try: gd, cg (default: --y-solver)")
 	f.StringSliceVar(&grid.ViewWeights, "view-weights-grid", nil, "view weights to try: equal, auto (default: --view-weights)")
-	f.IntSliceVar(&grid.Propagate, "propagate-grid", nil, "values of --propagate to try (default: --propagate)")
+	f.IntSliceVar(&grid.Propagate, "propagate-grid", def.Propagate, "values of --propagate to try")
 	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
 	f.IntVar(&folds, "folds", 5, "cross-validation splits of the training part")
