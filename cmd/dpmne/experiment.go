@@ -51,10 +51,10 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           bar chart; nodes observed only in the left-out view are dropped
           from that cell
 
-dpmne-tuned, in any experiment, chooses λ (100, 1000, 10000) and the
-propagation (none or one step) for each network it fits, by 5-fold
-cross-validation on one training half (as dpmne tune does: 6 fits more per
-cell), and the tables list its choices.
+dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
+(none or one step) and the heat filter (τ 2 or none) for each network it
+fits, by 5-fold cross-validation on one training half (as dpmne tune does:
+8 fits more per cell), and the tables list its choices.
 
 It writes NAME.md (a markdown table with the command that made it),
 NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out. The model
