@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"fmt"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/experiment"
 )
 
@@ -32,4 +33,17 @@ func ExampleCCAITQ() {
 	// Output:
 	// cca-itq true
 	// [dpmne bi-dpmne bi-dpmne-itq cca-itq] 100
+}
+
+// dpmne-tuned chooses, for each network, among the points of TunedGrid by
+// cross-validation on one training half; a TuneResult's Config is the
+// configuration it then fits (0 steps and τ 0 are Config's "off", −1).
+func ExampleTuned() {
+	g := experiment.TunedGrid()
+	fmt.Println(experiment.Tuned().Name, g.Lambda, g.Propagate, g.FilterTau)
+	c := experiment.TuneResult{Alpha: 1, Beta: 300, Lambda: 100, YSteps: 1, YSolver: "gd", ViewWeights: "auto"}.Config(dpmne.Config{})
+	fmt.Println(c.Lambda, c.Propagate, c.FilterTau)
+	// Output:
+	// dpmne-tuned [100 10000] [0 1] [2 0]
+	// 100 -1 -1
 }
