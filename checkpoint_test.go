@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/dpmne/dpmne/multiplex"
 )
 
 // TestCheckpointResume kills a fit (context cancellation) after its
@@ -91,8 +93,10 @@ func TestCheckpointResume(t *testing.T) {
 	}
 }
 
-// TestCheckpointResumeRejectsOtherConfig: only Iterations may change.
-func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
+// lastCheckpoint fits quickConfig with 2 iterations on a 200-node network
+// and returns them with the fit's last checkpoint.
+func lastCheckpoint(t *testing.T) (*multiplex.Network, Config, *Checkpoint) {
+	t.Helper()
 	net := smallNet(t, 200)
 	cfg := quickConfig()
 	cfg.Iterations = 2
@@ -100,6 +104,12 @@ func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
 		t.Fatal(err)
 	}
+	return net, cfg, cp
+}
+
+// TestCheckpointResumeRejectsOtherConfig: only Iterations may change.
+func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
+	net, cfg, cp := lastCheckpoint(t)
 	other := cfg
 	other.Beta = 7
 	_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
@@ -150,13 +160,7 @@ func FuzzReadCheckpoint(f *testing.F) {
 // it with today's default (one step) is refused with an error naming the
 // setting, and with --propagate 0 (Propagate −1) it resumes.
 func TestCheckpointResumeLegacyConfig(t *testing.T) {
-	net := smallNet(t, 200)
-	cfg := quickConfig()
-	cfg.Iterations = 2
-	var cp *Checkpoint
-	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
-		t.Fatal(err)
-	}
+	net, cfg, cp := lastCheckpoint(t)
 	var buf bytes.Buffer
 	if err := cp.Write(&buf); err != nil {
 		t.Fatal(err)

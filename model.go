@@ -414,17 +414,26 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if _, err := io.ReadFull(r, js); err != nil {
 		return nil, fmt.Errorf("byte 16: truncated header: %w", err)
 	}
-	var hdr modelHeader
-	if err := json.Unmarshal(js, &hdr); err != nil {
+	// The header is decoded once (it holds every node id); its config is
+	// kept raw, to be decoded and its keys read for legacyConfig.
+	var wire struct {
+		modelHeader
+		Config json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(js, &wire); err != nil {
 		return nil, fmt.Errorf("byte 16: bad header: %w", err)
 	}
-	var raw struct {
-		Config map[string]json.RawMessage `json:"config"`
+	hdr := wire.modelHeader
+	var keys map[string]json.RawMessage
+	if len(wire.Config) > 0 {
+		if err := json.Unmarshal(wire.Config, &hdr.Config); err != nil {
+			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
+		}
+		if err := json.Unmarshal(wire.Config, &keys); err != nil {
+			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
+		}
 	}
-	if err := json.Unmarshal(js, &raw); err != nil {
-		return nil, fmt.Errorf("byte 16: bad header: %w", err)
-	}
-	if err := legacyConfig(&hdr.Config, raw.Config); err != nil {
+	if err := legacyConfig(&hdr.Config, keys); err != nil {
 		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
 	}
 	if hdr.Version != 1 {
