@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
@@ -58,15 +60,22 @@ type TuneResult struct {
 // labels are never read. It returns every
 // point's score, sorted by micro-F1, best first (ties: grid order).
 func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid, trainRatio float64, folds int, seed uint64, progress func(done, total int, r TuneResult)) ([]TuneResult, error) {
+	res, _, err := tune(ctx, net, base, g, trainRatio, folds, seed, progress)
+	return res, err
+}
+
+// tune is Tune, also returning the embedding of the point it ranks first,
+// so that dpmne-tuned need not fit that point again.
+func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid, trainRatio float64, folds int, seed uint64, progress func(done, total int, r TuneResult)) ([]TuneResult, *mat.Dense, error) {
 	if net.Labels == nil {
-		return nil, fmt.Errorf("tune: data set %s has no labels", net.Name)
+		return nil, nil, fmt.Errorf("tune: data set %s has no labels", net.Name)
 	}
 	if folds < 2 {
-		return nil, fmt.Errorf("tune: %d folds, want at least 2", folds)
+		return nil, nil, fmt.Errorf("tune: %d folds, want at least 2", folds)
 	}
 	splits, err := eval.RandomSplits(net.Labels.Class, trainRatio, 1, true, seed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Labels of the training part only; the rest are hidden as unknown.
 	train := make([]int, net.N())
@@ -97,20 +106,20 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		encoders = []string{map[bool]string{false: "autoencoder", true: "identity"}[base.NoAutoencoder]}
 	}
 	if err := oneOf("start", starts, "codes", "spectral"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := oneOf("encoders", encoders, "autoencoder", "identity"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ysteps := orDefault(g.YSteps, def.YSteps)
 	for _, v := range ysteps {
 		if v < 1 {
-			return nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
+			return nil, nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
 		}
 	}
 	solvers := orDefault(g.YSolver, def.YSolver)
 	if err := oneOf("Y solver", solvers, "gd", "cg"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	views := g.ViewWeights
 	if len(views) == 0 {
@@ -123,18 +132,18 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			views = []string{"auto"}
 		}
 	} else if err := oneOf("view weights", views, "equal", "auto"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	props := orDefault(g.Propagate, max(def.Propagate, 0))
 	for _, v := range props {
 		if v < 0 {
-			return nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
+			return nil, nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
 		}
 	}
 	taus := orDefault(g.FilterTau, max(def.FilterTau, 0))
 	for _, v := range taus {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("tune: filter τ %g: want finite and ≥ 0", v)
+			return nil, nil, fmt.Errorf("tune: filter τ %g: want finite and ≥ 0", v)
 		}
 	}
 	var grid []TuneResult
@@ -160,26 +169,33 @@ func Tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	out := make([]TuneResult, 0, len(grid))
+	var best *mat.Dense
+	var bestMean float64
 	for _, r := range grid {
 		m, err := dpmne.Fit(ctx, net, r.Config(base), rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, %s view weights: %w",
+			return nil, nil, fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, %s view weights: %w",
 				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.ViewWeights, err)
 		}
 		e := m.Embedding()
 		_, d := e.Dims()
 		res, err := eval.Classify(ctx, e.RawMatrix().Data, net.N(), d, train, eval.ClassifyOptions{Splits: cv, Seed: seed + 1})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.MicroF1, r.MacroF1 = res.MicroF1, res.MacroF1
+		// The first point of the highest mean (by cmp.Compare, NaN lowest)
+		// is the one the stable sort below puts first.
+		if best == nil || cmp.Compare(r.MicroF1.Mean, bestMean) > 0 {
+			best, bestMean = e, r.MicroF1.Mean
+		}
 		out = append(out, r)
 		if progress != nil {
 			progress(len(out), len(grid), r)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
-	return out, nil
+	return out, best, nil
 }
 
 // Config returns base with the grid point's settings: the configuration
@@ -220,8 +236,9 @@ func TunedGrid() Grid {
 // Tuned returns the dpmne-tuned method: for each network it is given it
 // runs Tune on it (Params.Grid, or TunedGrid when nil; one training half
 // drawn with the cell's seed, 5-fold cross-validation inside it, so the
-// choice reads no label outside that half), then fits the best point with
-// the cell's seed, as the dpmne method fits the default. The choice is
+// choice reads no label outside that half) and returns the best point's
+// embedding, fitted by Tune with the cell's seed as the dpmne method fits
+// the default. The choice is
 // reported through Params.Note. It needs a labelled network.
 func Tuned() Method {
 	return Method{Name: "dpmne-tuned", Description: "DPMNE with λ, propagation and the filter chosen per network by 5-fold cross-validation on one training half (dpmne tune; experiment.TunedGrid)", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
@@ -233,7 +250,7 @@ func Tuned() Method {
 		if p.Grid != nil {
 			g = *p.Grid
 		}
-		res, err := Tune(ctx, net, base, g, 0.5, 5, p.Seed, nil)
+		res, e, err := tune(ctx, net, base, g, 0.5, 5, p.Seed, nil)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -242,11 +259,6 @@ func Tuned() Method {
 			p.Note(fmt.Sprintf("α = %g, β = %g, λ = %g, propagate %d, filter τ = %g, %s view weights, %s Y steps; CV micro-F1 %.3f ± %.3f on the training half (%d points)",
 				b.Alpha, b.Beta, b.Lambda, b.Propagate, b.FilterTau, b.ViewWeights, b.YSolver, b.MicroF1.Mean, b.MicroF1.Std, len(res)))
 		}
-		m, err := dpmne.Fit(ctx, net, b.Config(base), rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{})
-		if err != nil {
-			return nil, 0, err
-		}
-		e := m.Embedding()
 		_, d := e.Dims()
 		return e.RawMatrix().Data, d, nil
 	}}
