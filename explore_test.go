@@ -17,6 +17,9 @@ import (
 )
 
 // TestExplore is a development aid: DPMNE_EXPLORE='{"Beta":1000}' go test -run Explore
+// (DPMNE_EXPLORE_DATA, _SEED, _PDR: the network, fit seed and partial data
+// ratio; DPMNE_EXPLORE_KNN=k adds the k-NN graph of its features to every
+// view that has them, full views too).
 func TestExplore(t *testing.T) {
 	spec := os.Getenv("DPMNE_EXPLORE")
 	if spec == "" {
@@ -48,6 +51,21 @@ func TestExplore(t *testing.T) {
 		// As dpmne experiment pdr draws it (seed 1).
 		if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(1, 7))); err != nil {
 			t.Fatal(err)
+		}
+	}
+	if v := os.Getenv("DPMNE_EXPLORE_KNN"); v != "" {
+		// Every view with features gets their k-NN graph, partial or not
+		// (Config.FeatureKNN touches partial views only).
+		k, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, vw := range net.Views {
+			if vw.Features != nil {
+				if vw.Adj, err = withFeatureGraph(vw.Adj, vw.Features, k, vw.Observed, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	seed := uint64(1)

@@ -189,13 +189,23 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	trainers := make([]*nn.Trainer, t)
 	views := make([]*viewFit, t)
 	start := time.Now()
+	graphs := make([]*sparse.CSR, t)
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
+		graphs[s] = v.Adj
 		// Propagation and the fill act on the view's own features, not on
 		// adjacency rows standing in for them (Config.Propagate).
 		own := v.Features != nil
+		// A partial view with features of its own is re-linked by them
+		// (Config.FeatureKNN).
+		if cfg.FeatureKNN > 0 && own && slices.Contains(v.Observed, false) {
+			var err error
+			if graphs[s], err = withFeatureGraph(v.Adj, v.Features, cfg.FeatureKNN, v.Observed, cfg.Workers); err != nil {
+				return nil, fmt.Errorf("view %q: feature graph: %w", v.Name, err)
+			}
+		}
 		if cfg.Propagate > 0 && own {
-			xs[s] = propagateFeatures(xs[s], v.Adj, v.Observed, cfg.Propagate, cfg.Workers)
+			xs[s] = propagateFeatures(xs[s], graphs[s], v.Observed, cfg.Propagate, cfg.Workers)
 		}
 		// The nodes holding features in the view: its observed nodes, and
 		// with FillHops those filled from their neighbours.
@@ -317,9 +327,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	var lap *proximity.Operator
 	if beta > 0 {
 		adjs := make([]*sparse.CSR, t)
-		for s, v := range net.Views {
-			adjs[s] = v.Adj
-		}
+		copy(adjs, graphs)
 		omega := cfg.ViewWeights
 		if omega != nil && len(omega) != t {
 			return nil, fmt.Errorf("view-weights: %d weights for %d views", len(omega), t)

@@ -16,7 +16,9 @@ type Memory struct {
 	// Data: the loaded network, 8 bytes per stored adjacency or feature
 	// entry (int32 index, float32 value) and 8 per row pointer.
 	Data int64
-	// Proximity: a normalised copy of every adjacency (8 bytes per entry)
+	// Proximity: a view re-linked by its features (Config.FeatureKNN) as a
+	// graph of its own, each observed node adding at most 2k entries; a
+	// normalised copy of every adjacency (8 bytes per entry)
 	// and the Horner buffers, four float32 arrays of n×2d for the
 	// random-walk normalisation (n×d otherwise), and n·d float64 more for
 	// the normalised Laplacian.
@@ -71,9 +73,20 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			m.Data += 8*int64(v.Features.NNZ()) + 8*(n+1)
 		}
 	}
+	linked := func(v *multiplex.View) bool {
+		return cfg.FeatureKNN > 0 && v.Features != nil && slices.Contains(v.Observed, false)
+	}
+	for _, v := range net.Views {
+		if linked(v) {
+			m.Proximity += 8*(int64(v.Adj.NNZ())+2*int64(cfg.FeatureKNN)*int64(v.NumObserved())) + 8*(n+1)
+		}
+	}
 	if !cfg.NoProximity {
 		for _, v := range net.Views {
 			m.Proximity += 8*int64(v.Adj.NNZ()) + 8*(n+1) + 16*n
+			if linked(v) {
+				m.Proximity += 16 * int64(cfg.FeatureKNN) * int64(v.NumObserved())
+			}
 		}
 		// The Horner passes' float32 input, term, successor and result,
 		// each n×2d for the random-walk normalisation, n×d otherwise.
@@ -97,7 +110,13 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		nnz := int64(x.NNZ())
 		obs := int64(v.NumObserved())
 		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0) {
-			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0))
+			var extra int64
+			if linked(v) {
+				// Each step, a row also reads about k feature neighbours'
+				// rows, of the mean observed support.
+				extra = int64(cfg.FeatureKNN) * int64(x.NNZ()) / max(int64(v.NumObserved()), 1)
+			}
+			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
 				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)
 			}
@@ -154,9 +173,10 @@ func totalNNZ(c []int64) int64 {
 // propagatedRowNNZ bounds each row's non-zeros after k propagation steps: a
 // smoothed row's support is at most the union of its own and its observed
 // neighbours' supports, so per row c_i ← min(width, c_i + Σ_{j ∈ N(i)
-// observed} c_j) for an observed i, k times. It costs k passes over the
-// adjacency.
-func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int) []int64 {
+// observed} c_j + extra) for an observed i, k times, extra standing for
+// neighbours adj does not hold (Config.FeatureKNN's, estimated). It costs k
+// passes over the adjacency.
+func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
 	n := x.Rows
 	c, next := make([]int64, n), make([]int64, n)
 	for i := range n {
@@ -164,8 +184,9 @@ func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int) []int64 {
 	}
 	for range k {
 		for i := range n {
-			next[i] = c[i]
+			next[i] = c[i] + extra
 			if !observed[i] {
+				next[i] = c[i]
 				continue
 			}
 			ind, _ := adj.Row(i)

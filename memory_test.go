@@ -28,9 +28,11 @@ func TestEstimateMemory(t *testing.T) {
 		// counted (the synthetic network is partial: the fill acts).
 		{Iterations: 3, Pretrain: 1},
 		{Iterations: 3, Pretrain: 1, Propagate: 2},
+		// The re-linked views' graphs, and the propagation along them.
+		{Iterations: 3, Pretrain: 1, FeatureKNN: 8},
 	} {
 		d := cfg.Defaults()
-		t.Run(fmt.Sprintf("propagate=%d/fill=%d", d.Propagate, d.FillHops), func(t *testing.T) { estimateMemory(t, net, cfg) })
+		t.Run(fmt.Sprintf("propagate=%d/fill=%d/knn=%d", d.Propagate, d.FillHops, d.FeatureKNN), func(t *testing.T) { estimateMemory(t, net, cfg) })
 	}
 }
 
@@ -64,12 +66,12 @@ func TestPropagatedNNZ(t *testing.T) {
 	net := smallNet(t, 400)
 	for _, v := range net.Views {
 		x := v.FeatureMatrix()
-		if got := totalNNZ(propagatedRowNNZ(x, v.Adj, v.Observed, 0)); got != int64(x.NNZ()) {
+		if got := totalNNZ(propagatedRowNNZ(x, v.Adj, v.Observed, 0, 0)); got != int64(x.NNZ()) {
 			t.Errorf("view %s, 0 steps: bound %d, want the %d non-zeros", v.Name, got, x.NNZ())
 		}
 		for k := 1; k <= 3; k++ {
 			real := propagateFeatures(x, v.Adj, v.Observed, k, 1).NNZ()
-			if bound := totalNNZ(propagatedRowNNZ(x, v.Adj, v.Observed, k)); bound < int64(real) {
+			if bound := totalNNZ(propagatedRowNNZ(x, v.Adj, v.Observed, k, 0)); bound < int64(real) {
 				t.Errorf("view %s, %d steps: bound %d below the %d non-zeros", v.Name, k, bound, real)
 			} else {
 				t.Logf("view %s, %d steps: %d non-zeros, bound %d", v.Name, k, real, bound)

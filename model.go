@@ -31,7 +31,8 @@ import (
 // with no view gets zeros (before the shift and the filter). The
 // autoencoders read the features as the fit did: with Config.Propagate
 // (one step by default) x must be smoothed the same way over the node's
-// neighbours, and a view the node lacks may be given its neighbours' mean
+// neighbours (in a partial view, Config.FeatureKNN's feature neighbours
+// among them), and a view the node lacks may be given its neighbours' mean
 // features there and marked present, as Config.FillHops does in the fit.
 //
 // The factored d×d system of each combination of views is cached on the

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
 )
 
 // TestTuned: dpmne-tuned's embedding is the fit of the point Tune ranks
@@ -52,6 +54,45 @@ func TestTuned(t *testing.T) {
 	unlabelled.Labels = nil
 	if _, _, err := Tuned().Embed(context.Background(), &unlabelled, p); err == nil || !strings.Contains(err.Error(), "labels") {
 		t.Errorf("no labels: err = %v, want one saying so", err)
+	}
+}
+
+// TestTuneFeatureKNN: the feature-graph axis is searched on a partial
+// network with features and collapsed to its first value on a full one,
+// where every value fits the same; a negative value is an error.
+func TestTuneFeatureKNN(t *testing.T) {
+	partial, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := synth.Default()
+	sc.Nodes, sc.Missing = 400, []float64{0}
+	full, err := synth.Generate(sc, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	g := Grid{FeatureKNN: []int{0, 8}}
+	for _, tc := range []struct {
+		name string
+		net  *multiplex.Network
+		want []int
+	}{{"partial", partial, []int{0, 8}}, {"full", full, []int{0}}} {
+		res, err := Tune(context.Background(), tc.net, base, g, 0.5, 2, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, r := range res {
+			got = append(got, r.FeatureKNN)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s network: feature k-NN values tried %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if _, err := Tune(context.Background(), partial, base, Grid{FeatureKNN: []int{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "feature k-NN -1") {
+		t.Errorf("feature k-NN -1: err = %v", err)
 	}
 }
 

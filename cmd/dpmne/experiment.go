@@ -52,9 +52,11 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           from that cell
 
 dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
-(none or one step) and the heat filter (τ 2 or none) for each network it
+(none or one step), the heat filter (τ 2 or none) and, on a partial network
+with features, the feature graph (--feature-knn 0 or 8) for each network it
 fits, by 5-fold cross-validation on one training half (as dpmne tune does:
-8 fits per cell), and the tables list its choices.
+8 fits per cell, 16 on such a partial network), and the tables list its
+choices.
 
 It writes NAME.md (a markdown table with the command that made it),
 NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out. The model

@@ -529,7 +529,7 @@ func TestBinarizeAndSearch(t *testing.T) {
 
 func TestTune(t *testing.T) {
 	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet"}
-	one := []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2"}
+	one := []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}
 	match := func(re string) func(string) bool { return regexp.MustCompile(re).MatchString }
 	// Each grid: its flags, the lines of output (header, one row per
 	// point, blank, best) and what else the output must show.
@@ -539,13 +539,14 @@ func TestTune(t *testing.T) {
 		lines int
 		ok    func(out string) bool
 	}{
-		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2"}, 6,
+		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
 			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
 		// The default grid, dpmne-tuned's: 2 values of λ × propagation
-		// 0 and 1 × filter τ 2 and 0, at --beta.
-		{"default grid", nil, 12, func(out string) bool {
-			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] `).FindAllString(out, -1)
-			return len(rows) == 8 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02]\n`)(out)
+		// 0 and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the
+		// synthetic network is partial, with features), at --beta.
+		{"default grid", nil, 20, func(out string) bool {
+			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] `).FindAllString(out, -1)
+			return len(rows) == 16 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02] --feature-knn [08]\n`)(out)
 		}},
 		// The structural choices: 2 starts × 2 encoders, one row each.
 		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
@@ -555,16 +556,17 @@ func TestTune(t *testing.T) {
 		// Y steps per iteration: the best line names its value.
 		{"Y steps", append([]string{"--y-steps-grid", "1,2"}, one...), 6,
 			func(out string) bool {
-				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2\n`)(out)
+				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2 --feature-knn 0\n`)(out)
 			}},
-		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1 --filter-tau 2\n`)},
+		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1 --filter-tau 2 --feature-knn 0\n`)},
 		// On the partial network experiment pdr fits.
 		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
 		// View weights: the best line names them.
 		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
-		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2"}, 6, match(`best: .* --propagate [01] --filter-tau 2\n`)},
-		{"filter", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2"}, 6, match(`best: .* --propagate 1 --filter-tau [02]\n`)},
+		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0\n`)},
+		{"filter", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0\n`)},
+		{"feature k-NN", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08]\n`)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
 		out, stderr, err := runCLI(t, args...)
@@ -585,6 +587,7 @@ func TestTune(t *testing.T) {
 		{"--y-solver-grid", "newton", `Y solver "newton"`},
 		{"--propagate-grid", "-1", "propagate -1"},
 		{"--filter-tau-grid", "-1", "filter τ -1"},
+		{"--feature-knn-grid", "-1", "feature k-NN -1"},
 		{"--y-steps-grid", "0", "0 Y steps"},
 	} {
 		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,0 +1,109 @@
+package dpmne
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmne/dpmne/sparse"
+	"github.com/dpmne/dpmne/synth"
+)
+
+// TestWithFeatureGraph checks the union on a case worked by hand. Cosine
+// similarities among nodes 0-3 (node 4 left out, though its features equal
+// node 0's): 0–1 and 1–2 are 1/√2, every other pair 0. With k = 1, node 0
+// picks 1, node 1 picks 0 (a tie with 2, the smaller index wins), node 2
+// picks 1, node 3 has no positive similarity and picks none. The given
+// edges are 0–1 (weight 3) and 2–3 (0.5): the result has 0–1 at 3 (the
+// larger of 3 and 1), 1–2 at 1 and 2–3 at 0.5, and nothing at node 4.
+func TestWithFeatureGraph(t *testing.T) {
+	x := build(t, 5, 3, [][3]float64{{0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {2, 1, 1}, {3, 2, 1}, {4, 0, 1}})
+	adj := build(t, 5, 5, [][3]float64{{0, 1, 3}, {1, 0, 3}, {2, 3, 0.5}, {3, 2, 0.5}})
+	include := []bool{true, true, true, true, false}
+	for _, workers := range []int{1, 2} {
+		g, err := withFeatureGraph(adj, x, 1, include, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Check(); err != nil {
+			t.Fatal(err)
+		}
+		want := map[[2]int]float32{{0, 1}: 3, {1, 0}: 3, {1, 2}: 1, {2, 1}: 1, {2, 3}: 0.5, {3, 2}: 0.5}
+		if g.NNZ() != len(want) {
+			t.Errorf("workers %d: %d entries, want %d", workers, g.NNZ(), len(want))
+		}
+		for e, w := range want {
+			if got := g.At(e[0], e[1]); got != w {
+				t.Errorf("workers %d: entry %v = %g, want %g", workers, e, got, w)
+			}
+		}
+	}
+	if _, err := withFeatureGraph(adj, x, 0, include, 1); err == nil {
+		t.Error("k = 0: no error")
+	}
+}
+
+// build returns the rows×cols matrix with the given (i, j, value) entries.
+func build(t *testing.T, rows, cols int, entries [][3]float64) *sparse.CSR {
+	t.Helper()
+	b := sparse.NewBuilder(rows, cols)
+	for _, e := range entries {
+		b.Add(int(e[0]), int(e[1]), float32(e[2]))
+	}
+	m, err := b.Build(sparse.MergeMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestFitFeatureKNN: the feature graph leaves a network with no missing
+// node as it is (the same bytes as without it) and changes the fit of a
+// partial one.
+func TestFitFeatureKNN(t *testing.T) {
+	cfg := synth.Default()
+	cfg.Nodes, cfg.Missing = 300, []float64{0}
+	full, err := synth.Generate(cfg, rand.New(rand.NewPCG(11, 12)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		partial bool
+	}{{"full", false}, {"partial", true}} {
+		net := full
+		if tc.partial {
+			net = smallNet(t, 300)
+		}
+		fit := func(k int) []byte {
+			c := quickConfig()
+			c.FeatureKNN = k
+			m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return embBytes(m)
+		}
+		if changed := !bytes.Equal(fit(0), fit(8)); changed != tc.partial {
+			t.Errorf("%s network: the feature graph changed the embedding: %v, want %v", tc.name, changed, tc.partial)
+		}
+	}
+}
+
+// BenchmarkWithFeatureGraph measures re-linking one view that misses half
+// of its nodes by its 8 nearest neighbours (features of width 64).
+func BenchmarkWithFeatureGraph(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		v := partialViews(rng, n, 64, 1, 0.5)[0]
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := withFeatureGraph(v.Adj, v.Features, 8, v.Observed, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
