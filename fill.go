@@ -19,11 +19,12 @@ import (
 // reach stays missing. Each round reads the previous round's matrix only, so
 // the result does not depend on the order of the rows or the worker count.
 // It returns view s's features, with rows filled, and the nodes that hold
-// features (observed or filled); x is s's features as the fit reads them
-// (after Config.Propagate). A filled node gets no edges in view s: the
-// proximity term still sees only the view's own graph.
-func fillMissing(x *sparse.CSR, views []*multiplex.View, s, hops, workers int) (*sparse.CSR, []bool) {
-	have := slices.Clone(views[s].Observed)
+// features (have, the observed nodes and those sharedRows gave their own
+// row, or filled); x is s's features as the fit reads them (after
+// Config.Propagate). A filled node gets no edges in view s: the proximity
+// term still sees only the view's own graph.
+func fillMissing(x *sparse.CSR, views []*multiplex.View, s int, have []bool, hops, workers int) (*sparse.CSR, []bool) {
+	have = slices.Clone(have)
 	for range hops {
 		filled := make([]bool, len(have))
 		next := mapRows(x, workers, func(i int, r *rowBuilder) {
@@ -76,4 +77,85 @@ func eachFillSource(views []*multiplex.View, s, i int, have []bool, fn func(j in
 			}
 		}
 	}
+}
+
+// sharedRows finds, for each node missing from view s, a view that holds
+// the node's own row of s's features: a view r ≠ s observing the node whose
+// features are s's, that is of s's width and equal to s's, row for row, on
+// every node observed in both (ACM's and DBLP4057's views all carry the
+// same features). It returns that view's index per node (the first such
+// view; −1 where there is none or the node is observed in s), and nil when
+// no view shares s's features. Its cost is one pass over the features of
+// the views of s's width.
+func sharedRows(views []*multiplex.View, s int) []int {
+	x := views[s].Features
+	if x == nil {
+		return nil
+	}
+	var shared []int
+	for r, u := range views {
+		if r == s || u.Features == nil || u.Features.Cols != x.Cols {
+			continue
+		}
+		same, both := true, 0
+		for i, o := range views[s].Observed {
+			if !o || !u.Observed[i] {
+				continue
+			}
+			both++
+			ai, av := x.Row(i)
+			bi, bv := u.Features.Row(i)
+			if !slices.Equal(ai, bi) || !slices.Equal(av, bv) {
+				same = false
+				break
+			}
+		}
+		if same && both > 0 {
+			shared = append(shared, r)
+		}
+	}
+	if len(shared) == 0 {
+		return nil
+	}
+	src := make([]int, len(views[s].Observed))
+	for i, o := range views[s].Observed {
+		src[i] = -1
+		if o {
+			continue
+		}
+		for _, r := range shared {
+			if views[r].Observed[i] {
+				src[i] = r
+				break
+			}
+		}
+	}
+	return src
+}
+
+// copyShared gives each node missing from view s that sharedRows finds in a
+// view with s's features its own row from there (Config.FillHops: a node's
+// own features beat its neighbours' mean). It returns s's features with
+// those rows, and the nodes holding features: s's observed ones and the
+// copied ones. Without a view sharing s's features it returns x and s's
+// observed nodes unchanged.
+func copyShared(x *sparse.CSR, views []*multiplex.View, s, workers int) (*sparse.CSR, []bool) {
+	src := sharedRows(views, s)
+	have := slices.Clone(views[s].Observed)
+	if src == nil {
+		return x, have
+	}
+	out := mapRows(x, workers, func(i int, r *rowBuilder) {
+		if src[i] < 0 {
+			r.copyRow(x, i)
+			return
+		}
+		r.copyRow(views[src[i]].Features, i)
+	})
+	for i, v := range src {
+		if v >= 0 {
+			have[i] = true
+		}
+	}
+	return out, have
 }

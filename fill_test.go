@@ -76,7 +76,7 @@ func TestFillMissing(t *testing.T) {
 				}
 				want, have = next, nextHave
 			}
-			got, gotHave := fillMissing(views[s].Features, views, s, hops, 2)
+			got, gotHave := fillMissing(views[s].Features, views, s, views[s].Observed, hops, 2)
 			if err := got.Check(); err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestFillMissing(t *testing.T) {
 			if filled == 0 {
 				t.Fatalf("%d hops, view %d: nothing filled; the test needs missing nodes with neighbours", hops, s)
 			}
-			one, _ := fillMissing(views[s].Features, views, s, hops, 1)
+			one, _ := fillMissing(views[s].Features, views, s, views[s].Observed, hops, 1)
 			if !slices.Equal(one.Ptr, got.Ptr) || !slices.Equal(one.Ind, got.Ind) || !slices.Equal(one.Val, got.Val) {
 				t.Errorf("%d hops, view %d: 1 and 2 workers gave different results", hops, s)
 			}
@@ -107,7 +107,7 @@ func TestFillMissing(t *testing.T) {
 			for i := range c {
 				c[i] = int64(views[s].Features.RowNNZ(i))
 			}
-			bound, obs := filledRowNNZ(c, views, s, hops, w)
+			bound, obs := filledRowNNZ(c, views, s, views[s].Observed, hops, w)
 			sum := totalNNZ(bound)
 			if sum < int64(got.NNZ()) {
 				t.Errorf("%d hops, view %d: bound %d below the %d non-zeros", hops, s, sum, got.NNZ())
@@ -126,13 +126,72 @@ func TestFillMissing(t *testing.T) {
 	}
 }
 
+// TestCopyShared: views 0 and 1 carry the same features (view 1 sees a
+// different part of them), view 2 features of the same width that differ.
+// A node missing from view 0 gets its own row from view 1 where view 1
+// observes it, from no other view, and keeps an empty row elsewhere; view
+// 2 shares with nobody, and the copied nodes hold features for the fill's
+// rounds and its memory bound.
+func TestCopyShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, w = 400, 12
+	f, _ := randomFeaturesAndGraph(rng, n, w, 0.3, 3)
+	views := partialViews(rng, n, w, 3, 0.6)
+	for s := range 2 {
+		views[s].Features = f.RowSelect(views[s].Observed)
+	}
+	if src := sharedRows(views, 2); src != nil {
+		t.Errorf("view 2 shares features with view %v", src)
+	}
+	for _, workers := range []int{1, 2} {
+		got, have := copyShared(views[0].Features, views, 0, workers)
+		if err := got.Check(); err != nil {
+			t.Fatal(err)
+		}
+		copied := 0
+		for i := range n {
+			gi, gv := got.Row(i)
+			fi, fv := f.Row(i)
+			switch {
+			case views[0].Observed[i] || views[1].Observed[i]:
+				if !have[i] || !slices.Equal(gi, fi) || !slices.Equal(gv, fv) {
+					t.Fatalf("workers %d, node %d (observed in view 0: %v): row %v %v (held %v), want its own %v %v", workers, i, views[0].Observed[i], gi, gv, have[i], fi, fv)
+				}
+				if !views[0].Observed[i] {
+					copied++
+				}
+			default:
+				if have[i] || len(gi) != 0 {
+					t.Fatalf("workers %d, node %d, in neither view: row %v, held %v; want empty", workers, i, gi, have[i])
+				}
+			}
+		}
+		if copied == 0 {
+			t.Fatal("nothing copied; the test needs nodes missing from view 0 only")
+		}
+	}
+	// The fill's rounds start from the copied nodes: none of them is
+	// overwritten by its neighbours' mean.
+	x, have := copyShared(views[0].Features, views, 0, 0)
+	filled, _ := fillMissing(x, views, 0, have, 3, 0)
+	for i := range n {
+		if have[i] {
+			a, _ := filled.Row(i)
+			b, _ := f.Row(i)
+			if !slices.Equal(a, b) {
+				t.Fatalf("node %d: the fill changed a row it held", i)
+			}
+		}
+	}
+}
+
 // TestFillMissingFull: with no node missing, the fill returns the features
 // as they were.
 func TestFillMissingFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	views := partialViews(rng, 200, 8, 2, 1)
 	for s, v := range views {
-		got, have := fillMissing(v.Features, views, s, 3, 0)
+		got, have := fillMissing(v.Features, views, s, v.Observed, 3, 0)
 		if !slices.Equal(got.Ptr, v.Features.Ptr) || !slices.Equal(got.Ind, v.Features.Ind) || !slices.Equal(got.Val, v.Features.Val) || slices.Contains(have, false) {
 			t.Errorf("view %d changed with every node observed", s)
 		}
@@ -147,7 +206,7 @@ func BenchmarkFillMissing(b *testing.B) {
 		views := partialViews(rng, n, 64, 3, 0.5)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				fillMissing(views[0].Features, views, 0, 3, 0)
+				fillMissing(views[0].Features, views, 0, views[0].Observed, 3, 0)
 			}
 		})
 	}

@@ -204,14 +204,19 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 				return nil, fmt.Errorf("view %q: feature graph: %w", v.Name, err)
 			}
 		}
-		if cfg.Propagate > 0 && own {
-			xs[s] = propagateFeatures(xs[s], graphs[s], v.Observed, cfg.Propagate, cfg.Workers)
-		}
 		// The nodes holding features in the view: its observed nodes, and
-		// with FillHops those filled from their neighbours.
+		// with FillHops those given their own row from a view with the
+		// same features, then those filled from their neighbours.
 		obs := v.Observed
 		if cfg.FillHops > 0 && own {
-			xs[s], obs = fillMissing(xs[s], net.Views, s, cfg.FillHops, cfg.Workers)
+			xs[s], obs = copyShared(xs[s], net.Views, s, cfg.Workers)
+		}
+		if cfg.Propagate > 0 && own {
+			// Rows not observed in the view, copied ones too, stay as they are.
+			xs[s] = propagateFeatures(xs[s], graphs[s], v.Observed, cfg.Propagate, cfg.Workers)
+		}
+		if cfg.FillHops > 0 && own {
+			xs[s], obs = fillMissing(xs[s], net.Views, s, obs, cfg.FillHops, cfg.Workers)
 		}
 		if cfg.RowNormalize {
 			xs[s] = xs[s].NormalizeRows()

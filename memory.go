@@ -118,7 +118,17 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			}
 			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
-				c, obs = filledRowNNZ(c, net.Views, s, cfg.FillHops, x.Cols)
+				have := v.Observed
+				if src := sharedRows(net.Views, s); src != nil {
+					// Own rows copied from a view with the same features.
+					have = slices.Clone(have)
+					for i, r := range src {
+						if r >= 0 {
+							c[i], have[i] = int64(net.Views[r].Features.RowNNZ(i)), true
+						}
+					}
+				}
+				c, obs = filledRowNNZ(c, net.Views, s, have, cfg.FillHops, x.Cols)
 			}
 			nnz = totalNNZ(c)
 			m.Codes += 8*nnz + 8*(n+1)
@@ -203,11 +213,12 @@ func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int, extra int64) [
 }
 
 // filledRowNNZ follows fillMissing's rounds on row counts c (a bound on
-// view s's row non-zeros, width cols) and returns a bound on the filled
+// view s's row non-zeros, width cols), from the nodes have marks as holding
+// features, and returns a bound on the filled
 // rows' non-zeros, c_i ← min(width, Σ_j c_j) over the neighbours that fill
 // row i, and the number of nodes holding features after the fill (exact).
-func filledRowNNZ(c []int64, views []*multiplex.View, s, hops, cols int) ([]int64, int64) {
-	have := slices.Clone(views[s].Observed)
+func filledRowNNZ(c []int64, views []*multiplex.View, s int, have []bool, hops, cols int) ([]int64, int64) {
+	have = slices.Clone(have)
 	c = slices.Clone(c)
 	var filled []int
 	for range hops {

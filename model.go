@@ -32,8 +32,9 @@ import (
 // autoencoders read the features as the fit did: with Config.Propagate
 // (one step by default) x must be smoothed the same way over the node's
 // neighbours (in a partial view, Config.FeatureKNN's feature neighbours
-// among them), and a view the node lacks may be given its neighbours' mean
-// features there and marked present, as Config.FillHops does in the fit.
+// among them), and a view the node lacks may be given its own row from a
+// view with the same features, or its neighbours' mean features there, and
+// marked present, as Config.FillHops does in the fit.
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s

@@ -241,9 +241,9 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // TunedGrid is the grid the dpmne-tuned method searches: λ ∈ {100, 10⁴},
 // no or one propagation step, the heat filter (τ = 2) or none, and on a
 // partial network with features no feature graph or 8 feature neighbours
-// (dpmne.Config.FeatureKNN), the default's other settings kept. These are the settings whose best value
-// differs most between the data sets (RESULTS.md, "dpmne-tuned"; fit seed
-// 1): ACM scores 0.939 with raw features and λ = 100 against 0.894 with the
+// (dpmne.Config.FeatureKNN), the default's other settings kept. These are
+// the settings whose best value differs most between the data sets
+// (RESULTS.md, "dpmne-tuned"; fit seed 1): ACM scores 0.939 with raw features and λ = 100 against 0.894 with the
 // default, DBLP4057 needs the propagation step (0.931 against 0.878) and
 // scores more without the filter (table4: 0.937 against 0.929), Cora's
 // classification likes raw features and λ = 100 without the filter; the
