@@ -87,6 +87,11 @@ type Config struct {
 	// own row from there, not its neighbours' mean: at ACM's PDR 0.4 (fit
 	// seed 1) micro-F1 0.767 → 0.825, and 0.844 → 0.873 with FeatureKNN 8.
 	FillHops int
+	// NoFillCopy leaves that copy out: a missing node gets its neighbours'
+	// mean even where another view carries its own row (the fill of the
+	// versions before the copy; older model and checkpoint files read back
+	// with it set).
+	NoFillCopy bool
 	// FeatureKNN > 0 re-links a partial view by its features: in each
 	// view that has features of its own and misses some nodes, every
 	// observed node is also linked to the FeatureKNN observed nodes whose

@@ -208,7 +208,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		// with FillHops those given their own row from a view with the
 		// same features, then those filled from their neighbours.
 		obs := v.Observed
-		if cfg.FillHops > 0 && own {
+		if cfg.FillHops > 0 && own && !cfg.NoFillCopy {
 			xs[s], obs = copyShared(xs[s], net.Views, s, cfg.Workers)
 		}
 		if cfg.Propagate > 0 && own {

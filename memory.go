@@ -119,7 +119,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
 				have := v.Observed
-				if src := sharedRows(net.Views, s); src != nil {
+				if src := sharedRows(net.Views, s); src != nil && !cfg.NoFillCopy {
 					// Own rows copied from a view with the same features.
 					have = slices.Clone(have)
 					for i, r := range src {

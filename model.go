@@ -245,8 +245,9 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 // wrote it had no default there, that is the setting was off. Each field
 // below has since gained a default that is on; without this, an older
 // model's Embedding would be centred when its fit was not, and an older
-// checkpoint would resume with propagation, the fill, the filter, sampled
-// losses or node scaling that its first iterations did not have. keys are
+// checkpoint would resume with propagation, the fill (or its own-row copy),
+// the filter, sampled losses or node scaling that its first iterations did
+// not have. keys are
 // the stored config's JSON keys, to tell an absent field from a zero one.
 func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	has := func(k string) bool { _, ok := keys[k]; return ok }
@@ -263,6 +264,9 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	off("FillHops", &c.FillHops)               // before: missing left missing
 	if !has("FilterTau") || c.FilterTau == 0 {
 		c.FilterTau = -1 // before, or 0: no filter
+	}
+	if !has("NoFillCopy") {
+		c.NoFillCopy = true // before: the neighbours' mean only
 	}
 	if !has("Uncentred") {
 		c.Uncentred = true // before: Y as fitted
