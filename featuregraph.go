@@ -1,9 +1,19 @@
 package dpmne
 
 import (
+	"slices"
+
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
+
+// Relinkable reports whether Config.FeatureKNN re-links view v: whether v
+// has features of its own and misses some node. Fit, EstimateMemory and the
+// experiment's tune (which tries one FeatureKNN value where no view is
+// relinkable) share this rule.
+func Relinkable(v *multiplex.View) bool {
+	return v.Features != nil && slices.Contains(v.Observed, false)
+}
 
 // withFeatureGraph returns adj with the cosine k-nearest-neighbour graph of
 // x's rows among the nodes include marks added (Config.FeatureKNN): the

@@ -198,7 +198,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		own := v.Features != nil
 		// A partial view with features of its own is re-linked by them
 		// (Config.FeatureKNN).
-		if cfg.FeatureKNN > 0 && own && slices.Contains(v.Observed, false) {
+		if cfg.FeatureKNN > 0 && Relinkable(v) {
 			var err error
 			if graphs[s], err = withFeatureGraph(v.Adj, v.Features, cfg.FeatureKNN, v.Observed, cfg.Workers); err != nil {
 				return nil, fmt.Errorf("view %q: feature graph: %w", v.Name, err)

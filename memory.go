@@ -73,9 +73,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			m.Data += 8*int64(v.Features.NNZ()) + 8*(n+1)
 		}
 	}
-	linked := func(v *multiplex.View) bool {
-		return cfg.FeatureKNN > 0 && v.Features != nil && slices.Contains(v.Observed, false)
-	}
+	linked := func(v *multiplex.View) bool { return cfg.FeatureKNN > 0 && Relinkable(v) }
 	for _, v := range net.Views {
 		if linked(v) {
 			m.Proximity += 8*(int64(v.Adj.NNZ())+2*int64(cfg.FeatureKNN)*int64(v.NumObserved())) + 8*(n+1)
@@ -119,7 +117,11 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
 				have := v.Observed
-				if src := sharedRows(net.Views, s); src != nil && !cfg.NoFillCopy {
+				var src []int
+				if !cfg.NoFillCopy {
+					src = sharedRows(net.Views, s)
+				}
+				if src != nil {
 					// Own rows copied from a view with the same features.
 					have = slices.Clone(have)
 					for i, r := range src {

@@ -141,10 +141,8 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		return nil, nil, err
 	}
 	props := orDefault(g.Propagate, max(def.Propagate, 0))
-	for _, v := range props {
-		if v < 0 {
-			return nil, nil, fmt.Errorf("tune: propagate %d: want ≥ 0", v)
-		}
+	if err := nonNegative("propagate", props); err != nil {
+		return nil, nil, err
 	}
 	taus := orDefault(g.FilterTau, max(def.FilterTau, 0))
 	for _, v := range taus {
@@ -153,12 +151,10 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	knns := orDefault(g.FeatureKNN, max(def.FeatureKNN, 0))
-	for _, v := range knns {
-		if v < 0 {
-			return nil, nil, fmt.Errorf("tune: feature k-NN %d: want ≥ 0", v)
-		}
+	if err := nonNegative("feature k-NN", knns); err != nil {
+		return nil, nil, err
 	}
-	if !featureLinkable(net) {
+	if !slices.ContainsFunc(net.Views, dpmne.Relinkable) {
 		knns = knns[:1] // every value fits the same (Grid)
 	}
 	var grid []TuneResult
@@ -254,17 +250,6 @@ func TunedGrid() Grid {
 	return Grid{Lambda: []float64{100, 1e4}, Propagate: []int{0, 1}, FilterTau: []float64{2, 0}, FeatureKNN: []int{0, 8}}
 }
 
-// featureLinkable reports whether dpmne.Config.FeatureKNN changes a fit of
-// net: whether a view with features of its own misses a node.
-func featureLinkable(net *multiplex.Network) bool {
-	for _, v := range net.Views {
-		if v.Features != nil && slices.Contains(v.Observed, false) {
-			return true
-		}
-	}
-	return false
-}
-
 // Tuned returns the dpmne-tuned method: for each network it is given it
 // runs Tune on it (Params.Grid, or TunedGrid when nil; one training half
 // drawn with the cell's seed, 5-fold cross-validation inside it, so the
@@ -302,6 +287,16 @@ func oneOf(what string, vals []string, a, b string) error {
 	for _, v := range vals {
 		if v != a && v != b {
 			return fmt.Errorf("tune: %s %q: want %s or %s", what, v, a, b)
+		}
+	}
+	return nil
+}
+
+// nonNegative reports the first of vals below 0, naming the grid by what.
+func nonNegative(what string, vals []int) error {
+	for _, v := range vals {
+		if v < 0 {
+			return fmt.Errorf("tune: %s %d: want ≥ 0", what, v)
 		}
 	}
 	return nil
