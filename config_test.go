@@ -58,7 +58,7 @@ func TestApplyPreset(t *testing.T) {
 	if err := c.ApplyPreset("paper", func(flag string) bool { return flag == "loss" || flag == "pretrain" }); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, FillHops: -1}); !reflect.DeepEqual(c, want) {
+	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, FillHops: -1, OrthAllNodes: true}); !reflect.DeepEqual(c, want) {
 		t.Errorf("ApplyPreset keeping loss and pretrain = %+v, want %+v", c, want)
 	}
 	c = Config{Loss: "bce"}

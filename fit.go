@@ -351,6 +351,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 	}
 	sub := newSubspace(n, d, views, lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
+	if lap != nil && cfg.YReg == Orth && !cfg.OrthAllNodes {
+		sub.free = smallComponentRows(graphs, n, d)
+	}
 	if cfg.YSolver == "cg" {
 		sub.useCG()
 	}
@@ -856,4 +859,21 @@ func weighViews(sub *subspace, lap *proximity.Operator) ([]float64, error) {
 	sub.lamMax = lap.LambdaMax(30)
 	sub.updateLY()
 	return w, nil
+}
+
+// smallComponentRows returns, sorted, the nodes of the components of the
+// graphs' union (sparse.Components) with fewer than max(2, n/d) nodes:
+// each such component's indicator is a null direction of L, which an
+// orthonormal Y would otherwise take at no proximity cost
+// (Config.OrthAllNodes).
+func smallComponentRows(graphs []*sparse.CSR, n, d int) []int {
+	comp, size := sparse.Components(n, graphs...)
+	minSize := max(2, n/max(d, 1))
+	var free []int
+	for i, c := range comp {
+		if size[c] < minSize {
+			free = append(free, i)
+		}
+	}
+	return free
 }

@@ -308,3 +308,62 @@ func TestAutoViewWeights(t *testing.T) {
 		t.Errorf("one weight for %d views: err = %v", len(net.Views), err)
 	}
 }
+
+// TestFitOrthAllNodes: on a connected network no row is left out of R(Y),
+// so Config.OrthAllNodes changes no byte. With 20 nodes stripped of every
+// edge, those are the rows left out (components of one node), and they
+// hold a smaller share of ‖Y‖² than when R(Y) reaches them, where an
+// orthonormal Y takes their indicators, null directions of L, at no
+// proximity cost.
+func TestFitOrthAllNodes(t *testing.T) {
+	cfg := synth.Default()
+	cfg.Nodes, cfg.Missing = 300, []float64{0}
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(11, 12)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := quickConfig()
+	var graphs []*sparse.CSR
+	for _, v := range net.Views {
+		graphs = append(graphs, v.Adj)
+	}
+	if free := smallComponentRows(graphs, net.N(), c.Dim); len(free) != 0 {
+		t.Fatalf("connected network: rows %v left out of R(Y)", free)
+	}
+	fit := func(net *multiplex.Network, all bool) *Model {
+		c := c
+		c.OrthAllNodes = all
+		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if !bytes.Equal(embBytes(fit(net, false)), embBytes(fit(net, true))) {
+		t.Error("connected network: OrthAllNodes changed the embedding")
+	}
+
+	const k = 20
+	iso := *net
+	iso.Views = slices.Clone(net.Views)
+	graphs = graphs[:0]
+	for s, v := range iso.Views {
+		v := *v
+		v.Adj = v.Adj.Filter(func(i, j int, _ float32) bool { return i >= k && j >= k })
+		iso.Views[s] = &v
+		graphs = append(graphs, v.Adj)
+	}
+	if free := smallComponentRows(graphs, iso.N(), c.Dim); !slices.Equal(free, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+		t.Fatalf("rows left out of R(Y) = %v, want 0…%d", free, k-1)
+	}
+	share := func(m *Model) float64 {
+		y := m.Y.RawMatrix().Data
+		d := c.Dim
+		return sumSq(y[:k*d]) / sumSq(y)
+	}
+	def, all := share(fit(&iso, false)), share(fit(&iso, true))
+	t.Logf("share of ‖Y‖² on the %d isolated rows: %.3f left out of R(Y), %.3f in it", k, def, all)
+	if !(def < all) {
+		t.Errorf("isolated rows hold %.3f of ‖Y‖² left out of R(Y), %.3f in it: want less", def, all)
+	}
+}

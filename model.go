@@ -268,6 +268,9 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	if !has("NoFillCopy") {
 		c.NoFillCopy = true // before: the neighbours' mean only
 	}
+	if !has("OrthAllNodes") {
+		c.OrthAllNodes = true // before: R(Y) over every node
+	}
 	if !has("Uncentred") {
 		c.Uncentred = true // before: Y as fitted
 	}

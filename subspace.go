@@ -67,6 +67,14 @@ type subspace struct {
 	gPrev, dPrev, gCur []float64
 	gzPrev             float64
 	cgValid            bool
+	// free lists the rows left out of R(Y) = ‖YᵀY − I‖² (orth only): the
+	// nodes of the proximity graph's small components (see
+	// Config.OrthAllNodes), whose indicators are null directions of L. Y's
+	// orthonormality is then Y_cᵀY_c = I over the other rows c, and a free
+	// row is held only by the consistency term (and the proximity within
+	// its component). Sorted; nil for none.
+	free []int
+	ddf  []float64 // d×d work for the free rows' share of a line search
 }
 
 // useCG switches the Y steps to conjugate gradients (Config.YSolver "cg").
@@ -183,19 +191,27 @@ func (s *subspace) observedQuad(v *viewFit, e []float64) float64 {
 		return dot(e, v.g)
 	}
 	copy(s.eu, e)
-	s.subtractUnobserved(v, s.dir, s.eu)
+	s.subtractRows(v.unob, s.dir, s.dir, s.eu)
 	return dot(s.eu, v.g)
 }
 
-// subtractUnobserved sets dst −= X_uᵀX_u (d×d) for the rows of x (n×d) that
-// the view does not observe: O(unobserved·d²), gathered unobBlock rows at a
-// time.
-func (s *subspace) subtractUnobserved(v *viewFit, x, dst []float64) {
+// subtractRows sets dst −= X_rᵀZ_r (d×d) over the given rows of x and z
+// (n×d; z may be x): O(len(rows)·d²), gathered unobBlock rows at a time.
+// It takes the unobserved rows' share out of a view's Gram matrix, and the
+// free rows' out of R(Y)'s.
+func (s *subspace) subtractRows(rows []int, x, z, dst []float64) {
 	d := s.d
-	for lo := 0; lo < len(v.unob); lo += unobBlock {
-		rows := v.unob[lo:min(lo+unobBlock, len(v.unob))]
-		u := s.gather(x, rows)
-		gemm(true, false, -1, u, len(rows), d, u, len(rows), d, 1, dst)
+	for lo := 0; lo < len(rows); lo += unobBlock {
+		blk := rows[lo:min(lo+unobBlock, len(rows))]
+		u := s.gather(x, blk)
+		w := u
+		if &z[0] != &x[0] {
+			w = s.ubg[:len(blk)*d]
+			for r, i := range blk {
+				copy(w[r*d:(r+1)*d], z[i*d:(i+1)*d])
+			}
+		}
+		gemm(true, false, -1, u, len(blk), d, w, len(blk), d, 1, dst)
 	}
 }
 
@@ -213,10 +229,12 @@ func (s *subspace) gather(x []float64, rows []int) []float64 {
 	return u
 }
 
-// orthResidual sets dd = YᵀY − I from the cached YᵀY and returns ‖dd‖².
+// orthResidual sets dd = Y_cᵀY_c − I from the cached YᵀY, less the free
+// rows' products, and returns ‖dd‖².
 func (s *subspace) orthResidual() float64 {
 	d := s.d
 	copy(s.dd, s.yty)
+	s.subtractRows(s.free, s.y, s.y, s.dd)
 	for i := range d {
 		s.dd[i*d+i]--
 	}
@@ -285,6 +303,18 @@ func (s *subspace) gradient() float64 {
 		}
 	}
 	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.dir)
+	if s.orth && len(s.free) > 0 {
+		// R(Y) does not reach the free rows: take Y_f·4λ(Y_cᵀY_c − I)
+		// back out of theirs.
+		for lo := 0; lo < len(s.free); lo += unobBlock {
+			rows := s.free[lo:min(lo+unobBlock, len(s.free))]
+			u, ug := s.gather(s.y, rows), s.ubg[:len(rows)*d]
+			gemm(false, false, 4*s.lambda, u, len(rows), d, s.dd, d, d, 0, ug)
+			for r, i := range rows {
+				axpy(-1, ug[r*d:(r+1)*d], s.dir[i*d:(i+1)*d])
+			}
+		}
+	}
 	if s.alpha > 0 {
 		c := -2 * dot(s.y, s.k)
 		axpy(-2*s.alpha, s.k, s.dir)
@@ -340,6 +370,16 @@ func (s *subspace) preconditioner() ([]float64, error) {
 	}
 	symmetrize(m, d)
 	return m, nil
+}
+
+// symmetrizeSum sets the d×d matrix a to a + aᵀ.
+func symmetrizeSum(a []float64, d int) {
+	for i := range d {
+		for j := i; j < d; j++ {
+			v := a[i*d+j] + a[j*d+i]
+			a[i*d+j], a[j*d+i] = v, v
+		}
+	}
 }
 
 // cholesky factors the symmetric positive definite d×d matrix a (upper
@@ -414,17 +454,26 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 			c2 += s.beta * dot(s.dir, s.ldir)
 		}
 		if s.orth {
-			// A = YᵀY − I (in dd from gradient), S = YᵀΔ + ΔᵀY, E = ΔᵀΔ.
+			// A = Y_cᵀY_c − I (in dd from gradient), S = Y_cᵀΔ_c + Δ_cᵀY_c,
+			// E = Δ_cᵀΔ_c over the rows c that R(Y) reaches; sm and e keep
+			// the sums over every row, which YᵀY moves by.
 			gemm(true, false, 1, s.y, n, d, s.dir, n, d, 0, sm)
-			for i := range d {
-				for j := i; j < d; j++ {
-					v := sm[i*d+j] + sm[j*d+i]
-					sm[i*d+j], sm[j*d+i] = v, v
+			sc, ec := sm, e
+			if len(s.free) > 0 {
+				if s.ddf == nil {
+					s.ddf = make([]float64, 2*d*d)
 				}
+				sc, ec = s.ddf[:d*d], s.ddf[d*d:]
+				copy(sc, sm)
+				s.subtractRows(s.free, s.y, s.dir, sc)
+				copy(ec, e)
+				s.subtractRows(s.free, s.dir, s.dir, ec)
+				symmetrizeSum(sc, d)
 			}
-			c2 += s.lambda * (sumSq(sm) + 2*dot(s.dd, e))
-			c3 += s.lambda * 2 * dot(sm, e)
-			c4 += s.lambda * sumSq(e)
+			symmetrizeSum(sm, d)
+			c2 += s.lambda * (sumSq(sc) + 2*dot(s.dd, ec))
+			c3 += s.lambda * 2 * dot(sc, ec)
+			c4 += s.lambda * sumSq(ec)
 		} else {
 			c2 += s.lambda * sumSq(s.dir)
 		}
@@ -524,7 +573,7 @@ func (s *subspace) grams() {
 	}
 	for _, v := range s.views {
 		copy(v.gram, s.yty)
-		s.subtractUnobserved(v, s.y, v.gram)
+		s.subtractRows(v.unob, s.y, s.y, v.gram)
 	}
 }
 

@@ -63,6 +63,14 @@ func smallProblem(t *testing.T, orth bool, alpha, beta, lambda float64) *subspac
 	return s
 }
 
+// freeRows leaves every fifth row of s out of R(Y) (subspace.free), as
+// Fit does the nodes of small components.
+func freeRows(s *subspace) {
+	for i := 0; i < s.n; i += 5 {
+		s.free = append(s.free, i)
+	}
+}
+
 // denseLaplacian is an explicit n×n Laplacian applied in float64.
 type denseLaplacian struct {
 	n int
@@ -105,10 +113,16 @@ func (s *subspace) f() float64 {
 
 // TestYGradient checks ∂f/∂Y against central differences, for both R(Y), with
 // masks (eq. 9 corrected: 2α Σ_s I^s(YB^s − H^s)B^sᵀ + 2βLY + 4λY(YᵀY − I)).
+// With free rows (orth), R(Y)'s part is 4λ·C·Y(Y_cᵀY_c − I), C keeping
+// the rows it reaches.
 func TestYGradient(t *testing.T) {
-	for _, orth := range []bool{true, false} {
-		t.Run(fmt.Sprintf("orth=%v", orth), func(t *testing.T) {
+	for _, c := range []struct{ orth, free bool }{{true, false}, {false, false}, {true, true}} {
+		orth := c.orth
+		t.Run(fmt.Sprintf("orth=%v/free=%v", orth, c.free), func(t *testing.T) {
 			s := smallProblem(t, orth, 2, 3, 5)
+			if c.free {
+				freeRows(s)
+			}
 			s.updateLY()
 			f := s.gradient()
 			if want := s.f(); math.Abs(f-want) > 1e-12*math.Abs(want) {
@@ -221,11 +235,15 @@ func TestCarriedLYDrift(t *testing.T) {
 // TestCoordinateStepsNeverIncrease runs alternating Y and B steps: the
 // objective must not increase (tolerance 1e-9 relative for rounding).
 func TestCoordinateStepsNeverIncrease(t *testing.T) {
-	for _, c := range []struct{ orth, cg bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+	for _, c := range []struct{ orth, cg, free bool }{{true, false, false}, {false, false, false}, {true, true, false}, {false, true, false},
+		{true, false, true}, {true, true, true}} {
 		orth := c.orth
 		s := smallProblem(t, orth, 2, 3, 5)
 		if c.cg {
 			s.useCG()
+		}
+		if c.free {
+			freeRows(s)
 		}
 		prev := math.Inf(1)
 		total := func() float64 {
@@ -248,14 +266,14 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 			}
 			afterY := total()
 			if afterY > prev*(1+1e-9) {
-				t.Fatalf("orth=%v cg=%v iteration %d: Y step raised O from %v to %v", orth, c.cg, it, prev, afterY)
+				t.Fatalf("orth=%v cg=%v free=%v iteration %d: Y step raised O from %v to %v", orth, c.cg, c.free, it, prev, afterY)
 			}
 			if err := s.bStep(true); err != nil {
 				t.Fatal(err)
 			}
 			afterB := total()
 			if afterB > afterY*(1+1e-9) {
-				t.Fatalf("orth=%v cg=%v iteration %d: B step raised O from %v to %v", orth, c.cg, it, afterY, afterB)
+				t.Fatalf("orth=%v cg=%v free=%v iteration %d: B step raised O from %v to %v", orth, c.cg, c.free, it, afterY, afterB)
 			}
 			prev = afterB
 		}
@@ -329,8 +347,12 @@ func TestCGReachesClosedForm(t *testing.T) {
 // the direct one after a B step and a change of H (1e-10 relative: only
 // the summation order differs).
 func TestTermsAfterB(t *testing.T) {
-	for _, orth := range []bool{true, false} {
+	for _, tc := range []struct{ orth, free bool }{{true, false}, {false, false}, {true, true}} {
+		orth := tc.orth
 		s := smallProblem(t, orth, 2, 3, 5)
+		if tc.free {
+			freeRows(s)
+		}
 		if _, err := s.yStep(3, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +376,7 @@ func TestTermsAfterB(t *testing.T) {
 		}{{"consistency", got.Consistency, want.Consistency}, {"proximity", got.Proximity, want.Proximity},
 			{"R(Y)", got.RegY, want.RegY}, {"R(B)", got.RegB, want.RegB}} {
 			if math.Abs(c.got-c.exp) > 1e-10*(1+math.Abs(c.exp)) {
-				t.Errorf("orth=%v: %s = %v, want %v", orth, c.name, c.got, c.exp)
+				t.Errorf("orth=%v free=%v: %s = %v, want %v", orth, tc.free, c.name, c.got, c.exp)
 			}
 		}
 	}
@@ -532,13 +554,18 @@ func (s *subspace) consistency() float64 {
 	return c
 }
 
-// regY sets dd = YᵀY − I (orth) and returns ‖YᵀY − I‖², or returns ‖Y‖².
+// regY sets dd = Y_cᵀY_c − I (orth; c the rows not in s.free) and returns
+// ‖Y_cᵀY_c − I‖², or returns ‖Y‖²: directly, Y's free rows zeroed in a copy.
 func (s *subspace) regY() float64 {
 	if !s.orth {
 		return sumSq(s.y)
 	}
 	d := s.d
-	gemm(true, false, 1, s.y, s.n, d, s.y, s.n, d, 0, s.dd)
+	yc := append([]float64(nil), s.y...)
+	for _, i := range s.free {
+		clear(yc[i*d : (i+1)*d])
+	}
+	gemm(true, false, 1, yc, s.n, d, yc, s.n, d, 0, s.dd)
 	for i := range d {
 		s.dd[i*d+i]--
 	}

@@ -414,3 +414,52 @@ func (m *CSR) NormalizeRows() *CSR {
 	}
 	return out
 }
+
+// Components labels the connected components of the graph whose edges are
+// the non-zeros of the given n×n matrices together (their union, read as
+// undirected; weights and the diagonal ignored): comp[i] is node i's
+// component, numbered from 0 in order of each component's first node, and
+// size[c] the number of nodes in component c. Union–find with path
+// halving: O(nnz·α(n)).
+func Components(n int, adjs ...*CSR) (comp, size []int) {
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, a := range adjs {
+		for i := range min(a.Rows, n) {
+			ind, _ := a.Row(i)
+			for _, j := range ind {
+				if int(j) >= n {
+					continue
+				}
+				ri, rj := find(int32(i)), find(j)
+				if ri != rj {
+					parent[max(ri, rj)] = min(ri, rj)
+				}
+			}
+		}
+	}
+	comp = make([]int, n)
+	label := make([]int, n)
+	for i := range label {
+		label[i] = -1
+	}
+	for i := range n {
+		r := find(int32(i))
+		if label[r] < 0 {
+			label[r] = len(size)
+			size = append(size, 0)
+		}
+		comp[i] = label[r]
+		size[comp[i]]++
+	}
+	return comp, size
+}

@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -139,5 +140,56 @@ func BenchmarkBuild(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestComponents checks the labels against a breadth-first search on
+// random graphs: two nodes share a label exactly when a path joins them,
+// labels number the components in order of their first node, and the
+// sizes count the labels.
+func TestComponents(t *testing.T) {
+	for _, tc := range []struct{ n, edges, views int }{{1, 0, 1}, {10, 0, 2}, {50, 20, 1}, {50, 20, 3}, {200, 150, 2}, {200, 600, 1}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.edges)))
+		var adjs []*CSR
+		nbr := make([][]int, tc.n)
+		for range tc.views {
+			b := NewBuilder(tc.n, tc.n)
+			for range tc.edges / tc.views {
+				i, j := rng.IntN(tc.n), rng.IntN(tc.n)
+				b.Add(i, j, 1) // one direction only: Components reads it undirected
+				nbr[i], nbr[j] = append(nbr[i], j), append(nbr[j], i)
+			}
+			a, err := b.Build(MergeMax)
+			if err != nil {
+				t.Fatal(err)
+			}
+			adjs = append(adjs, a)
+		}
+		comp, size := Components(tc.n, adjs...)
+		want := make([]int, tc.n)
+		for i := range want {
+			want[i] = -1
+		}
+		var wantSize []int
+		for s := range tc.n {
+			if want[s] >= 0 {
+				continue
+			}
+			c := len(wantSize)
+			want[s] = c
+			wantSize = append(wantSize, 0)
+			for queue := []int{s}; len(queue) > 0; queue = queue[1:] {
+				wantSize[c]++
+				for _, j := range nbr[queue[0]] {
+					if want[j] < 0 {
+						want[j] = c
+						queue = append(queue, j)
+					}
+				}
+			}
+		}
+		if !slices.Equal(comp, want) || !slices.Equal(size, wantSize) {
+			t.Errorf("n=%d edges=%d views=%d: Components = %v %v, want %v %v", tc.n, tc.edges, tc.views, comp, size, want, wantSize)
+		}
 	}
 }

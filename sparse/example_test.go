@@ -24,3 +24,19 @@ func ExampleBuilder() {
 	fmt.Println(m.NNZ(), s.NNZ(), s.IsSymmetric())
 	// Output: 3 6 true
 }
+
+func ExampleComponents() {
+	// Two views of five nodes: view one links 0–1, view two 1–2; node 3
+	// has only a self-loop and node 4 nothing.
+	a := sparse.NewBuilder(5, 5)
+	a.Add(0, 1, 1)
+	a.Add(3, 3, 1)
+	b := sparse.NewBuilder(5, 5)
+	b.Add(2, 1, 1)
+	va, _ := a.Build(sparse.MergeMax)
+	vb, _ := b.Build(sparse.MergeMax)
+	comp, size := sparse.Components(5, va, vb)
+	fmt.Println(comp, size)
+	// Output:
+	// [0 0 0 1 2] [3 1 1]
+}
