@@ -74,7 +74,7 @@ type subspace struct {
 	// row is held only by the consistency term (and the proximity within
 	// its component). Sorted; nil for none.
 	free []int
-	ddf  []float64 // d×d work for the free rows' share of a line search
+	ddf  []float64 // 2·d×d work: S and E over the rows R(Y) reaches, in a line search
 }
 
 // useCG switches the Y steps to conjugate gradients (Config.YSolver "cg").
@@ -276,7 +276,9 @@ func (s *subspace) termsAfterB() Terms {
 //
 // where U_s keeps only the rows the view does not observe (their
 // consistency term is zero: H^s B^sᵀ vanishes there, the codes being zero) and
-// the correction costs O(unobserved·d²). YᵀY is taken from bStep or the
+// the correction costs O(unobserved·d²). With free rows (subspace.free)
+// R(Y)'s part is 4λ·C·Y(Y_cᵀY_c − I), C keeping the rows it reaches: the
+// free rows' share is taken back out, at O(free·d²). YᵀY is taken from bStep or the
 // previous step when current (ytyFresh), else formed. The consistency value
 // Σ_s (‖H^s‖² + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩) − 2⟨Y, K⟩ reuses the
 // correction's product.
