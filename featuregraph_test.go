@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/dpmne/dpmne/sparse"
-	"github.com/dpmne/dpmne/synth"
 )
 
 // TestWithFeatureGraph checks the union on a case worked by hand. Cosine
@@ -63,12 +62,7 @@ func build(t *testing.T, rows, cols int, entries [][3]float64) *sparse.CSR {
 // node as it is (the same bytes as without it) and changes the fit of a
 // partial one.
 func TestFitFeatureKNN(t *testing.T) {
-	cfg := synth.Default()
-	cfg.Nodes, cfg.Missing = 300, []float64{0}
-	full, err := synth.Generate(cfg, rand.New(rand.NewPCG(11, 12)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := fullNet(t, 300)
 	for _, tc := range []struct {
 		name    string
 		partial bool

@@ -27,6 +27,17 @@ func smallNet(t testing.TB, n int) *multiplex.Network {
 	return net
 }
 
+// fullNet is smallNet with no node missing from any view.
+func fullNet(t testing.TB, n int) *multiplex.Network {
+	cfg := synth.Default()
+	cfg.Nodes, cfg.Missing = n, []float64{0}
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(11, 12)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
 func quickConfig() Config {
 	return Config{Dim: 16, Hidden: []int{32}, Iterations: 5, Pretrain: 3, Batch: 64}
 }
@@ -316,12 +327,7 @@ func TestAutoViewWeights(t *testing.T) {
 // orthonormal Y takes their indicators, null directions of L, at no
 // proximity cost.
 func TestFitOrthAllNodes(t *testing.T) {
-	cfg := synth.Default()
-	cfg.Nodes, cfg.Missing = 300, []float64{0}
-	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(11, 12)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := fullNet(t, 300)
 	c := quickConfig()
 	var graphs []*sparse.CSR
 	for _, v := range net.Views {
