@@ -274,13 +274,13 @@ type Config struct {
 	// no edges at no proximity cost. On ACM at PDR 0.4, whose union graph
 	// has 249 such nodes (a node observed only in PAP, all of whose
 	// co-authored papers are missing, keeps no edge), those 8% of the
-	// nodes held 79% of ‖Y‖². Leaving them out lifted ACM's micro-F1
-	// (fit seed 1, README "Beyond the paper") from 0.847, 0.825 and 0.799
-	// to 0.874, 0.882 and 0.875 at PDR 0.2, 0.4 and 0.6, and from 0.894
-	// to 0.897 on the full network (10 nodes in 6 small components); on
-	// Cora and DBLP4057 at PDR 0.4 and 0.6 it moved micro-F1 by −0.001 to
-	// +0.004 (their full networks are connected: nothing changes). Each
-	// Y step pays O(left-out nodes·d²) more.
+	// nodes held 79% of ‖Y‖². Leaving them out lifted ACM's micro-F1 in
+	// `dpmne experiment pdr` (dpmne-orth-all row, RESULTS.md) from 0.844,
+	// 0.763 and 0.770 to 0.886, 0.888 and 0.876 at PDR 0.2, 0.4 and 0.6;
+	// on full ACM (10 nodes in 6 small components) table4 has 0.902
+	// against 0.904. Cora's and DBLP4057's full networks are connected
+	// (nothing changes); their partial ones moved by −0.004 to +0.003.
+	// Each Y step pays O(left-out nodes·d²) more.
 	OrthAllNodes bool
 
 	// Ablations (Table 4).

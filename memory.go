@@ -25,9 +25,10 @@ type Memory struct {
 	Proximity int64
 	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and two n×d work arrays (the
 	// gradient turned into the step direction in place, and L times it):
-	// 5·n·d float64, and two blocks of 512 rows for the unobserved rows'
-	// corrections, and the rows left out of R(Y) (Config.OrthAllNodes); the conjugate-gradient solver keeps three more n×d
-	// (the last gradient and direction, and the current gradient).
+	// 5·n·d float64, two blocks of 512 rows for the unobserved rows'
+	// corrections, and the rows left out of R(Y) (Config.OrthAllNodes);
+	// the conjugate-gradient solver keeps three more n×d (the last
+	// gradient and direction, and the current gradient).
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
