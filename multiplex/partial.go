@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dpmne/dpmne/sparse"
 )
 
 // Partial returns a copy of net with a fraction pdr of the nodes removed
@@ -89,6 +91,12 @@ type Summary struct {
 	// Unlabelled counts nodes without a class when the data is labelled.
 	Unlabelled int  `json:"unlabelled"`
 	MultiLabel bool `json:"multi_label,omitempty"`
+	// Components is the number of connected components of the union of
+	// the views' graphs, and Edgeless the number of nodes without an edge
+	// in any view (components of one node; partial data makes many, and
+	// DPMNE leaves them out of R(Y), dpmne.Config.OrthAllNodes).
+	Components int `json:"components"`
+	Edgeless   int `json:"edgeless"`
 }
 
 // ViewSummary describes one view.
@@ -102,6 +110,8 @@ type ViewSummary struct {
 	FeatureNNZ  int     `json:"feature_nnz"`
 	// OwnFeatures is false when the view's features are its adjacency rows.
 	OwnFeatures bool `json:"own_features"`
+	// Isolated counts the observed nodes without an edge in the view.
+	Isolated int `json:"isolated"`
 }
 
 // ClassCount is the number of nodes in one class.
@@ -112,13 +122,29 @@ type ClassCount struct {
 
 // Summarize computes the statistics of net.
 func Summarize(net *Network) *Summary {
-	s := &Summary{Name: net.Name, Nodes: net.N()}
-	for _, v := range net.Views {
+	n := net.N()
+	s := &Summary{Name: net.Name, Nodes: n}
+	adjs := make([]*sparse.CSR, len(net.Views))
+	for k, v := range net.Views {
 		f := v.FeatureMatrix()
+		iso := 0
+		for i := range n {
+			if v.Observed[i] && v.Adj.RowNNZ(i) == 0 { // Adj has no self-loops
+				iso++
+			}
+		}
 		s.Views = append(s.Views, ViewSummary{
 			Name: v.Name, Observed: v.NumObserved(), PDR: v.PDR(), Edges: v.NumEdges(), Density: v.Density(),
-			FeatureDims: f.Cols, FeatureNNZ: f.NNZ(), OwnFeatures: v.Features != nil,
+			FeatureDims: f.Cols, FeatureNNZ: f.NNZ(), OwnFeatures: v.Features != nil, Isolated: iso,
 		})
+		adjs[k] = v.Adj
+	}
+	comp, size := sparse.Components(n, adjs...)
+	s.Components = len(size)
+	for _, c := range comp {
+		if size[c] == 1 {
+			s.Edgeless++
+		}
 	}
 	if l := net.Labels; l != nil {
 		counts, unknown := l.Counts()

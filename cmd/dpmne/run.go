@@ -184,9 +184,10 @@ func printSummary(w io.Writer, s *multiplex.Summary) error {
 			dims += " (adjacency)"
 		}
 		rows = append(rows, []string{v.Name, fmt.Sprint(v.Observed), fmt.Sprintf("%.3f", v.PDR), fmt.Sprint(v.Edges),
-			fmt.Sprintf("%.5f", v.Density), dims, fmt.Sprint(v.FeatureNNZ)})
+			fmt.Sprintf("%.5f", v.Density), fmt.Sprint(v.Isolated), dims, fmt.Sprint(v.FeatureNNZ)})
 	}
-	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "feature dims", "feature nnz"}, rows)
+	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "isolated", "feature dims", "feature nnz"}, rows)
+	fmt.Fprintf(w, "\nunion of the views' graphs: connected components %d, nodes without an edge in any view %d\n", s.Components, s.Edgeless)
 	if len(s.Classes) > 0 {
 		fmt.Fprintln(w)
 		rows = rows[:0]
