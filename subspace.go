@@ -215,6 +215,27 @@ func (s *subspace) subtractRows(rows []int, x, z, dst []float64) {
 	}
 }
 
+// addRowsTimes adds a·(b·Y_r M) to the given rows r of the direction
+// s.dir (M d×d; b scales the product, a its addition), unobBlock rows at a
+// time, and with acc set subtracts ⟨b·Y_r M, Y_r⟩ from *acc block by
+// block: the gradient's corrections for a view's unobserved rows (b = 1,
+// a = −2α, acc the consistency value) and for the rows R(Y) leaves out
+// (b = 4λ, a = −1).
+func (s *subspace) addRowsTimes(rows []int, m []float64, b, a float64, acc *float64) {
+	d := s.d
+	for lo := 0; lo < len(rows); lo += unobBlock {
+		blk := rows[lo:min(lo+unobBlock, len(rows))]
+		u, ug := s.gather(s.y, blk), s.ubg[:len(blk)*d]
+		gemm(false, false, b, u, len(blk), d, m, d, d, 0, ug)
+		if acc != nil {
+			*acc -= dot(ug, u)
+		}
+		for r, i := range blk {
+			axpy(a, ug[r*d:(r+1)*d], s.dir[i*d:(i+1)*d])
+		}
+	}
+}
+
 // unobBlock is the number of unobserved rows gathered at a time: the
 // scratch stays small however many nodes a view misses.
 const unobBlock = 512
@@ -308,29 +329,14 @@ func (s *subspace) gradient() float64 {
 	if s.orth && len(s.free) > 0 {
 		// R(Y) does not reach the free rows: take Y_f·4λ(Y_cᵀY_c − I)
 		// back out of theirs.
-		for lo := 0; lo < len(s.free); lo += unobBlock {
-			rows := s.free[lo:min(lo+unobBlock, len(s.free))]
-			u, ug := s.gather(s.y, rows), s.ubg[:len(rows)*d]
-			gemm(false, false, 4*s.lambda, u, len(rows), d, s.dd, d, d, 0, ug)
-			for r, i := range rows {
-				axpy(-1, ug[r*d:(r+1)*d], s.dir[i*d:(i+1)*d])
-			}
-		}
+		s.addRowsTimes(s.free, s.dd, 4*s.lambda, -1, nil)
 	}
 	if s.alpha > 0 {
 		c := -2 * dot(s.y, s.k)
 		axpy(-2*s.alpha, s.k, s.dir)
 		for _, v := range s.views {
 			c += v.h.SqNorm() + dot(v.g, s.yty)
-			for lo := 0; lo < len(v.unob); lo += unobBlock {
-				rows := v.unob[lo:min(lo+unobBlock, len(v.unob))]
-				u, ug := s.gather(s.y, rows), s.ubg[:len(rows)*d]
-				gemm(false, false, 1, u, len(rows), d, v.g, d, d, 0, ug)
-				c -= dot(ug, u)
-				for r, i := range rows {
-					axpy(-2*s.alpha, ug[r*d:(r+1)*d], s.dir[i*d:(i+1)*d])
-				}
-			}
+			s.addRowsTimes(v.unob, v.g, 1, -2*s.alpha, &c)
 		}
 		f += s.alpha * c
 	}
