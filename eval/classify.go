@@ -27,6 +27,23 @@ type ClassifyOptions struct {
 	// MaxIter and Tol are passed to every LogReg (0 = its defaults).
 	MaxIter int
 	Tol     float64
+	// Groups, when set (one entry per node), also scores each group of
+	// test nodes on its own: nodes with the same value g ≥ 0 form group g,
+	// negative values belong to none. The classifiers are the same; only
+	// the scoring is split (ClassifyResult.Groups). For example the views
+	// a node is observed in, on a partial network.
+	Groups []int
+}
+
+// GroupScore is the accuracy (the micro-F1 of single-label
+// classification) on one group's test nodes (ClassifyOptions.Groups).
+type GroupScore struct {
+	Group int
+	// Nodes is the number of labelled nodes in the group; Repeats the
+	// number of repeats with at least one of them in the test part, over
+	// which MicroF1 is taken.
+	Nodes, Repeats int
+	MicroF1        Stat
 }
 
 // NoInnerCV as ClassifyOptions.Folds skips the inner cross-validation and
@@ -47,6 +64,10 @@ type RepeatResult struct {
 	// to the smallest per-class training count when that is smaller (≥ 2),
 	// or 0 when no inner CV ran.
 	Folds int
+	// Correct and Tested count, per group (ClassifyOptions.Groups, indexed
+	// as ClassifyResult.Groups), the test nodes predicted right and all.
+	Correct, Tested []int `json:",omitempty"`
+	pred            []int // the test nodes' predicted classes, for Correct
 }
 
 // ClassifyResult is the outcome of Classify.
@@ -55,6 +76,9 @@ type ClassifyResult struct {
 	PerRepeat        []RepeatResult // micro, macro, chosen C per repeat
 	Classes          int            // number of distinct labels among labelled nodes
 	Labelled         int            // number of labelled nodes
+	// Groups holds the score of each group of ClassifyOptions.Groups with
+	// a labelled node, by increasing group.
+	Groups []GroupScore
 }
 
 // Classify runs the node-classification protocol on the embeddings emb
@@ -102,6 +126,9 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		opt.Folds = 5
 	}
 
+	if opt.Groups != nil && len(opt.Groups) != n {
+		return nil, fmt.Errorf("eval: Classify: len(Groups) = %d, want n = %d", len(opt.Groups), n)
+	}
 	y, distinct, labelled := compactLabels(labels)
 	K := len(distinct)
 	if K < 2 {
@@ -133,13 +160,41 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	slices.Sort(cs) // warm starts follow increasing C (decreasing penalty)
 
 	res := &ClassifyResult{PerRepeat: make([]RepeatResult, opt.Repeats), Classes: K, Labelled: labelled}
+	// gi maps a node to its index in res.Groups (−1: none).
+	var gi []int
+	if opt.Groups != nil {
+		gi = groupIndex(opt.Groups, y, res)
+	}
 	err := parallel(ctx, "Classify", opt.Repeats, opt.Workers, func(ctx context.Context, r int) error {
 		rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
+		if err == nil && gi != nil {
+			rr.Correct, rr.Tested = make([]int, len(res.Groups)), make([]int, len(res.Groups))
+			for k, i := range splits[r].Test {
+				if g := gi[i]; g >= 0 {
+					rr.Tested[g]++
+					if rr.pred[k] == y[i] {
+						rr.Correct[g]++
+					}
+				}
+			}
+		}
+		rr.pred = nil
 		res.PerRepeat[r] = rr
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	for g := range res.Groups {
+		var acc []float64
+		for _, rr := range res.PerRepeat {
+			if rr.Tested[g] > 0 {
+				acc = append(acc, float64(rr.Correct[g])/float64(rr.Tested[g]))
+			}
+		}
+		if res.Groups[g].Repeats = len(acc); len(acc) > 0 {
+			res.Groups[g].MicroF1 = Summarize(acc)
+		}
 	}
 	micro := make([]float64, opt.Repeats)
 	macro := make([]float64, opt.Repeats)
@@ -148,6 +203,33 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	}
 	res.MicroF1, res.MacroF1 = Summarize(micro), Summarize(macro)
 	return res, nil
+}
+
+// groupIndex fills res.Groups with the groups of labelled nodes (by
+// increasing group, with their sizes) and returns each node's index among
+// them, −1 for a node in no group or without a label.
+func groupIndex(groups, y []int, res *ClassifyResult) []int {
+	var ids []int
+	for i, g := range groups {
+		if g >= 0 && y[i] >= 0 {
+			ids = append(ids, g)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, g := range ids {
+		res.Groups = append(res.Groups, GroupScore{Group: g})
+	}
+	gi := make([]int, len(groups))
+	for i, g := range groups {
+		gi[i] = -1
+		if g >= 0 && y[i] >= 0 {
+			k, _ := slices.BinarySearch(ids, g)
+			gi[i] = k
+			res.Groups[k].Nodes++
+		}
+	}
+	return gi
 }
 
 // Summarize returns the mean and the sample standard deviation (n − 1; 0 for
@@ -253,6 +335,7 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 	pred := m.Predict(xte, len(sp.Test))
 	rr.MicroF1 = MicroF1(yte, pred, K)
 	rr.MacroF1 = MacroF1(yte, pred, K)
+	rr.pred = pred
 	return rr, nil
 }
 

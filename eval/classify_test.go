@@ -252,3 +252,57 @@ func TestClassifyGivenSplits(t *testing.T) {
 		t.Errorf("split with an unlabelled node: %v", err)
 	}
 }
+
+// TestClassifyGroups: the nodes of group 7 keep their class means, those
+// of group 2 are pure noise. Group 7 must score ≥ 0.95 and group 2 below
+// 0.5 (5 classes: chance is 0.2); the per-repeat counts must add up to the
+// test part and reproduce each repeat's micro-F1 exactly (the groups cover
+// every labelled node; single-label micro-F1 is accuracy); an unlabelled
+// node is in no group.
+func TestClassifyGroups(t *testing.T) {
+	const n, d, k = 400, 8, 5
+	x, y := blobs(n, d, k, 6, 1, 1)
+	groups := make([]int, n)
+	for i := range groups {
+		groups[i] = 7
+		if i%4 == 1 {
+			groups[i] = 2
+			for j := range d {
+				x[i*d+j] = math.Sin(float64(i*d + j)) // no class signal
+			}
+		}
+	}
+	y[3] = -1 // unlabelled: in no group
+	res, err := Classify(context.Background(), x, n, d, y, ClassifyOptions{Repeats: 4, Seed: 1, Groups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 || res.Groups[0].Group != 2 || res.Groups[1].Group != 7 {
+		t.Fatalf("groups %+v, want 2 and 7", res.Groups)
+	}
+	if g := res.Groups[0]; g.Nodes != 100 || g.Repeats != 4 || g.MicroF1.Mean >= 0.5 {
+		t.Errorf("noise group: %+v, want 100 nodes, 4 repeats, micro-F1 < 0.5", g)
+	}
+	if g := res.Groups[1]; g.Nodes != 299 || g.MicroF1.Mean < 0.95 {
+		t.Errorf("separable group: %+v, want 299 nodes, micro-F1 ≥ 0.95", g)
+	}
+	for r, rr := range res.PerRepeat {
+		correct, tested := rr.Correct[0]+rr.Correct[1], rr.Tested[0]+rr.Tested[1]
+		if tested != 199 {
+			t.Errorf("repeat %d: %d test nodes in groups, want 199 (half of the 399 labelled, rounded down)", r, tested)
+		}
+		if got := float64(correct) / float64(tested); got != rr.MicroF1 {
+			t.Errorf("repeat %d: groups' accuracy %v, micro-F1 %v", r, got, rr.MicroF1)
+		}
+	}
+	groups[5] = -1 // in no group (group 2 before)
+	if res, err = Classify(context.Background(), x, n, d, y, ClassifyOptions{Repeats: 1, Seed: 1, Groups: groups}); err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Groups[0]; g.Nodes != 99 {
+		t.Errorf("noise group with a node left out: %d nodes, want 99", g.Nodes)
+	}
+	if _, err := Classify(context.Background(), x, n, d, y, ClassifyOptions{Groups: groups[1:]}); err == nil || !strings.Contains(err.Error(), "len(Groups)") {
+		t.Errorf("short Groups: error %v, want one naming len(Groups)", err)
+	}
+}

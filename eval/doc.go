@@ -35,7 +35,10 @@
 //     over the classes present in the test labels or predictions) are
 //     computed on the test part.
 //  4. Summary. Mean and sample standard deviation (divisor Repeats−1; 0 for
-//     a single repeat) of both scores over the repeats.
+//     a single repeat) of both scores over the repeats. With Groups (say,
+//     the views each node of a partial network is observed in), each
+//     group's test nodes are also scored on their own: accuracy per repeat,
+//     summarised over the repeats where the group had test nodes.
 //
 // Repeats run in parallel (Workers goroutines); every random draw depends
 // only on Seed and the repeat index and every fit is serial, so the result is

@@ -6,5 +6,7 @@
 // Methods come from a registry (Register, Methods), so baselines added later
 // plug into every experiment without changing it. Results are written as a
 // markdown table (mean ± std), JSON and CSV, and, for the experiments that
-// are figures in the paper, a PNG line plot.
+// are figures in the paper, a PNG line plot. On a partial network each
+// classification cell is also scored by the views a node is observed in
+// (Cell.ByViews).
 package experiment

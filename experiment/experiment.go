@@ -139,6 +139,19 @@ type Cell struct {
 	Seconds      float64 `json:"embed_seconds"`
 	// Note is what the method reported about the cell (Params.Note).
 	Note string `json:"note,omitempty"`
+	// ByViews splits a classification cell's micro-F1 by the views a node
+	// is observed in, on a network where some view misses nodes (the same
+	// classifiers, eval.ClassifyOptions.Groups), by increasing pattern
+	// (view k is bit k).
+	ByViews []ViewsScore `json:"by_views,omitempty"`
+}
+
+// ViewsScore is the micro-F1 on the test nodes observed in exactly the
+// views named (Cell.ByViews).
+type ViewsScore struct {
+	Views   string    `json:"views"` // their names joined by "+"; "none" for no view
+	Nodes   int       `json:"nodes"` // labelled nodes observed in exactly those views
+	MicroF1 eval.Stat `json:"micro_f1"`
 }
 
 // Progress receives one line per finished cell and an estimate of the time
@@ -200,6 +213,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			for _, view := range net.Views {
 				eff += view.PDR() / float64(len(net.Views))
 			}
+			groups := net.ViewPatterns()
 			for _, mname := range s.Methods {
 				m, err := Lookup(mname)
 				if err != nil {
@@ -232,11 +246,14 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 					c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
 				default:
-					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified})
+					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
 					if err != nil {
 						return nil, err
 					}
 					c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
+					for _, g := range r.Groups {
+						c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes, MicroF1: g.MicroF1})
+					}
 					if s.Retrieval > 0 {
 						if err := retrieval(ctx, &c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
 							return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
@@ -390,6 +407,7 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 			fmt.Fprintln(w)
 		}
 		writeNotes(w, s, cells)
+		writeByViews(w, s, cells)
 		return nil
 	}
 	// Rows: methods; columns: data sets, two scores each.
@@ -442,7 +460,57 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		fmt.Fprintln(w)
 	}
 	writeNotes(w, s, cells)
+	writeByViews(w, s, cells)
 	return nil
+}
+
+// writeByViews writes, for each data set and setting value whose cells
+// have them, the micro-F1 by the views a node is observed in
+// (Cell.ByViews): one row per method, one column per pattern.
+func writeByViews(w io.Writer, s Spec, cells []Cell) {
+	type key struct {
+		data  string
+		value float64
+	}
+	var keys []key
+	seen := map[key]bool{}
+	for _, c := range cells {
+		k := key{c.Data, c.Value}
+		if len(c.ByViews) > 0 && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		var first *Cell
+		for i := range cells {
+			if c := &cells[i]; c.Data == k.data && c.Value == k.value && len(c.ByViews) > 0 {
+				first = c
+				break
+			}
+		}
+		where := k.data
+		if s.Setting != "" {
+			where += fmt.Sprintf(", %s = %s", s.Setting, strconv.FormatFloat(k.value, 'g', -1, 64))
+		}
+		fmt.Fprintf(w, "\nMicro-F1 by the views a node is observed in (%s; labelled nodes in parentheses):\n\n| method |", where)
+		for _, v := range first.ByViews {
+			fmt.Fprintf(w, " %s (%d) |", v.Views, v.Nodes)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(first.ByViews)))
+		for _, m := range s.Methods {
+			for _, c := range cells {
+				if c.Method != m || c.Data != k.data || c.Value != k.value || len(c.ByViews) == 0 {
+					continue
+				}
+				fmt.Fprintf(w, "| %s |", m)
+				for _, v := range c.ByViews {
+					fmt.Fprintf(w, " %s |", pm(&v.MicroF1))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
 }
 
 // writeNotes lists the cells' notes (what dpmne-tuned chose), one line
@@ -512,6 +580,12 @@ func WriteAll(dir string, s Spec, cells []Cell, command string) error {
 				cw.Write([]string{c.Data, c.Method, c.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64),
 					strconv.FormatFloat(c.EffectivePDR, 'f', 4, 64), m.name,
 					strconv.FormatFloat(m.s.Mean, 'f', 6, 64), strconv.FormatFloat(m.s.Std, 'f', 6, 64),
+					strconv.FormatFloat(c.Seconds, 'f', 2, 64)})
+			}
+			for _, v := range c.ByViews {
+				cw.Write([]string{c.Data, c.Method, c.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64),
+					strconv.FormatFloat(c.EffectivePDR, 'f', 4, 64), "micro_f1_observed_in:" + v.Views,
+					strconv.FormatFloat(v.MicroF1.Mean, 'f', 6, 64), strconv.FormatFloat(v.MicroF1.Std, 'f', 6, 64),
 					strconv.FormatFloat(c.Seconds, 'f', 2, 64)})
 			}
 		}

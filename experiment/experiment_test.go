@@ -51,13 +51,29 @@ func TestRunOracle(t *testing.T) {
 			if got := c.primary().Mean; got < 0.999 {
 				t.Errorf("%s %s=%v: %v, want 1", name, c.Setting, c.Value, got)
 			}
+			// On a partial network each pattern of observed views scores
+			// alone, and the patterns hold every labelled node.
+			if c.Setting == "pdr" && c.Value > 0 && len(c.ByViews) < 2 {
+				t.Errorf("pdr = %v: %d patterns of observed views, want ≥ 2", c.Value, len(c.ByViews))
+			}
+			nodes := 0
+			for _, v := range c.ByViews {
+				nodes += v.Nodes
+				if v.MicroF1.Mean < 0.999 || v.Views == "" {
+					t.Errorf("%s %s=%v: nodes observed in %q: %v, want 1", name, c.Setting, c.Value, v.Views, v.MicroF1.Mean)
+				}
+			}
+			if c.Setting == "pdr" && len(c.ByViews) > 0 && nodes != 300 { // Partial keeps every node
+				t.Errorf("%s %s=%v: patterns hold %d nodes, want 300", name, c.Setting, c.Value, nodes)
+			}
 		}
 		var b strings.Builder
 		if err := Markdown(&b, s, cells, "dpmne experiment "+name); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), "| test-oracle |") || !strings.Contains(b.String(), "`dpmne experiment "+name+"`") ||
-			(s.Setting == "pdr" && !strings.Contains(b.String(), "| pdr = 0 | pdr = 0.2 | pdr = 0.4 | pdr = 0.6 |")) {
+			(s.Setting == "pdr" && (!strings.Contains(b.String(), "| pdr = 0 | pdr = 0.2 | pdr = 0.4 | pdr = 0.6 |") ||
+				!strings.Contains(b.String(), "Micro-F1 by the views a node is observed in (synthetic, pdr = 0.4;"))) {
 			t.Errorf("%s markdown:\n%s", name, b.String())
 		}
 	}

@@ -9,10 +9,9 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 )
 
-func Example() {
-	// A user's own data: a manifest naming an edge file per view.
-	dir, _ := os.MkdirTemp("", "dpmne-example")
-	defer os.RemoveAll(dir)
+// writeClub writes a user's own data into dir: a manifest naming an edge
+// file per view.
+func writeClub(dir string) {
 	files := map[string]string{
 		"manifest.json": `{"name": "club", "labels": "labels.txt", "views": [
 			{"name": "chat", "edges": "chat.edges"},
@@ -24,6 +23,12 @@ func Example() {
 	for name, content := range files {
 		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
+}
+
+func Example() {
+	dir, _ := os.MkdirTemp("", "dpmne-example")
+	defer os.RemoveAll(dir)
+	writeClub(dir)
 	net, err := multiplex.Load(dir, "")
 	if err != nil {
 		fmt.Println(err)
@@ -39,4 +44,25 @@ func Example() {
 	// chat: 3 edges, 3 observed, PDR 0.25
 	// sport: 2 edges, 3 observed, PDR 0.25
 	// observed after Partial: 3 2
+}
+
+func ExampleNetwork_ViewPatterns() {
+	dir, _ := os.MkdirTemp("", "dpmne-example")
+	defer os.RemoveAll(dir)
+	writeClub(dir)
+	net, err := multiplex.Load(dir, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// cid has no sport edge and dee no chat edge: each is missing from a view.
+	p := net.ViewPatterns()
+	for i, id := range net.Nodes.IDs() {
+		fmt.Printf("%s: %s\n", id, net.PatternName(p[i]))
+	}
+	// Output:
+	// ann: chat+sport
+	// bob: chat+sport
+	// cid: chat
+	// dee: sport
 }

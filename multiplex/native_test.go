@@ -239,6 +239,22 @@ func TestPartial(t *testing.T) {
 		if err := p1.Validate(); err != nil {
 			t.Fatalf("pdr %v: %v", pdr, err)
 		}
+		// ViewPatterns: nil when nothing is missing, else bit k = view k
+		// observes the node, never 0 (Partial keeps every node somewhere).
+		pat := p1.ViewPatterns()
+		if (pat == nil) != (pdr == 0) {
+			t.Errorf("pdr %v: ViewPatterns nil = %v", pdr, pat == nil)
+		}
+		for i, p := range pat {
+			for k, v := range p1.Views {
+				if (p&(1<<k) != 0) != v.Observed[i] {
+					t.Fatalf("pdr %v: node %d pattern %b, view %d observed %v", pdr, i, p, k, v.Observed[i])
+				}
+			}
+			if p == 0 {
+				t.Fatalf("pdr %v: node %d in no view", pdr, i)
+			}
+		}
 		for _, v := range p1.Views {
 			// Each view loses round(pdr·n) nodes, less the few restored
 			// because they were missing everywhere (≈ pdr³·n of 200 here).

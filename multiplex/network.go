@@ -3,6 +3,7 @@ package multiplex
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -154,6 +155,47 @@ func (net *Network) View(name string) (*View, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ViewPatterns returns each node's observation pattern, bit k set when
+// view k observes the node, or nil when every view observes every node
+// (or the network has more than 30 views, too many for a bit each).
+// Nodes with the same pattern have the same kinds of data: on a partial
+// network they are scored apart (eval.ClassifyOptions.Groups).
+func (net *Network) ViewPatterns() []int {
+	if len(net.Views) > 30 {
+		return nil
+	}
+	partial := false
+	p := make([]int, net.N())
+	for k, v := range net.Views {
+		for i := range p {
+			if len(v.Observed) == 0 || v.Observed[i] {
+				p[i] |= 1 << k
+			} else {
+				partial = true
+			}
+		}
+	}
+	if !partial {
+		return nil
+	}
+	return p
+}
+
+// PatternName names an observation pattern (ViewPatterns) by its views'
+// names joined by "+", or "none".
+func (net *Network) PatternName(p int) string {
+	var names []string
+	for k, v := range net.Views {
+		if p&(1<<k) != 0 {
+			names = append(names, v.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
 }
 
 // Validate checks the shapes and invariants that every consumer relies on:

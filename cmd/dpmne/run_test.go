@@ -373,13 +373,29 @@ func TestEvalEmbedding(t *testing.T) {
 		}
 		var res struct {
 			Dims     int
-			Classify struct{ MicroF1 struct{ Mean float64 } }
+			Classify struct {
+				MicroF1  struct{ Mean float64 }
+				Labelled int
+			}
+			ByViews []struct {
+				Views string
+				Nodes int
+			} `json:"classify_by_views"`
 		}
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		if res.Dims != 8 || !(res.Classify.MicroF1.Mean > 0.3) {
 			t.Errorf("%s: dims %d, micro-F1 %v", emb, res.Dims, res.Classify.MicroF1.Mean)
+		}
+		// The synthetic network is partial: its nodes are also scored by
+		// the views they are observed in, every labelled node once.
+		nodes := 0
+		for _, v := range res.ByViews {
+			nodes += v.Nodes
+		}
+		if len(res.ByViews) < 2 || res.ByViews[len(res.ByViews)-1].Views != "view0+view1+view2" || nodes != res.Classify.Labelled {
+			t.Errorf("%s: by views %+v, want patterns ending with all three views, %d nodes in all", emb, res.ByViews, res.Classify.Labelled)
 		}
 		results = append(results, fmt.Sprint(res.Classify.MicroF1.Mean))
 	}
@@ -389,7 +405,8 @@ func TestEvalEmbedding(t *testing.T) {
 	}
 	// A table, and errors that name the problem.
 	out, _, err := runCLI(t, "eval", "--data", "synthetic", "--emb", npyPath, "--repeats", "2", "--task", "classify,cluster")
-	if err != nil || !strings.Contains(out, "micro-F1") || !strings.Contains(out, "L2-normalised") || !strings.Contains(out, "NMI") {
+	if err != nil || !strings.Contains(out, "micro-F1") || !strings.Contains(out, "L2-normalised") || !strings.Contains(out, "NMI") ||
+		!strings.Contains(out, "by the views a node is observed in") || !strings.Contains(out, "view0+view1+view2") {
 		t.Errorf("table: %v\n%s", err, out)
 	}
 	bad := filepath.Join(dir, "bad.txt")
