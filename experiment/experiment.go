@@ -489,11 +489,7 @@ func writeByViews(w io.Writer, s Spec, cells []Cell) {
 				break
 			}
 		}
-		where := k.data
-		if s.Setting != "" {
-			where += fmt.Sprintf(", %s = %s", s.Setting, strconv.FormatFloat(k.value, 'g', -1, 64))
-		}
-		fmt.Fprintf(w, "\nMicro-F1 by the views a node is observed in (%s; labelled nodes in parentheses):\n\n| method |", where)
+		fmt.Fprintf(w, "\nMicro-F1 by the views a node is observed in (%s; labelled nodes in parentheses):\n\n| method |", where(s, *first))
 		for _, v := range first.ByViews {
 			fmt.Fprintf(w, " %s (%d) |", v.Views, v.Nodes)
 		}
@@ -525,15 +521,20 @@ func writeNotes(w io.Writer, s Spec, cells []Cell) {
 			fmt.Fprintln(w)
 			first = false
 		}
-		where := c.Data
-		switch {
-		case c.Variant != "":
-			where += ", " + c.Variant
-		case s.Setting != "":
-			where += fmt.Sprintf(", %s = %s", s.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64))
-		}
-		fmt.Fprintf(w, "- %s on %s: %s\n", c.Method, where, c.Note)
+		fmt.Fprintf(w, "- %s on %s: %s\n", c.Method, where(s, c), c.Note)
 	}
+}
+
+// where names the cell's network: the data set, and the variant or the
+// setting's value.
+func where(s Spec, c Cell) string {
+	switch {
+	case c.Variant != "":
+		return c.Data + ", " + c.Variant
+	case s.Setting != "":
+		return fmt.Sprintf("%s, %s = %s", c.Data, s.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64))
+	}
+	return c.Data
 }
 
 func dataNames(cells []Cell) []string {
