@@ -129,3 +129,49 @@ var noted = Method{Name: "test-noted", Embed: func(ctx context.Context, net *mul
 }}
 
 func init() { Register(noted) }
+
+// TestTuneRefinePretrain: the second stage fits the grid's best point once
+// more per new pretraining value (a value already in the grid, a repeat
+// and 0 are skipped), the progress total grows by those fits, a point with
+// identity encoders is not refined, and a negative value is an error.
+func TestTuneRefinePretrain(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	g := Grid{Lambda: []float64{100, 1e4}, RefinePretrain: []int{2, 1, 2, 0}}
+	var totals []int
+	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { totals = append(totals, total) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || !slices.Equal(totals, []int{2, 2, 3}) {
+		t.Fatalf("%d points, progress totals %v; want 3 points, totals [2 2 3]", len(res), totals)
+	}
+	var grid, refined []TuneResult
+	for _, r := range res {
+		if r.Pretrain == 2 {
+			refined = append(refined, r)
+		} else {
+			grid = append(grid, r)
+		}
+	}
+	if len(refined) != 1 || len(grid) != 2 {
+		t.Fatalf("pretraining values %v, want 1, 1 and 2", res)
+	}
+	top := grid[0] // the grid's best: res is sorted, stable
+	if refined[0].Lambda != top.Lambda {
+		t.Errorf("refined λ = %g, the grid's best has λ = %g", refined[0].Lambda, top.Lambda)
+	}
+	if c := refined[0].Config(base); c.Pretrain != 2 || c.Lambda != top.Lambda {
+		t.Errorf("refined point's config: pretrain %d, λ %g", c.Pretrain, c.Lambda)
+	}
+	id := Grid{Encoders: []string{"identity"}, RefinePretrain: []int{2}}
+	if res, err := Tune(context.Background(), net, base, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
+	}
+	if _, err := Tune(context.Background(), net, base, Grid{RefinePretrain: []int{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("refine -1: err = %v", err)
+	}
+}
