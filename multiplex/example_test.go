@@ -9,9 +9,14 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 )
 
-// writeClub writes a user's own data into dir: a manifest naming an edge
-// file per view.
-func writeClub(dir string) {
+// loadClub writes a user's own data, a manifest naming an edge file per
+// view, into a temporary directory and loads it from there.
+func loadClub() (*multiplex.Network, error) {
+	dir, err := os.MkdirTemp("", "dpmne-example")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	files := map[string]string{
 		"manifest.json": `{"name": "club", "labels": "labels.txt", "views": [
 			{"name": "chat", "edges": "chat.edges"},
@@ -23,13 +28,11 @@ func writeClub(dir string) {
 	for name, content := range files {
 		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
+	return multiplex.Load(dir, "")
 }
 
 func Example() {
-	dir, _ := os.MkdirTemp("", "dpmne-example")
-	defer os.RemoveAll(dir)
-	writeClub(dir)
-	net, err := multiplex.Load(dir, "")
+	net, err := loadClub()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -47,10 +50,7 @@ func Example() {
 }
 
 func ExampleNetwork_ViewPatterns() {
-	dir, _ := os.MkdirTemp("", "dpmne-example")
-	defer os.RemoveAll(dir)
-	writeClub(dir)
-	net, err := multiplex.Load(dir, "")
+	net, err := loadClub()
 	if err != nil {
 		fmt.Println(err)
 		return
