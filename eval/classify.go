@@ -67,7 +67,6 @@ type RepeatResult struct {
 	// Correct and Tested count, per group (ClassifyOptions.Groups, indexed
 	// as ClassifyResult.Groups), the test nodes predicted right and all.
 	Correct, Tested []int `json:",omitempty"`
-	pred            []int // the test nodes' predicted classes, for Correct
 }
 
 // ClassifyResult is the outcome of Classify.
@@ -166,19 +165,18 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		gi = groupIndex(opt.Groups, y, res)
 	}
 	err := parallel(ctx, "Classify", opt.Repeats, opt.Workers, func(ctx context.Context, r int) error {
-		rr, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
+		rr, pred, err := runRepeat(ctx, emb, d, y, distinct, splits[r], opt, cs, r)
 		if err == nil && gi != nil {
 			rr.Correct, rr.Tested = make([]int, len(res.Groups)), make([]int, len(res.Groups))
 			for k, i := range splits[r].Test {
 				if g := gi[i]; g >= 0 {
 					rr.Tested[g]++
-					if rr.pred[k] == y[i] {
+					if pred[k] == y[i] {
 						rr.Correct[g]++
 					}
 				}
 			}
 		}
-		rr.pred = nil
 		res.PerRepeat[r] = rr
 		return err
 	})
@@ -252,8 +250,9 @@ func Summarize(v []float64) Stat {
 
 // runRepeat runs one repeat: inner CV over the grid on the training part,
 // then a fit with the chosen C on the whole training part, scored on the
-// test part.
-func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, sp Split, opt ClassifyOptions, cs []float64, r int) (RepeatResult, error) {
+// test part. It also returns the test nodes' predicted classes, in the
+// order of sp.Test, for the groups' scores.
+func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, sp Split, opt ClassifyOptions, cs []float64, r int) (RepeatResult, []int, error) {
 	K := len(label) // label[c] is the original label of class c
 	rr := RepeatResult{C: opt.Cs[0]}
 	newModel := func() *LogReg { return &LogReg{MaxIter: opt.MaxIter, Tol: opt.Tol} }
@@ -270,7 +269,7 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 		for c, cnt := range count {
 			if cnt > 0 && cnt < folds {
 				if cnt < 2 {
-					return rr, fmt.Errorf("eval: Classify: repeat %d: label %d has %d training node(s), too few for inner cross-validation (set Folds to NoInnerCV, or use a larger TrainRatio or Stratified)", r, label[c], cnt)
+					return rr, nil, fmt.Errorf("eval: Classify: repeat %d: label %d has %d training node(s), too few for inner cross-validation (set Folds to NoInnerCV, or use a larger TrainRatio or Stratified)", r, label[c], cnt)
 				}
 				folds = cnt
 			}
@@ -298,11 +297,11 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 			m := newModel()
 			for ci, c := range cs {
 				if err := ctx.Err(); err != nil {
-					return rr, err
+					return rr, nil, err
 				}
 				m.C = c
 				if err := m.Fit(xtr, len(train), d, ytr, K); err != nil {
-					return rr, fitErr(err, fmt.Sprintf("inner fold %d, C=%v", v, c))
+					return rr, nil, fitErr(err, fmt.Sprintf("inner fold %d, C=%v", v, c))
 				}
 				score[ci] += MicroF1(yte, m.Predict(xte, len(test)), K) / float64(folds)
 				if v == len(fold)-1 {
@@ -321,7 +320,7 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 		warm = &LogReg{W: lastW[best], B: lastB[best], Classes: K}
 	}
 	if err := ctx.Err(); err != nil {
-		return rr, err
+		return rr, nil, err
 	}
 	xtr, ytr, xte, yte := prepare(emb, d, y, sp.Train, sp.Test)
 	m := newModel()
@@ -330,13 +329,12 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 	}
 	m.C = rr.C
 	if err := m.Fit(xtr, len(sp.Train), d, ytr, K); err != nil {
-		return rr, fitErr(err, fmt.Sprintf("final fit, C=%v", rr.C))
+		return rr, nil, fitErr(err, fmt.Sprintf("final fit, C=%v", rr.C))
 	}
 	pred := m.Predict(xte, len(sp.Test))
 	rr.MicroF1 = MicroF1(yte, pred, K)
 	rr.MacroF1 = MacroF1(yte, pred, K)
-	rr.pred = pred
-	return rr, nil
+	return rr, pred, nil
 }
 
 // prepare standardises with statistics of the train rows and gathers the

@@ -468,35 +468,30 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 // have them, the micro-F1 by the views a node is observed in
 // (Cell.ByViews): one row per method, one column per pattern.
 func writeByViews(w io.Writer, s Spec, cells []Cell) {
+	// The first cell with scores by views of each data set and setting
+	// value: its patterns head that network's table.
 	type key struct {
 		data  string
 		value float64
 	}
-	var keys []key
+	var firsts []Cell
 	seen := map[key]bool{}
 	for _, c := range cells {
 		k := key{c.Data, c.Value}
 		if len(c.ByViews) > 0 && !seen[k] {
 			seen[k] = true
-			keys = append(keys, k)
+			firsts = append(firsts, c)
 		}
 	}
-	for _, k := range keys {
-		var first *Cell
-		for i := range cells {
-			if c := &cells[i]; c.Data == k.data && c.Value == k.value && len(c.ByViews) > 0 {
-				first = c
-				break
-			}
-		}
-		fmt.Fprintf(w, "\nMicro-F1 by the views a node is observed in (%s; labelled nodes in parentheses):\n\n| method |", where(s, *first))
+	for _, first := range firsts {
+		fmt.Fprintf(w, "\nMicro-F1 by the views a node is observed in (%s; labelled nodes in parentheses):\n\n| method |", where(s, first))
 		for _, v := range first.ByViews {
 			fmt.Fprintf(w, " %s (%d) |", v.Views, v.Nodes)
 		}
 		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(first.ByViews)))
 		for _, m := range s.Methods {
 			for _, c := range cells {
-				if c.Method != m || c.Data != k.data || c.Value != k.value || len(c.ByViews) == 0 {
+				if c.Method != m || c.Data != first.Data || c.Value != first.Value || len(c.ByViews) == 0 {
 					continue
 				}
 				fmt.Fprintf(w, "| %s |", m)

@@ -203,8 +203,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	out := make([]TuneResult, 0, len(grid))
-	var best *mat.Dense
-	var bestMean float64
+	var best *mat.Dense // the embedding of out[bestAt]
 	bestAt := -1
 	total := len(grid)
 	fit := func(r TuneResult) error {
@@ -222,8 +221,8 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		r.MicroF1, r.MacroF1 = res.MicroF1, res.MacroF1
 		// The first point of the highest mean (by cmp.Compare, NaN lowest)
 		// is the one the stable sort below puts first.
-		if best == nil || cmp.Compare(r.MicroF1.Mean, bestMean) > 0 {
-			best, bestMean, bestAt = e, r.MicroF1.Mean, len(out)
+		if bestAt < 0 || cmp.Compare(r.MicroF1.Mean, out[bestAt].MicroF1.Mean) > 0 {
+			best, bestAt = e, len(out)
 		}
 		out = append(out, r)
 		if progress != nil {

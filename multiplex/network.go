@@ -170,7 +170,7 @@ func (net *Network) ViewPatterns() []int {
 	p := make([]int, net.N())
 	for k, v := range net.Views {
 		for i := range p {
-			if len(v.Observed) == 0 || v.Observed[i] {
+			if v.Observed[i] { // n entries (Validate)
 				p[i] |= 1 << k
 			} else {
 				partial = true
