@@ -23,20 +23,28 @@ func TestCheckpointResume(t *testing.T) {
 		// iterations of the fit, the checkpoint's iteration; the fit is
 		// killed after the next one.
 		iters, at int
+		net       *multiplex.Network // nil: smallNet's
 	}{
-		{"autoencoders", quickConfig(), 7, 3},
-		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }(), 7, 3},
+		{"autoencoders", quickConfig(), 7, 3, nil},
+		{"identity-encoders", func() Config { c := quickConfig(); c.NoAutoencoder = true; return c }(), 7, 3, nil},
 		// Re-weighed views (the default) at iteration 10: the resumed fit
 		// must use the checkpoint's weights, and re-weigh again at 20.
-		{"auto-view-weights", quickConfig(), 21, 11},
+		{"auto-view-weights", quickConfig(), 21, 11, nil},
 		// The conjugate-gradient solver's previous gradient and direction
 		// travel in the checkpoint.
-		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3},
+		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3, nil},
 		// cg across a re-weighing, which drops the carried direction: the
 		// resumed fit must drop it at 20 too, and carry it in between.
-		{"cg-auto-view-weights", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 21, 11},
+		{"cg-auto-view-weights", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 21, 11, nil},
+		// Nodes without edges, solved exactly each Y step with a ridge
+		// estimated from the state at the iteration's start.
+		{"edgeless-nodes", quickConfig(), 7, 3, stripEdges(net, 20)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			net := net
+			if tc.net != nil {
+				net = tc.net
+			}
 			cfg := tc.cfg
 			cfg.Iterations = tc.iters
 			full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 1)), Options{})

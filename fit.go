@@ -352,7 +352,11 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	sub := newSubspace(n, d, views, lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
 	if lap != nil && cfg.YReg == Orth && !cfg.OrthAllNodes {
-		sub.free = smallComponentRows(graphs, n, d)
+		var single []int
+		sub.free, single = smallComponentRows(graphs, n, d)
+		if !cfg.DescendIsolated {
+			sub.setExact(single)
+		}
 	}
 	if cfg.YSolver == "cg" {
 		sub.useCG()
@@ -455,6 +459,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			// conjugate to nothing now.
 			sub.cgValid = false
 		}
+		sub.estimateRidge()
 		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
@@ -865,15 +870,18 @@ func weighViews(sub *subspace, lap *proximity.Operator) ([]float64, error) {
 // graphs' union (sparse.Components) with fewer than max(2, n/d) nodes:
 // each such component's indicator is a null direction of L, which an
 // orthonormal Y would otherwise take at no proximity cost
-// (Config.OrthAllNodes).
-func smallComponentRows(graphs []*sparse.CSR, n, d int) []int {
+// (Config.OrthAllNodes). single holds those of them with no edge at all
+// (Config.DescendIsolated).
+func smallComponentRows(graphs []*sparse.CSR, n, d int) (free, single []int) {
 	comp, size := sparse.Components(n, graphs...)
 	minSize := max(2, n/max(d, 1))
-	var free []int
 	for i, c := range comp {
 		if size[c] < minSize {
 			free = append(free, i)
+			if size[c] == 1 {
+				single = append(single, i)
+			}
 		}
 	}
-	return free
+	return free, single
 }

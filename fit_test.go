@@ -38,6 +38,19 @@ func fullNet(t testing.TB, n int) *multiplex.Network {
 	return net
 }
 
+// stripEdges returns net with every edge of its first k nodes removed from
+// every view: components of one node.
+func stripEdges(net *multiplex.Network, k int) *multiplex.Network {
+	out := *net
+	out.Views = slices.Clone(net.Views)
+	for s, v := range out.Views {
+		v := *v
+		v.Adj = v.Adj.Filter(func(i, j int, _ float32) bool { return i >= k && j >= k })
+		out.Views[s] = &v
+	}
+	return &out
+}
+
 func quickConfig() Config {
 	return Config{Dim: 16, Hidden: []int{32}, Iterations: 5, Pretrain: 3, Batch: 64}
 }
@@ -321,9 +334,10 @@ func TestAutoViewWeights(t *testing.T) {
 }
 
 // TestFitOrthAllNodes: on a connected network no row is left out of R(Y),
-// so Config.OrthAllNodes changes no byte. With 20 nodes stripped of every
-// edge, those are the rows left out (components of one node), and they
-// hold a smaller share of ‖Y‖² than when R(Y) reaches them, where an
+// so Config.OrthAllNodes and Config.DescendIsolated change no byte. With
+// 20 nodes stripped of every edge, those are the rows left out (components
+// of one node), solved exactly unless DescendIsolated, and they hold a
+// smaller share of ‖Y‖² than when R(Y) reaches them, where an
 // orthonormal Y takes their indicators, null directions of L, at no
 // proximity cost.
 func TestFitOrthAllNodes(t *testing.T) {
@@ -333,41 +347,46 @@ func TestFitOrthAllNodes(t *testing.T) {
 	for _, v := range net.Views {
 		graphs = append(graphs, v.Adj)
 	}
-	if free := smallComponentRows(graphs, net.N(), c.Dim); len(free) != 0 {
+	if free, _ := smallComponentRows(graphs, net.N(), c.Dim); len(free) != 0 {
 		t.Fatalf("connected network: rows %v left out of R(Y)", free)
 	}
-	fit := func(net *multiplex.Network, all bool) *Model {
+	fitWith := func(net *multiplex.Network, all, descend bool) *Model {
 		c := c
-		c.OrthAllNodes = all
+		c.OrthAllNodes, c.DescendIsolated = all, descend
 		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
-	if !bytes.Equal(embBytes(fit(net, false)), embBytes(fit(net, true))) {
+	fit := func(net *multiplex.Network, all bool) *Model { return fitWith(net, all, false) }
+	want := embBytes(fit(net, false))
+	if !bytes.Equal(want, embBytes(fit(net, true))) {
 		t.Error("connected network: OrthAllNodes changed the embedding")
+	}
+	if !bytes.Equal(want, embBytes(fitWith(net, false, true))) {
+		t.Error("connected network: DescendIsolated changed the embedding")
 	}
 
 	const k = 20
-	iso := *net
-	iso.Views = slices.Clone(net.Views)
+	iso := stripEdges(net, k)
 	graphs = graphs[:0]
-	for s, v := range iso.Views {
-		v := *v
-		v.Adj = v.Adj.Filter(func(i, j int, _ float32) bool { return i >= k && j >= k })
-		iso.Views[s] = &v
+	for _, v := range iso.Views {
 		graphs = append(graphs, v.Adj)
 	}
-	if free := smallComponentRows(graphs, iso.N(), c.Dim); !slices.Equal(free, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
-		t.Fatalf("rows left out of R(Y) = %v, want 0…%d", free, k-1)
+	if free, single := smallComponentRows(graphs, iso.N(), c.Dim); !slices.Equal(free, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) || !slices.Equal(single, free) {
+		t.Fatalf("rows left out of R(Y) = %v, of them without edges %v, want 0…%d for both", free, single, k-1)
 	}
 	share := func(m *Model) float64 {
 		y := m.Y.RawMatrix().Data
 		d := c.Dim
 		return sumSq(y[:k*d]) / sumSq(y)
 	}
-	def, all := share(fit(&iso, false)), share(fit(&iso, true))
+	exact := fit(iso, false)
+	if bytes.Equal(embBytes(exact), embBytes(fitWith(iso, false, true))) {
+		t.Error("isolated rows: DescendIsolated changed nothing")
+	}
+	def, all := share(exact), share(fit(iso, true))
 	t.Logf("share of ‖Y‖² on the %d isolated rows: %.3f left out of R(Y), %.3f in it", k, def, all)
 	if !(def < all) {
 		t.Errorf("isolated rows hold %.3f of ‖Y‖² left out of R(Y), %.3f in it: want less", def, all)

@@ -271,6 +271,9 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	if !has("OrthAllNodes") {
 		c.OrthAllNodes = true // before: R(Y) over every node
 	}
+	if !has("DescendIsolated") {
+		c.DescendIsolated = true // before: nodes without edges by descent
+	}
 	if !has("Uncentred") {
 		c.Uncentred = true // before: Y as fitted
 	}

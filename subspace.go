@@ -75,6 +75,164 @@ type subspace struct {
 	// its component). Sorted; nil for none.
 	free []int
 	ddf  []float64 // 2·d×d work: S and E over the rows R(Y) reaches, in a line search
+	// exact holds the free rows with no edge at all, grouped by the views
+	// that observe them (setExact): each is solved in closed form at the
+	// start of every Y step and left out of the descent. Nil for none.
+	// mu is their ridge (estimateRidge): f has α·mu·Σ_{i exact} ‖y_i‖²
+	// more, counted in R(Y)'s term.
+	exact []exactGroup
+	mu    float64
+}
+
+// exactGroup is a set of rows that R(Y) and L do not reach, observed by
+// the same views: for each, f(Y) holds only α Σ_{s∈views} ‖h_i^s − y_i B^s‖²
+// and the ridge α·μ‖y_i‖², minimised by y_i = k_i (Σ_{s∈views} G^s + μI)⁻¹
+// with k_i the row of K.
+type exactGroup struct {
+	views []*viewFit
+	rows  []int
+}
+
+// setExact makes the given rows, free rows (subspace.free) with no edge in
+// any view's graph, be solved exactly in every Y step (subspace.exact,
+// Config.DescendIsolated). Such a row's terms are its own consistency
+// terms alone — R(Y) leaves it out and its row and column of L are zero
+// (proximity: isolated nodes have zero rows) — so given B its minimiser is
+// a d×d solve shared by every row observed in the same views, where descent
+// steps sized for the whole of Y move it slowly.
+func (s *subspace) setExact(rows []int) {
+	s.exact = nil
+	at := make(map[string]int)
+	key := make([]byte, len(s.views))
+	for _, i := range rows {
+		var vs []*viewFit
+		for k, v := range s.views {
+			key[k] = '0'
+			if v.obs[i] {
+				key[k] = '1'
+				vs = append(vs, v)
+			}
+		}
+		g, ok := at[string(key)]
+		if !ok {
+			g = len(s.exact)
+			at[string(key)] = g
+			s.exact = append(s.exact, exactGroup{views: vs})
+		}
+		s.exact[g].rows = append(s.exact[g].rows, i)
+	}
+}
+
+// estimateRidge sets the exact rows' ridge μ = σ²/v, which makes their
+// solve the posterior mean of y_i under the model h_i^s = y_i B^s + noise:
+// σ² is the codes' residual variance, the consistency term's sum over
+// every observed entry of every view divided by their number, and v the
+// prior variance of an entry of Y, the mean square of the other rows'
+// entries. Without it the exact minimiser divides the codes by B's small
+// singular values (Config.DescendIsolated has what that cost). μ is 0
+// where either is not positive
+// or every row is exact. It needs Y unchanged since the last bStep (the
+// views' Y_sᵀY_s) and K current, as termsAfterB; Fit re-estimates it at the
+// start of each iteration, so that, like a re-weighing of the views, it
+// changes the objective between iterations, never within one.
+func (s *subspace) estimateRidge() {
+	s.mu = 0
+	if len(s.exact) == 0 || s.alpha == 0 {
+		return
+	}
+	d := s.d
+	entries := 0.0
+	for _, v := range s.views {
+		entries += float64((s.n - len(v.unob)) * v.h.Dim())
+	}
+	exactSq, m := s.exactSq()
+	if entries == 0 || m == s.n {
+		return
+	}
+	sigma2 := s.consistencySum() / entries
+	v := (sumSq(s.y) - exactSq) / float64((s.n-m)*d)
+	if sigma2 > 0 && v > 0 {
+		s.mu = sigma2 / v
+	}
+}
+
+// exactSq returns Σ ‖y_i‖² over the exact rows and their number.
+func (s *subspace) exactSq() (float64, int) {
+	d := s.d
+	var sq float64
+	m := 0
+	for _, g := range s.exact {
+		for _, i := range g.rows {
+			sq += sumSq(s.y[i*d : (i+1)*d])
+		}
+		m += len(g.rows)
+	}
+	return sq, m
+}
+
+// solveExact sets the rows of s.exact to their minimisers given B, the
+// codes and the ridge μ, y_i = k_i (Σ_s G^s + μI)⁻¹ over the views that
+// observe row i (zero for a row no view observes), and updates YᵀY by
+// their change when it is current (ytyFresh). A jitter of 1e-10 of the mean diagonal keeps a singular
+// Σ_s G^s (fewer code dimensions than d, μ = 0) factorable.
+func (s *subspace) solveExact() error {
+	d := s.d
+	if s.alpha == 0 || len(s.exact) == 0 {
+		return nil
+	}
+	for _, g := range s.exact {
+		u := s.chol
+		clear(u)
+		for _, v := range g.views {
+			axpy(1, v.g, u)
+		}
+		tr := 0.0
+		for i := range d {
+			tr += u[i*d+i]
+		}
+		for i := range d {
+			u[i*d+i] += 1e-10*tr/float64(d) + s.mu
+		}
+		// With no view, or bases all zero, K's rows are zero too and so is
+		// the minimiser.
+		none := tr == 0
+		if !none && !cholesky(u, d) {
+			return fmt.Errorf("Y step: the basis Gram matrix of %d nodes without edges is not positive definite", len(g.rows))
+		}
+		tri := upper(u, d)
+		for lo := 0; lo < len(g.rows); lo += unobBlock {
+			blk := g.rows[lo:min(lo+unobBlock, len(g.rows))]
+			if s.ytyFresh {
+				s.subtractRows(blk, s.y, s.y, s.yty)
+			}
+			x := s.gather(s.k, blk)
+			if none {
+				clear(x)
+			} else {
+				// X UᵀU = K_r: X = K_r U⁻¹ U⁻ᵀ.
+				blas64.Trsm(blas.Right, blas.NoTrans, 1, tri, general(x, len(blk), d))
+				blas64.Trsm(blas.Right, blas.Trans, 1, tri, general(x, len(blk), d))
+			}
+			for r, i := range blk {
+				copy(s.y[i*d:(i+1)*d], x[r*d:(r+1)*d])
+			}
+			if s.ytyFresh {
+				gemm(true, false, 1, x, len(blk), d, x, len(blk), d, 1, s.yty)
+			}
+		}
+	}
+	return nil
+}
+
+// zeroExactRows clears the rows of s.exact in s.dir: the descent leaves
+// them where solveExact put them.
+func (s *subspace) zeroExactRows() {
+	d := s.d
+	for _, g := range s.exact {
+		for _, i := range g.rows {
+			clear(s.dir[i*d : (i+1)*d])
+		}
+	}
 }
 
 // useCG switches the Y steps to conjugate gradients (Config.YSolver "cg").
@@ -120,7 +278,7 @@ type Terms struct {
 	Reconstruction float64 // Σ_s ‖X^s − X̃^s‖² (observed rows)
 	Consistency    float64 // α Σ_s ‖I^s(H^s − Y B^s)‖²
 	Proximity      float64 // β tr(YᵀLY)
-	RegY           float64 // λ R(Y)
+	RegY           float64 // λ R(Y), and the ridge of the rows solved exactly (Config.DescendIsolated)
 	RegB           float64 // λ_B Σ_s ‖B^s‖²
 	RegW           float64 // autoencoder weight decay
 }
@@ -271,12 +429,10 @@ func (s *subspace) orthResidual() float64 {
 func (s *subspace) termsAfterB() Terms {
 	var t Terms
 	if s.alpha > 0 {
-		c := -2 * dot(s.y, s.k)
+		t.Consistency = s.alpha * s.consistencySum()
 		for _, v := range s.views {
-			c += v.h.SqNorm() + dot(v.g, v.gram)
 			t.RegB += s.lambdaB * sumSq(v.b)
 		}
-		t.Consistency = s.alpha * c
 	}
 	if s.beta > 0 {
 		t.Proximity = s.beta * dot(s.y, s.ly)
@@ -286,7 +442,28 @@ func (s *subspace) termsAfterB() Terms {
 	} else {
 		t.RegY = s.lambda * sumSq(s.y)
 	}
+	t.RegY += s.exactRidge()
 	return t
+}
+
+// consistencySum returns Σ_s ‖I^s(H^s − Y B^s)‖², unweighted, as
+// Σ_s (‖H^s‖² + ⟨G^s, Y_sᵀY_s⟩) − 2⟨Y, K⟩, under termsAfterB's conditions.
+func (s *subspace) consistencySum() float64 {
+	c := -2 * dot(s.y, s.k)
+	for _, v := range s.views {
+		c += v.h.SqNorm() + dot(v.g, v.gram)
+	}
+	return c
+}
+
+// exactRidge returns the exact rows' ridge term α·μ·Σ_{i exact} ‖y_i‖²
+// (subspace.mu).
+func (s *subspace) exactRidge() float64 {
+	if s.mu == 0 {
+		return 0
+	}
+	sq, _ := s.exactSq()
+	return s.alpha * s.mu * sq
 }
 
 // gradient sets s.dir to ∂f/∂Y and returns f(Y), the Y-dependent part of
@@ -299,7 +476,8 @@ func (s *subspace) termsAfterB() Terms {
 // consistency term is zero: H^s B^sᵀ vanishes there, the codes being zero) and
 // the correction costs O(unobserved·d²). With free rows (subspace.free)
 // R(Y)'s part is 4λ·C·Y(Y_cᵀY_c − I), C keeping the rows it reaches: the
-// free rows' share is taken back out, at O(free·d²). YᵀY is taken from bStep or the
+// free rows' share is taken back out, at O(free·d²); the exact rows' ridge
+// (subspace.mu) adds 2αμ·y_i to theirs. YᵀY is taken from bStep or the
 // previous step when current (ytyFresh), else formed. The consistency value
 // Σ_s (‖H^s‖² + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩) − 2⟨Y, K⟩ reuses the
 // correction's product.
@@ -343,6 +521,14 @@ func (s *subspace) gradient() float64 {
 	if s.beta > 0 {
 		f += s.beta * dot(s.y, s.ly)
 		axpy(2*s.beta, s.ly, s.dir)
+	}
+	if s.mu != 0 {
+		f += s.exactRidge()
+		for _, g := range s.exact {
+			for _, i := range g.rows {
+				axpy(2*s.alpha*s.mu, s.y[i*d:(i+1)*d], s.dir[i*d:(i+1)*d])
+			}
+		}
 	}
 	return f
 }
@@ -412,9 +598,10 @@ func symmetrize(a []float64, d int) {
 	}
 }
 
-// yStep runs up to maxSteps preconditioned descent steps on Y with an exact
-// line search, stopping early when a step lowers f by less than tol·|f|. It
-// returns the number of steps taken.
+// yStep sets the exact rows (solveExact), then runs up to maxSteps
+// preconditioned descent steps on the others with an exact line search,
+// stopping early when a step lowers f by less than tol·|f|. It returns the
+// number of steps taken.
 //
 // Along a direction Δ every term of f is a polynomial in the step t —
 // quadratic for the consistency and proximity terms, quartic for
@@ -426,11 +613,15 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := s.solveExact(); err != nil {
+		return 0, err
+	}
 	n, d := s.n, s.d
 	sm := make([]float64, d*d)
 	e := make([]float64, d*d)
 	for step := range maxSteps {
 		f := s.gradient()
+		s.zeroExactRows()
 		// Δ = −∇f·M⁻¹ in place of the gradient; the slope ⟨∇f, Δ⟩ is
 		// summed as the rows are turned.
 		if s.cg {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -71,6 +72,41 @@ func freeRows(s *subspace) {
 	}
 }
 
+// exactRows strips every edge from two rows of each observation pattern
+// of s, none of freeRows' (their rows and columns of the exact Laplacian
+// zeroed, which keeps it positive semidefinite), leaves them out of R(Y)
+// beside freeRows' (called before) and solves them exactly
+// (subspace.setExact).
+func exactRows(t *testing.T, s *subspace) {
+	t.Helper()
+	l := s.lap.(*denseLaplacian)
+	var rows []int
+	per := map[int]int{}
+	for i := range s.n {
+		p := 0
+		for k, v := range s.views {
+			if v.obs[i] {
+				p |= 1 << k
+			}
+		}
+		if i%5 == 0 || per[p] == 2 {
+			continue
+		}
+		per[p]++
+		rows = append(rows, i)
+		for j := range s.n {
+			l.l[i*s.n+j], l.l[j*s.n+i] = 0, 0
+		}
+	}
+	if len(per) != 4 {
+		t.Fatalf("exact rows' patterns %v: want all four", per)
+	}
+	s.free = append(s.free, rows...)
+	slices.Sort(s.free)
+	s.setExact(rows)
+	s.updateLY()
+}
+
 // denseLaplacian is an explicit n×n Laplacian applied in float64.
 type denseLaplacian struct {
 	n int
@@ -114,14 +150,18 @@ func (s *subspace) f() float64 {
 // TestYGradient checks ∂f/∂Y against central differences, for both R(Y), with
 // masks (eq. 9 corrected: 2α Σ_s I^s(YB^s − H^s)B^sᵀ + 2βLY + 4λY(YᵀY − I)).
 // With free rows (orth), R(Y)'s part is 4λ·C·Y(Y_cᵀY_c − I), C keeping
-// the rows it reaches.
+// the rows it reaches; exact rows add their ridge's 2αμ·y_i.
 func TestYGradient(t *testing.T) {
-	for _, c := range []struct{ orth, free bool }{{true, false}, {false, false}, {true, true}} {
+	for _, c := range []struct{ orth, free, exact bool }{{true, false, false}, {false, false, false}, {true, true, false}, {true, true, true}} {
 		orth := c.orth
-		t.Run(fmt.Sprintf("orth=%v/free=%v", orth, c.free), func(t *testing.T) {
+		t.Run(fmt.Sprintf("orth=%v/free=%v/exact=%v", orth, c.free, c.exact), func(t *testing.T) {
 			s := smallProblem(t, orth, 2, 3, 5)
 			if c.free {
 				freeRows(s)
+			}
+			if c.exact {
+				exactRows(t, s)
+				s.mu = 0.7
 			}
 			s.updateLY()
 			f := s.gradient()
@@ -235,8 +275,8 @@ func TestCarriedLYDrift(t *testing.T) {
 // TestCoordinateStepsNeverIncrease runs alternating Y and B steps: the
 // objective must not increase (tolerance 1e-9 relative for rounding).
 func TestCoordinateStepsNeverIncrease(t *testing.T) {
-	for _, c := range []struct{ orth, cg, free bool }{{true, false, false}, {false, false, false}, {true, true, false}, {false, true, false},
-		{true, false, true}, {true, true, true}} {
+	for _, c := range []struct{ orth, cg, free, exact bool }{{true, false, false, false}, {false, false, false, false}, {true, true, false, false}, {false, true, false, false},
+		{true, false, true, false}, {true, true, true, false}, {true, false, true, true}, {true, true, true, true}} {
 		orth := c.orth
 		s := smallProblem(t, orth, 2, 3, 5)
 		if c.cg {
@@ -244,6 +284,10 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 		}
 		if c.free {
 			freeRows(s)
+		}
+		if c.exact {
+			exactRows(t, s)
+			s.mu = 0.7 // fixed: Fit re-estimates it between iterations only
 		}
 		prev := math.Inf(1)
 		total := func() float64 {
@@ -266,16 +310,84 @@ func TestCoordinateStepsNeverIncrease(t *testing.T) {
 			}
 			afterY := total()
 			if afterY > prev*(1+1e-9) {
-				t.Fatalf("orth=%v cg=%v free=%v iteration %d: Y step raised O from %v to %v", orth, c.cg, c.free, it, prev, afterY)
+				t.Fatalf("%+v iteration %d: Y step raised O from %v to %v", c, it, prev, afterY)
 			}
 			if err := s.bStep(true); err != nil {
 				t.Fatal(err)
 			}
 			afterB := total()
 			if afterB > afterY*(1+1e-9) {
-				t.Fatalf("orth=%v cg=%v free=%v iteration %d: B step raised O from %v to %v", orth, c.cg, c.free, it, afterY, afterB)
+				t.Fatalf("%+v iteration %d: B step raised O from %v to %v", c, it, afterY, afterB)
 			}
 			prev = afterB
+		}
+	}
+}
+
+// TestSolveExact: after estimateRidge and solveExact the exact rows solve
+// their normal equations — the rows of ∂f/∂Y (checked by TestYGradient)
+// vanish there, to 1e-10 of the rows' own 2α·k_i — a row no view
+// observes is zero, and the YᵀY carried for the next step equals a fresh
+// product (1e-12 relative). μ must be σ²/v from their definitions: the
+// mean squared residual over the views' observed entries and the mean
+// square of the other rows' entries.
+func TestSolveExact(t *testing.T) {
+	s := smallProblem(t, true, 2, 3, 5)
+	freeRows(s)
+	exactRows(t, s)
+	if err := s.bStep(true); err != nil {
+		t.Fatal(err)
+	}
+	s.estimateRidge()
+	d := s.d
+	entries := 0
+	for _, v := range s.views {
+		for _, o := range v.obs {
+			if o {
+				entries += v.h.Dim()
+			}
+		}
+	}
+	exact := map[int]bool{}
+	for _, g := range s.exact {
+		for _, i := range g.rows {
+			exact[i] = true
+		}
+	}
+	var sq float64
+	for i := range s.n {
+		if !exact[i] {
+			sq += sumSq(s.y[i*d : (i+1)*d])
+		}
+	}
+	want := (s.consistency() / float64(entries)) / (sq / float64((s.n-len(exact))*d))
+	if math.Abs(s.mu-want) > 1e-10*want || !(want > 0) {
+		t.Fatalf("μ = %v, want σ²/v = %v", s.mu, want)
+	}
+	if err := s.solveExact(); err != nil {
+		t.Fatal(err)
+	}
+	carried := append([]float64(nil), s.yty...)
+	fresh := make([]float64, d*d)
+	gram(s.y, s.n, d, fresh)
+	for k := range fresh {
+		if math.Abs(carried[k]-fresh[k]) > 1e-12*(1+math.Abs(fresh[k])) {
+			t.Fatalf("carried YᵀY[%d] = %v, fresh %v", k, carried[k], fresh[k])
+		}
+	}
+	s.gradient()
+	for _, g := range s.exact {
+		for _, i := range g.rows {
+			gi, ki := s.dir[i*d:(i+1)*d], s.k[i*d:(i+1)*d]
+			if len(g.views) == 0 {
+				if yi := s.y[i*d : (i+1)*d]; sumSq(yi) != 0 {
+					t.Errorf("row %d, observed by no view: y = %v, want 0", i, yi)
+				}
+				continue
+			}
+			if r := math.Sqrt(sumSq(gi)/sumSq(ki)) / (2 * s.alpha); r > 1e-10 {
+				t.Errorf("row %d (%d views): ‖∂f/∂y_i‖ is %.3g of ‖2α k_i‖", i, len(g.views), r)
+			}
 		}
 	}
 }
@@ -347,11 +459,15 @@ func TestCGReachesClosedForm(t *testing.T) {
 // the direct one after a B step and a change of H (1e-10 relative: only
 // the summation order differs).
 func TestTermsAfterB(t *testing.T) {
-	for _, tc := range []struct{ orth, free bool }{{true, false}, {false, false}, {true, true}} {
+	for _, tc := range []struct{ orth, free, exact bool }{{true, false, false}, {false, false, false}, {true, true, false}, {true, true, true}} {
 		orth := tc.orth
 		s := smallProblem(t, orth, 2, 3, 5)
 		if tc.free {
 			freeRows(s)
+		}
+		if tc.exact {
+			exactRows(t, s)
+			s.mu = 0.7
 		}
 		if _, err := s.yStep(3, 0); err != nil {
 			t.Fatal(err)
@@ -376,7 +492,7 @@ func TestTermsAfterB(t *testing.T) {
 		}{{"consistency", got.Consistency, want.Consistency}, {"proximity", got.Proximity, want.Proximity},
 			{"R(Y)", got.RegY, want.RegY}, {"R(B)", got.RegB, want.RegB}} {
 			if math.Abs(c.got-c.exp) > 1e-10*(1+math.Abs(c.exp)) {
-				t.Errorf("orth=%v free=%v: %s = %v, want %v", orth, tc.free, c.name, c.got, c.exp)
+				t.Errorf("%+v: %s = %v, want %v", tc, c.name, c.got, c.exp)
 			}
 		}
 	}
@@ -585,5 +701,12 @@ func (s *subspace) terms() Terms {
 		t.Proximity = s.beta * dot(s.y, s.ly)
 	}
 	t.RegY = s.lambda * s.regY()
+	for _, g := range s.exact {
+		for _, i := range g.rows {
+			for _, x := range s.y[i*s.d : (i+1)*s.d] {
+				t.RegY += s.alpha * s.mu * x * x
+			}
+		}
+	}
 	return t
 }

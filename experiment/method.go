@@ -148,6 +148,7 @@ func init() {
 	Register(DPMNE("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.FeatureKNN = 8 }))
 	Register(DPMNE("dpmne-no-fill", "default off: nodes missing from a view left without features there instead of given their own row from a view with the same features or their neighbours' (--fill-hops 0)", func(c *dpmne.Config) { c.FillHops = -1 }))
 	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.OrthAllNodes = true }))
+	Register(DPMNE("dpmne-descend-isolated", "default off: the nodes left out of R(Y) that have no edge moved by the descent steps of the rest of Y instead of solved each Y step for their posterior mean given B (--descend-isolated)", func(c *dpmne.Config) { c.DescendIsolated = true }))
 	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
 	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))

@@ -302,10 +302,9 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // DBLP4057 (0.931 → 0.929) where they were, and costs the synthetic demo
 // 0.024 (0.902 → 0.878), so it is a choice made on the training part,
 // not a default, and at one fit more per network, not a doubled grid. In
-// the experiments (RESULTS.md) the training half took 30 epochs on ACM at
-// PDR 0.4 (test micro-F1 0.906 → 0.921, ahead of DANE's 0.910) and on
-// Cora at PDR 0, 0.4 and 0.6 (0.876 → 0.874, 0.766 → 0.774, 0.730 →
-// 0.732), and kept 10 everywhere else.
+// the latest experiments (RESULTS.md) the training half took 30 epochs on
+// ACM at every partial data ratio and on the full network, and on Cora at
+// PDR 0 and 0.4.
 func TunedGrid() Grid {
 	return Grid{Lambda: []float64{100, 1e4}, Propagate: []int{0, 1}, FilterTau: []float64{2, 0}, FeatureKNN: []int{0, 8}, RefinePretrain: []int{30}}
 }

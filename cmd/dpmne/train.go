@@ -69,6 +69,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.FillHops, "fill-hops", d.FillHops, "give a node missing from a view the mean features there of its neighbours in its other views, in this many rounds (0: leave it missing, the paper's)")
 	fs.BoolVar(&f.cfg.NoFillCopy, "no-fill-copy", false, "fill a missing node from its neighbours even where another view carries its own row of the same features")
 	fs.BoolVar(&f.cfg.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
+	fs.BoolVar(&f.cfg.DescendIsolated, "descend-isolated", false, "move the nodes left out of R(Y) that have no edge by the descent steps of the rest of Y instead of solving each Y step for their posterior mean given B")
 	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
 	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", d.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
