@@ -170,7 +170,10 @@ type Config struct {
 	// LambdaB is the ridge on each B^s, its own weight (the B step solves
 	// (Y_sᵀY_s + (λ_B/α) I) B = Y_sᵀH). Default 1: on Cora micro-F1
 	// 0.861 vs 0.859 with 1e-3 (mean of fit seeds 1–6, paired: higher for
-	// 5 of 6), ACM and DBLP4057 unchanged (README, "Defaults").
+	// 5 of 6), ACM and DBLP4057 unchanged (README, "Defaults"). A
+	// smaller one suits ACM at λ = 100 with raw features and can collapse
+	// its partial networks, so it is a choice dpmne-tuned makes on the
+	// training part (experiment.Grid.RefineLambdaB), not a default.
 	LambdaB float64
 	LambdaW float64 // weight decay on the autoencoders (0)
 	YReg    YReg

@@ -175,3 +175,50 @@ func TestTuneRefinePretrain(t *testing.T) {
 		t.Errorf("refine -1: err = %v", err)
 	}
 }
+
+// TestTuneRefineLambdaB: the third stage fits the best point after the
+// second once more per new B ridge (its own value, a repeat and 0 are
+// skipped), the grid's points carry the base's λ_B, and a negative value
+// is an error.
+func TestTuneRefineLambdaB(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, LambdaB: 2}
+	g := Grid{Lambda: []float64{100, 1e4}, RefinePretrain: []int{2}, RefineLambdaB: []float64{0.5, 2, 0.5, 0}}
+	var totals []int
+	var seen []TuneResult
+	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) {
+		totals = append(totals, total)
+		seen = append(seen, r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 || !slices.Equal(totals, []int{2, 2, 3, 4}) {
+		t.Fatalf("%d points, progress totals %v; want 4 points, totals [2 2 3 4]", len(res), totals)
+	}
+	for _, r := range seen[:3] {
+		if r.LambdaB != 2 {
+			t.Errorf("grid or second-stage point with λ_B = %g, want the base's 2", r.LambdaB)
+		}
+	}
+	// The best of the first three, by the stable order Tune sorts by.
+	top := seen[0]
+	for _, r := range seen[1:3] {
+		if r.MicroF1.Mean > top.MicroF1.Mean {
+			top = r
+		}
+	}
+	got := seen[3]
+	if got.LambdaB != 0.5 || got.Lambda != top.Lambda || got.Pretrain != top.Pretrain {
+		t.Errorf("refined point λ_B %g, λ %g, pretrain %d; want 0.5 at the best so far (λ %g, pretrain %d)", got.LambdaB, got.Lambda, got.Pretrain, top.Lambda, top.Pretrain)
+	}
+	if c := got.Config(base); c.LambdaB != 0.5 || c.Lambda != top.Lambda {
+		t.Errorf("refined point's config: λ_B %g, λ %g", c.LambdaB, c.Lambda)
+	}
+	if _, err := Tune(context.Background(), net, base, Grid{RefineLambdaB: []float64{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("refine λ_B -1: err = %v", err)
+	}
+}

@@ -18,7 +18,7 @@ func newTuneCmd(g *globals) *cobra.Command {
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--refine-pretrain …]",
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--refine-pretrain …] [--refine-lambda-b …]",
 		Short: "Choose α, β, λ (and Y's start, the encoders) by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
@@ -30,7 +30,9 @@ method dpmne-tuned searches: λ 100, 10000 × propagation 0, 1 × filter τ 2, 0
 and on a network where a view with features misses nodes × feature k-NN 0, 8
 (on any other network --feature-knn changes nothing: its first value alone
 is tried); then the best point is fitted once more with 30 pretraining
-epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
+epochs (--refine-pretrain; 0 for none), and the best point so far with the
+B ridge λ_B at 0.5 and 0.25 (--refine-lambda-b; 0 for none); those fits join
+the ranking.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -54,7 +56,7 @@ epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
 				if !quiet {
-					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.MicroF1.Mean, r.MicroF1.Std)
+					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.MicroF1.Mean, r.MicroF1.Std)
 				}
 			})
 			if err != nil {
@@ -62,7 +64,7 @@ epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
 			}
 			rows := make([][]string, len(res))
 			for k, r := range res {
-				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate), fmt.Sprint(r.FilterTau), fmt.Sprint(r.FeatureKNN), r.ViewWeights, fmt.Sprint(r.Pretrain),
+				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate), fmt.Sprint(r.FilterTau), fmt.Sprint(r.FeatureKNN), r.ViewWeights, fmt.Sprint(r.Pretrain), fmt.Sprint(r.LambdaB),
 					fmt.Sprintf("%.3f ± %.3f", r.MicroF1.Mean, r.MicroF1.Std), fmt.Sprintf("%.3f ± %.3f", r.MacroF1.Mean, r.MacroF1.Std)}
 			}
 			out := cmd.OutOrStdout()
@@ -71,7 +73,7 @@ epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
 			} else {
 				fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
 			}
-			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "filter-tau", "feature-knn", "view-weights", "pretrain", "CV micro-F1", "CV macro-F1"}, rows)
+			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "filter-tau", "feature-knn", "view-weights", "pretrain", "lambda-b", "CV micro-F1", "CV macro-F1"}, rows)
 			b := res[0]
 			flags := ""
 			if b.Start == "spectral" {
@@ -83,7 +85,7 @@ epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
 			if b.ViewWeights != "as given" {
 				flags += " --view-weights " + b.ViewWeights
 			}
-			fmt.Fprintf(out, "\nbest:%s --alpha %g --beta %g --lambda %g --y-steps %d --y-solver %s --propagate %d --filter-tau %g --feature-knn %d --pretrain %d\n", flags, b.Alpha, b.Beta, b.Lambda, b.YSteps, b.YSolver, b.Propagate, b.FilterTau, b.FeatureKNN, b.Pretrain)
+			fmt.Fprintf(out, "\nbest:%s --alpha %g --beta %g --lambda %g --y-steps %d --y-solver %s --propagate %d --filter-tau %g --feature-knn %d --pretrain %d --lambda-b %g\n", flags, b.Alpha, b.Beta, b.Lambda, b.YSteps, b.YSolver, b.Propagate, b.FilterTau, b.FeatureKNN, b.Pretrain, b.LambdaB)
 			return nil
 		},
 	}
@@ -102,6 +104,7 @@ epochs (--refine-pretrain; 0 for none), and that fit joins the ranking.`,
 	f.Float64SliceVar(&grid.FilterTau, "filter-tau-grid", def.FilterTau, "values of --filter-tau to try (0: no filter)")
 	f.IntSliceVar(&grid.Pretrain, "pretrain-grid", nil, "values of --pretrain to try (default: --pretrain)")
 	f.IntSliceVar(&grid.RefinePretrain, "refine-pretrain", def.RefinePretrain, "then fit the best point again with each of these --pretrain values (0: none)")
+	f.Float64SliceVar(&grid.RefineLambdaB, "refine-lambda-b", def.RefineLambdaB, "then fit the best point so far again with each of these --lambda-b values (0: none)")
 	f.IntSliceVar(&grid.FeatureKNN, "feature-knn-grid", def.FeatureKNN, "values of --feature-knn to try (0: none; on a network where no view with features misses a node, the first alone)")
 	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
