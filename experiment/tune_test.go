@@ -222,3 +222,47 @@ func TestTuneRefineLambdaB(t *testing.T) {
 		t.Errorf("refine λ_B -1: err = %v", err)
 	}
 }
+
+// TestTuneRefineNonzeroWeight: the fourth stage fits the best point after
+// the third once more per new non-zero weight (its own value and 0 are
+// skipped), the earlier points carry the base's weight, identity encoders
+// are not refined, and a weight below 1 is an error.
+func TestTuneRefineNonzeroWeight(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	g := Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 1, 0}}
+	var seen []TuneResult
+	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 {
+		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
+	}
+	top := seen[0]
+	for _, r := range seen[:3] {
+		if r.NonzeroWeight != 1 {
+			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 1", r.NonzeroWeight)
+		}
+		if r.MicroF1.Mean > top.MicroF1.Mean {
+			top = r
+		}
+	}
+	got := seen[3]
+	if got.NonzeroWeight != 4 || got.Lambda != top.Lambda || got.LambdaB != top.LambdaB {
+		t.Errorf("refined point: weight %g, λ %g, λ_B %g; want 4 at the best so far (λ %g, λ_B %g)", got.NonzeroWeight, got.Lambda, got.LambdaB, top.Lambda, top.LambdaB)
+	}
+	if c := got.Config(base); c.NonzeroWeight != 4 {
+		t.Errorf("refined point's config: non-zero weight %g", c.NonzeroWeight)
+	}
+	id := Grid{Encoders: []string{"identity"}, RefineNonzeroWeight: []float64{4}}
+	if res, err := Tune(context.Background(), net, base, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
+	}
+	if _, err := Tune(context.Background(), net, base, Grid{RefineNonzeroWeight: []float64{0.5}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "0.5") {
+		t.Errorf("refine non-zero weight 0.5: err = %v", err)
+	}
+}
