@@ -385,7 +385,7 @@ func TunedGrid() Grid {
 // the default. The choice is
 // reported through Params.Note. It needs a labelled network.
 func Tuned() Method {
-	return Method{Name: "dpmne-tuned", Description: "DPMNE with λ, propagation, the filter and (on partial networks) the feature graph chosen per network by 5-fold cross-validation on one training half (dpmne tune; experiment.TunedGrid)", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: "dpmne-tuned", Description: "DPMNE with λ, propagation, the filter and (on partial networks) the feature graph chosen per network by 5-fold cross-validation on one training half, then the pretraining, the B ridge and the non-zero weight refined in turn (dpmne tune; experiment.TunedGrid)", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		base := p.DPMNE
 		if p.Dim > 0 {
 			base.Dim = p.Dim
