@@ -13,6 +13,7 @@ import (
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
 )
 
 // Grid lists the values of α, β and λ to try, and the structural choices:
@@ -58,7 +59,8 @@ type Grid struct {
 	// features' non-zero entries in the reconstruction loss
 	// (dpmne.Config.NonzeroWeight, ≥ 1; 0 is skipped): the point ranked
 	// first after the third is fitted again with each of these values not
-	// its own. Points with identity encoders are not refined.
+	// its own. Points with identity encoders, or with the squared error
+	// loss, are not refined.
 	RefineNonzeroWeight []float64
 }
 
@@ -300,8 +302,9 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	if err := stage(g.RefineLambdaB, func(r TuneResult) float64 { return r.LambdaB }, func(r *TuneResult, v float64) { r.LambdaB = v }); err != nil {
 		return nil, nil, err
 	}
-	// The fourth: other weights of the features' non-zero entries.
-	if out[bestAt].Encoders != "identity" {
+	// The fourth: other weights of the features' non-zero entries, which
+	// the squared error does not weigh (nn.Config.NonzeroWeight).
+	if out[bestAt].Encoders != "identity" && def.Loss != nn.SquaredError.String() {
 		if err := stage(g.RefineNonzeroWeight, func(r TuneResult) float64 { return r.NonzeroWeight }, func(r *TuneResult, v float64) { r.NonzeroWeight = v }); err != nil {
 			return nil, nil, err
 		}

@@ -226,7 +226,7 @@ func TestTuneRefineLambdaB(t *testing.T) {
 // TestTuneRefineNonzeroWeight: the fourth stage fits the best point after
 // the third once more per new non-zero weight (its own value and 0 are
 // skipped), the earlier points carry the base's weight, identity encoders
-// are not refined, and a weight below 1 is an error.
+// and the squared error are not refined, and a weight below 1 is an error.
 func TestTuneRefineNonzeroWeight(t *testing.T) {
 	net, err := load("")
 	if err != nil {
@@ -261,6 +261,11 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	id := Grid{Encoders: []string{"identity"}, RefineNonzeroWeight: []float64{4}}
 	if res, err := Tune(context.Background(), net, base, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
 		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
+	}
+	mse := base
+	mse.Loss = "mse"
+	if res, err := Tune(context.Background(), net, mse, Grid{RefineNonzeroWeight: []float64{4}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+		t.Errorf("squared error: %d points, err %v; want 1, no refinement", len(res), err)
 	}
 	if _, err := Tune(context.Background(), net, base, Grid{RefineNonzeroWeight: []float64{0.5}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "0.5") {
 		t.Errorf("refine non-zero weight 0.5: err = %v", err)
