@@ -204,13 +204,7 @@ func TestTuneRefineLambdaB(t *testing.T) {
 			t.Errorf("grid or second-stage point with λ_B = %g, want the base's 2", r.LambdaB)
 		}
 	}
-	// The best of the first three, by the stable order Tune sorts by.
-	top := seen[0]
-	for _, r := range seen[1:3] {
-		if r.MicroF1.Mean > top.MicroF1.Mean {
-			top = r
-		}
-	}
+	top := firstBest(seen[:3])
 	got := seen[3]
 	if got.LambdaB != 0.5 || got.Lambda != top.Lambda || got.Pretrain != top.Pretrain {
 		t.Errorf("refined point λ_B %g, λ %g, pretrain %d; want 0.5 at the best so far (λ %g, pretrain %d)", got.LambdaB, got.Lambda, got.Pretrain, top.Lambda, top.Pretrain)
@@ -242,15 +236,12 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	if len(res) != 4 {
 		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
 	}
-	top := seen[0]
 	for _, r := range seen[:3] {
 		if r.NonzeroWeight != 1 {
 			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 1", r.NonzeroWeight)
 		}
-		if r.MicroF1.Mean > top.MicroF1.Mean {
-			top = r
-		}
 	}
+	top := firstBest(seen[:3])
 	got := seen[3]
 	if got.NonzeroWeight != 4 || got.Lambda != top.Lambda || got.LambdaB != top.LambdaB {
 		t.Errorf("refined point: weight %g, λ %g, λ_B %g; want 4 at the best so far (λ %g, λ_B %g)", got.NonzeroWeight, got.Lambda, got.LambdaB, top.Lambda, top.LambdaB)
@@ -270,4 +261,16 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	if _, err := Tune(context.Background(), net, base, Grid{RefineNonzeroWeight: []float64{0.5}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "0.5") {
 		t.Errorf("refine non-zero weight 0.5: err = %v", err)
 	}
+}
+
+// firstBest returns the first point of the highest CV micro-F1, the one a
+// later stage of Tune refines.
+func firstBest(rs []TuneResult) TuneResult {
+	top := rs[0]
+	for _, r := range rs[1:] {
+		if r.MicroF1.Mean > top.MicroF1.Mean {
+			top = r
+		}
+	}
+	return top
 }
