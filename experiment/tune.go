@@ -260,57 +260,59 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, err
 		}
 	}
-	// The second stage: the grid's best point with other pretraining.
-	if top := out[bestAt]; top.Encoders != "identity" {
-		var refine []TuneResult
-		for _, p := range g.RefinePretrain {
-			r := top
-			r.Pretrain, r.MicroF1, r.MacroF1 = p, eval.Stat{}, eval.Stat{}
-			if p > 0 && !slices.ContainsFunc(grid, func(q TuneResult) bool { return q == r }) &&
-				!slices.ContainsFunc(refine, func(q TuneResult) bool { return q.Pretrain == p }) {
-				refine = append(refine, r)
-			}
-		}
-		total += len(refine)
-		for _, r := range refine {
-			if err := fit(r); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	// A later stage: the best point so far with each new positive value
-	// of one setting (get reads it, set writes it).
-	stage := func(vals []float64, get func(TuneResult) float64, set func(*TuneResult, float64)) error {
-		var refine []TuneResult
-		for _, v := range vals {
-			r := out[bestAt]
-			set(&r, v)
-			r.MicroF1, r.MacroF1 = eval.Stat{}, eval.Stat{}
-			if v > 0 && v != get(out[bestAt]) && !slices.ContainsFunc(refine, func(q TuneResult) bool { return get(q) == v }) {
-				refine = append(refine, r)
-			}
-		}
-		total += len(refine)
-		for _, r := range refine {
+	// The later stages, each on the best point so far: fit its new
+	// points, growing the progress total by them.
+	refine := func(rs []TuneResult) error {
+		total += len(rs)
+		for _, r := range rs {
 			if err := fit(r); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	// The third stage: other B ridges.
-	if err := stage(g.RefineLambdaB, func(r TuneResult) float64 { return r.LambdaB }, func(r *TuneResult, v float64) { r.LambdaB = v }); err != nil {
+	// The second stage: other pretraining.
+	if out[bestAt].Encoders != "identity" {
+		if err := refine(refinements(out[bestAt], g.RefinePretrain, func(r *TuneResult, v int) { r.Pretrain = v }, out)); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The third: other B ridges.
+	if err := refine(refinements(out[bestAt], g.RefineLambdaB, func(r *TuneResult, v float64) { r.LambdaB = v }, out)); err != nil {
 		return nil, nil, err
 	}
 	// The fourth: other weights of the features' non-zero entries, which
 	// the squared error does not weigh (nn.Config.NonzeroWeight).
 	if out[bestAt].Encoders != "identity" && def.Loss != nn.SquaredError.String() {
-		if err := stage(g.RefineNonzeroWeight, func(r TuneResult) float64 { return r.NonzeroWeight }, func(r *TuneResult, v float64) { r.NonzeroWeight = v }); err != nil {
+		if err := refine(refinements(out[bestAt], g.RefineNonzeroWeight, func(r *TuneResult, v float64) { r.NonzeroWeight = v }, out)); err != nil {
 			return nil, nil, err
 		}
 	}
 	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
 	return out, best, nil
+}
+
+// refinements returns top with each value of vals set in turn (set), its
+// scores cleared, leaving out the zero value and any point already fitted
+// or already returned: the new points of one later stage of Tune.
+func refinements[T comparable](top TuneResult, vals []T, set func(*TuneResult, T), fitted []TuneResult) []TuneResult {
+	var zero T
+	var rs []TuneResult
+	same := func(r TuneResult) func(TuneResult) bool {
+		return func(q TuneResult) bool {
+			q.MicroF1, q.MacroF1 = eval.Stat{}, eval.Stat{}
+			return q == r
+		}
+	}
+	for _, v := range vals {
+		r := top
+		set(&r, v)
+		r.MicroF1, r.MacroF1 = eval.Stat{}, eval.Stat{}
+		if v != zero && !slices.ContainsFunc(fitted, same(r)) && !slices.ContainsFunc(rs, same(r)) {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // Config returns base with the grid point's settings: the configuration
