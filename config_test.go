@@ -38,6 +38,17 @@ func TestConfigValidate(t *testing.T) {
 	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || !p.Uncentred || !p.EqualViewWeights || p.FilterTau >= 0 || p.ViewWeights != nil || p.Propagate >= 0 || p.FillHops >= 0 {
 		t.Errorf("paper preset: %+v", p)
 	}
+	// The non-zero weight's default follows the loss: 8 where it weighs,
+	// 1 for the squared error, which rejects any other; given, it stays.
+	for _, tc := range []struct {
+		loss string
+		w    float64
+		want float64
+	}{{"", 0, 8}, {"bce", 0, 8}, {"weighted-mse", 0, 8}, {"mse", 0, 1}, {"bce", 1, 1}, {"weighted-mse", 3, 3}} {
+		if got := (Config{Loss: tc.loss, NonzeroWeight: tc.w}).Defaults().NonzeroWeight; got != tc.want {
+			t.Errorf("loss %q, non-zero weight %g: default %g, want %g", tc.loss, tc.w, got, tc.want)
+		}
+	}
 	if _, err := Preset("best"); err == nil || !strings.Contains(err.Error(), `"best"`) {
 		t.Errorf("Preset(best): %v", err)
 	}

@@ -247,8 +247,10 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 // model's Embedding would be centred when its fit was not, and an older
 // checkpoint would resume with propagation, the fill (or its own-row copy),
 // the filter, sampled losses or node scaling that its first iterations did
-// not have. keys are
-// the stored config's JSON keys, to tell an absent field from a zero one.
+// not have. NonzeroWeight needs nothing here: its default rose from 1 to
+// 8, but every file stores it filled in, so an older one keeps its 1. keys
+// are the stored config's JSON keys, to tell an absent field from a zero
+// one.
 func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	off := func(k string, p *int) {

@@ -299,6 +299,9 @@ func TestLegacyConfig(t *testing.T) {
 		{"zero meant off", func(c map[string]any) {
 			c["AEBatches"], c["Propagate"], c["FilterTau"] = 0, 0, 0
 		}, func(c *Config) { c.AEBatches, c.Propagate, c.FilterTau = -1, -1, -1 }},
+		// Written when the non-zero weight's default was 1: every file
+		// stores it, so it stays 1.
+		{"non-zero weight 1", func(c map[string]any) { c["NonzeroWeight"] = 1 }, func(c *Config) { c.NonzeroWeight = 1 }},
 		{"AutoViewWeights on", func(c map[string]any) {
 			delete(c, "EqualViewWeights")
 			c["AutoViewWeights"] = true

@@ -138,6 +138,7 @@ func init() {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
+	Register(DPMNE("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.NonzeroWeight = 1 }))
 	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", func(flag string) bool { return flag != "learning-rate" && flag != "pretrain" })
 	}))

@@ -219,15 +219,16 @@ func TestTuneRefineLambdaB(t *testing.T) {
 
 // TestTuneRefineNonzeroWeight: the fourth stage fits the best point after
 // the third once more per new non-zero weight (its own value and 0 are
-// skipped), the earlier points carry the base's weight, identity encoders
-// and the squared error are not refined, and a weight below 1 is an error.
+// skipped), the earlier points carry the base's weight (the default 8),
+// identity encoders and the squared error are not refined, and a weight
+// below 1 is an error.
 func TestTuneRefineNonzeroWeight(t *testing.T) {
 	net, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
-	g := Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 1, 0}}
+	g := Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 8, 0}}
 	var seen []TuneResult
 	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
 	if err != nil {
@@ -237,8 +238,8 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
 	}
 	for _, r := range seen[:3] {
-		if r.NonzeroWeight != 1 {
-			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 1", r.NonzeroWeight)
+		if r.NonzeroWeight != 8 {
+			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 8", r.NonzeroWeight)
 		}
 	}
 	top := firstBest(seen[:3])
@@ -260,6 +261,46 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	}
 	if _, err := Tune(context.Background(), net, base, Grid{RefineNonzeroWeight: []float64{0.5}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "0.5") {
 		t.Errorf("refine non-zero weight 0.5: err = %v", err)
+	}
+}
+
+// TestTuneNonzeroWeightGrid: the grid's weights multiply its points, each
+// fitted with its own weight; below 1, or other than 1 with the squared
+// error, is an error naming the value.
+func TestTuneNonzeroWeightGrid(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	var seen []float64
+	res, err := Tune(context.Background(), net, base, Grid{Lambda: []float64{100, 1e4}, NonzeroWeight: []float64{1, 4}}, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r.NonzeroWeight) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 || !slices.Equal(seen, []float64{1, 4, 1, 4}) {
+		t.Errorf("%d points with weights %v; want 4 with [1 4 1 4]", len(res), seen)
+	}
+	if a, b := res[0].Config(base), res[0]; a.NonzeroWeight != b.NonzeroWeight {
+		t.Errorf("best point's config: weight %g, want %g", a.NonzeroWeight, b.NonzeroWeight)
+	}
+	mse := base
+	mse.Loss = "mse"
+	for _, tc := range []struct {
+		cfg  dpmne.Config
+		w    float64
+		want string
+	}{
+		{base, 0.5, "0.5"},
+		{base, math.Inf(1), "+Inf"},
+		{mse, 4, "weighs nothing"},
+	} {
+		if _, err := Tune(context.Background(), net, tc.cfg, Grid{NonzeroWeight: []float64{tc.w}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("loss %q, weight %g: err = %v, want one naming %q", tc.cfg.Loss, tc.w, err, tc.want)
+		}
+	}
+	if res, err := Tune(context.Background(), net, mse, Grid{NonzeroWeight: []float64{1}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+		t.Errorf("squared error, weight 1: %d points, err %v; want 1", len(res), err)
 	}
 }
 

@@ -561,7 +561,8 @@ func TestTune(t *testing.T) {
 			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
 		// The default grid, dpmne-tuned's: 2 values of λ × propagation
 		// 0 and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the
-		// synthetic network is partial, with features), at --beta, then
+		// synthetic network is partial, with features), at --beta and
+		// non-zero weight 1, then
 		// the best point with other pretraining (2 epochs here, not 30,
 		// to keep the test short): one more row; then the best so far
 		// with λ_B 0.5 and 0.25: two more; then with non-zero weight 8:
@@ -621,6 +622,7 @@ func TestTune(t *testing.T) {
 		{"--refine-pretrain", "-3", "refined pretraining epochs -3"},
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
+		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
 	} {
 		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v", tc.flag, tc.value, err)

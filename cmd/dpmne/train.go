@@ -46,7 +46,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
 	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse")
-	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", d.NonzeroWeight, "weight of non-zero inputs (weighted-mse, bce)")
+	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight of non-zero inputs in the loss (0: 8 for bce and weighted-mse, 1 for mse, which weighs nothing)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")

@@ -18,7 +18,7 @@ func newTuneCmd(g *globals) *cobra.Command {
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …]",
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--nonzero-weight-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …]",
 		Short: "Choose α, β, λ (and Y's start, the encoders) by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
@@ -29,11 +29,13 @@ best values to dpmne train. The default grid is the one the experiment
 method dpmne-tuned searches: λ 100, 10000 × propagation 0, 1 × filter τ 2, 0,
 and on a network where a view with features misses nodes × feature k-NN 0, 8
 (on any other network --feature-knn changes nothing: its first value alone
-is tried); then the best point is fitted once more with 30 pretraining
+is tried), with the features' non-zero entries weighed as the zeros in the
+reconstruction loss (--nonzero-weight-grid 1, where --nonzero-weight's
+default is 8); then the best point is fitted once more with 30 pretraining
 epochs (--refine-pretrain; 0 for none), and the best point so far with the
 B ridge λ_B at 0.5 and 0.25 (--refine-lambda-b; 0 for none), and the best so
-far with the features' non-zero entries weighed 8 in the reconstruction loss
-(--refine-nonzero-weight; 0 for none); those fits join the ranking.`,
+far with those entries weighed 8 (--refine-nonzero-weight; 0 for none);
+those fits join the ranking.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -104,6 +106,7 @@ far with the features' non-zero entries weighed 8 in the reconstruction loss
 	f.IntSliceVar(&grid.Propagate, "propagate-grid", def.Propagate, "values of --propagate to try")
 	f.Float64SliceVar(&grid.FilterTau, "filter-tau-grid", def.FilterTau, "values of --filter-tau to try (0: no filter)")
 	f.IntSliceVar(&grid.Pretrain, "pretrain-grid", nil, "values of --pretrain to try (default: --pretrain)")
+	f.Float64SliceVar(&grid.NonzeroWeight, "nonzero-weight-grid", def.NonzeroWeight, "values of --nonzero-weight to try (1 alone with --loss mse)")
 	f.IntSliceVar(&grid.RefinePretrain, "refine-pretrain", def.RefinePretrain, "then fit the best point again with each of these --pretrain values (0: none)")
 	f.Float64SliceVar(&grid.RefineLambdaB, "refine-lambda-b", def.RefineLambdaB, "then fit the best point so far again with each of these --lambda-b values (0: none)")
 	f.Float64SliceVar(&grid.RefineNonzeroWeight, "refine-nonzero-weight", def.RefineNonzeroWeight, "then fit the best point so far again with each of these --nonzero-weight values (0: none)")
