@@ -56,3 +56,43 @@ func TestBaselines(t *testing.T) {
 		}
 	}
 }
+
+// TestSquaredErrorMethods: the methods with the squared error fit under a
+// base configuration that weighs the non-zero entries (an experiment's
+// --nonzero-weight), which that loss would reject, and dpmne-unweighted
+// fits unweighted whatever the base says.
+func TestSquaredErrorMethods(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, NonzeroWeight: 4}
+	for _, name := range []string{"dpmne-mse", "dpmne-paper"} {
+		m, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.Embed(context.Background(), net, Params{Seed: 1, DPMNE: base}); err != nil {
+			t.Errorf("%s under non-zero weight 4: %v", name, err)
+		}
+	}
+	embed := func(name string, c dpmne.Config) []float64 {
+		m, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _, err := m.Embed(context.Background(), net, Params{Seed: 1, DPMNE: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	one := base
+	one.NonzeroWeight = 1
+	if !slices.Equal(embed("dpmne-unweighted", base), embed("dpmne", one)) {
+		t.Error("dpmne-unweighted under weight 4 differs from dpmne at weight 1")
+	}
+	if slices.Equal(embed("dpmne", base), embed("dpmne", one)) {
+		t.Error("the weight changes nothing")
+	}
+}

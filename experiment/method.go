@@ -136,8 +136,11 @@ func init() {
 	Register(Tuned())
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
+		c.NonzeroWeight = 0         // the squared error's: a base weight would be an error
 	}))
-	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) { c.Loss = "mse" }))
+	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) {
+		c.Loss, c.NonzeroWeight = "mse", 0 // the squared error weighs nothing
+	}))
 	Register(DPMNE("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.NonzeroWeight = 1 }))
 	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", func(flag string) bool { return flag != "learning-rate" && flag != "pretrain" })

@@ -361,38 +361,38 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 	return cfg
 }
 
-// TunedGrid is the grid the dpmne-tuned method searches: λ ∈ {100, 10⁴},
-// no or one propagation step, the heat filter (τ = 2) or none, and on a
-// partial network with features no feature graph or 8 feature neighbours
+// TunedGrid is the grid the dpmne-tuned method searches: λ ∈ {100, 10⁴}, no
+// or one propagation step, the heat filter (τ = 2) or none, and on a partial
+// network with features no feature graph or 8 feature neighbours
 // (dpmne.Config.FeatureKNN), the default's other settings kept. These are
 // the settings whose best value differs most between the data sets
-// (RESULTS.md, "dpmne-tuned"; fit seed 1): ACM scores 0.939 with raw features and λ = 100 against 0.894 with the
-// default, DBLP4057 needs the propagation step (0.931 against 0.878) and
-// scores more without the filter (table4: 0.937 against 0.929), Cora's
-// classification likes raw features and λ = 100 without the filter; the
-// feature graph lifts Cora, ACM and DBLP4057 at PDR 0.4 and sinks the
-// synthetic demo (dpmne.Config.FeatureKNN). The default's own point,
-// unweighted (below), is in the grid. The grid's best point is then fitted once more with 30
+// (RESULTS.md, "dpmne-tuned"; fit seed 1): ACM scores 0.939 with raw
+// features and λ = 100 against 0.894 with the default, DBLP4057 needs the
+// propagation step (0.931 against 0.878) and scores more without the filter
+// (table4: 0.937 against 0.929), Cora's classification likes raw features
+// and λ = 100 without the filter; the feature graph lifts Cora, ACM and
+// DBLP4057 at PDR 0.4 and sinks the synthetic demo
+// (dpmne.Config.FeatureKNN). The default's own point, unweighted (below), is
+// in the grid. The grid's best point is then fitted once more with 30
 // pretraining epochs (RefinePretrain): longer pretraining lifts ACM (fit
-// seed 1, default point: 0.897 → 0.916 on the full network, 0.882 → 0.906
-// at PDR 0.4; at the raw-features point 0.906 → 0.915 at PDR 0.4, but
-// 0.942 → 0.935 on the full network), leaves Cora (0.866 → 0.867) and
-// DBLP4057 (0.931 → 0.929) where they were, and costs the synthetic demo
-// 0.024 (0.902 → 0.878), so it is a choice made on the training part,
-// not a default, and at one fit more per network, not a doubled grid. In
-// the latest experiments (RESULTS.md) the training half took 30 epochs on
-// ACM at every partial data ratio and on the full network, and on Cora at
-// PDR 0 and 0.4. The best point so far is then fitted with the B ridge
-// λ_B at 0.5 and 0.25 (RefineLambdaB): at ACM's raw-features point
-// (fit seeds 1-3) λ_B = 0.25 scores 0.940 / 0.939 / 0.940 against 0.936 /
-// 0.931 / 0.933 at the default 1, but at ACM's PDR 0.2 it collapses
-// (0.873 against 0.929; 0.5: 0.934) and it costs Cora's point 0.008.
-// The grid weighs the features' non-zero entries as the zeros
-// (NonzeroWeight 1, where the default weighs them 8 times), and the last
-// stage tries the default's 8 (RefineNonzeroWeight): ACM's raw-features
-// point scores 0.943 unweighted against 0.926 with 8, while with 30
-// pretraining epochs Cora's scores 0.882 / 0.886 / 0.880 with 8 against
-// 0.876 / 0.872 / 0.876 (README, "The paper's experiments").
+// seed 1, default point: 0.897 → 0.916 on the full network, 0.882 → 0.906 at
+// PDR 0.4; at the raw-features point 0.906 → 0.915 at PDR 0.4, but 0.942 →
+// 0.935 on the full network), leaves Cora (0.866 → 0.867) and DBLP4057
+// (0.931 → 0.929) where they were, and costs the synthetic demo 0.024 (0.902
+// → 0.878), so it is a choice made on the training part, not a default, and
+// at one fit more per network, not a doubled grid. In the latest experiments
+// (RESULTS.md) the training half took 30 epochs on ACM at every partial data
+// ratio and on the full network, and on Cora at PDR 0 and 0.4. The best
+// point so far is then fitted with the B ridge λ_B at 0.5 and 0.25
+// (RefineLambdaB): at ACM's raw-features point (fit seeds 1-3) λ_B = 0.25
+// scores 0.940 / 0.939 / 0.940 against 0.936 / 0.931 / 0.933 at the default
+// 1, but at ACM's PDR 0.2 it collapses (0.873 against 0.929; 0.5: 0.934) and
+// it costs Cora's point 0.008. The grid weighs the features' non-zero
+// entries as the zeros (NonzeroWeight 1, where the default weighs them 8
+// times), and the last stage tries the default's 8 (RefineNonzeroWeight):
+// ACM's raw-features point scores 0.943 unweighted against 0.926 with 8,
+// while with 30 pretraining epochs Cora's scores 0.882 / 0.886 / 0.880 with
+// 8 against 0.876 / 0.872 / 0.876 (README, "The paper's experiments").
 func TunedGrid() Grid {
 	return Grid{Lambda: []float64{100, 1e4}, Propagate: []int{0, 1}, FilterTau: []float64{2, 0}, FeatureKNN: []int{0, 8}, NonzeroWeight: []float64{1}, RefinePretrain: []int{30}, RefineLambdaB: []float64{0.5, 0.25}, RefineNonzeroWeight: []float64{8}}
 }
