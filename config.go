@@ -421,8 +421,11 @@ func (c Config) Validate() error {
 	if !(c.LearningRate > 0) {
 		return bad("learning-rate", c.LearningRate, "> 0")
 	}
-	if c.NonzeroWeight < 1 {
-		return bad("nonzero-weight", c.NonzeroWeight, "≥ 1")
+	if !(c.NonzeroWeight >= 1) || math.IsInf(c.NonzeroWeight, 0) {
+		return bad("nonzero-weight", c.NonzeroWeight, "finite and ≥ 1")
+	}
+	if c.NonzeroWeight != 1 && c.Loss == nn.SquaredError.String() {
+		return bad("nonzero-weight", c.NonzeroWeight, "1 with loss mse, which weighs nothing")
 	}
 	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.Iterations < 0 || c.YSteps < 1 {
 		return fmt.Errorf("batch, pretrain, epochs, iterations and y-steps must be positive (got %d, %d, %d, %d, %d)",

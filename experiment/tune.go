@@ -44,8 +44,8 @@ type Grid struct {
 	FilterTau           []float64 // ≥ 0
 	FeatureKNN          []int     // ≥ 0
 	ViewWeights         []string
-	Pretrain            []int // epochs, ≥ 1
-	NonzeroWeight       []float64
+	Pretrain            []int     // epochs, ≥ 1
+	NonzeroWeight       []float64 // ≥ 1; 1 alone with the squared error
 	// RefinePretrain is a second stage of the search along one axis: the
 	// point the grid ranks first is fitted again with each of these
 	// pretraining epoch counts (≥ 1; 0 is skipped), and those fits join
@@ -188,11 +188,10 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	pretrains := orDefault(g.Pretrain, def.Pretrain)
 	weights := orDefault(g.NonzeroWeight, def.NonzeroWeight)
 	for _, v := range weights {
-		if !(v >= 1) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("tune: non-zero weight %g: want finite and ≥ 1", v)
-		}
-		if v != 1 && def.Loss == nn.SquaredError.String() {
-			return nil, nil, fmt.Errorf("tune: non-zero weight %g with loss %s, which weighs nothing: want 1", v, def.Loss)
+		// Config's own check of the weight against the loss, the other
+		// settings at their defaults.
+		if err := (dpmne.Config{Loss: def.Loss, NonzeroWeight: v}).Defaults().Validate(); err != nil {
+			return nil, nil, fmt.Errorf("tune: non-zero weight %g: %w", v, err)
 		}
 	}
 	for _, v := range pretrains {
