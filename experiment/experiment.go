@@ -48,6 +48,16 @@ type Spec struct {
 	// eval.RetrievalHamming for methods marked Codes): precision at this
 	// many neighbours, and mAP.
 	Retrieval int
+	// FitSeeds, when above 1, embeds every cell's network that many times,
+	// with the seeds Seed, Seed+1, …, and pools the scores: the mean ± std
+	// of a classification or clustering cell are over FitSeeds × Repeats
+	// scores (the same splits or k-means seeds for every fit), a
+	// retrieval score is the mean over the fits. A single fit's cell
+	// mixes the method's own randomness with the splits'; this separates a
+	// method's expected score from one lucky or unlucky fit. The partial
+	// networks and the link-prediction hold-outs stay those of Seed;
+	// linkpred refits per hold-out already (Repeats) and takes 0 or 1.
+	FitSeeds int
 	// DPMNE is the base configuration of the DPMNE methods.
 	DPMNE dpmne.Config `json:"-"`
 }
@@ -137,8 +147,12 @@ type Cell struct {
 	// protocol (below the nominal value: every node stays observed).
 	EffectivePDR float64 `json:"effective_pdr"`
 	Seconds      float64 `json:"embed_seconds"`
-	// Note is what the method reported about the cell (Params.Note).
+	// Note is what the method reported about the cell (Params.Note); with
+	// several fits, each fit's note after its seed.
 	Note string `json:"note,omitempty"`
+	// Fits is the number of embeddings pooled into the cell (Spec.FitSeeds;
+	// omitted for one). Seconds is then the mean over them.
+	Fits int `json:"fits,omitempty"`
 	// ByViews splits a classification cell's micro-F1 by the views a node
 	// is observed in, on a network where some view misses nodes (the same
 	// classifiers, eval.ClassifyOptions.Groups), by increasing pattern
@@ -173,6 +187,12 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		for k := range base.Views {
 			values = append(values, float64(k))
 		}
+	}
+	if s.FitSeeds < 0 {
+		return nil, fmt.Errorf("experiment %s: %d fit seeds, want ≥ 1", s.Name, s.FitSeeds)
+	}
+	if s.FitSeeds > 1 && s.Task == "linkpred" {
+		return nil, fmt.Errorf("experiment %s: link prediction refits for every hold-out; give --repeats, not %d fit seeds", s.Name, s.FitSeeds)
 	}
 	total := len(s.Data) * len(values) * len(s.Methods)
 	var cells []Cell
@@ -219,9 +239,9 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 				if err != nil {
 					return nil, err
 				}
-				t0 := time.Now()
 				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff}
 				if s.Task == "linkpred" {
+					t0 := time.Now()
 					if c.AUC, c.AP, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
 						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 					}
@@ -233,32 +253,8 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 					continue
 				}
-				emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE, Note: func(n string) { c.Note = n }})
-				if err != nil {
+				if err := scoreCell(ctx, &c, s, m, net, dim, groups); err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
-				}
-				c.Seconds = time.Since(t0).Seconds()
-				switch s.Task {
-				case "cluster":
-					r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
-					if err != nil {
-						return nil, err
-					}
-					c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
-				default:
-					r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
-					if err != nil {
-						return nil, err
-					}
-					c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
-					for _, g := range r.Groups {
-						c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes, MicroF1: g.MicroF1})
-					}
-					if s.Retrieval > 0 {
-						if err := retrieval(ctx, &c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
-							return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
-						}
-					}
 				}
 				cells = append(cells, c)
 				if progress != nil {
@@ -270,6 +266,100 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		}
 	}
 	return cells, nil
+}
+
+// scoreCell embeds net by m once per fit seed (Spec.FitSeeds) and fills c
+// with the scores of Spec.Task, pooled over the fits.
+func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, dim int, groups []int) error {
+	fits := max(s.FitSeeds, 1)
+	var micro, macro, acc, nmi, ari, prec, mAP []float64
+	var correct, tested [][]int // per group: per repeat of every fit
+	var notes []string
+	for f := range fits {
+		seed := s.Seed + uint64(f)
+		var note string
+		t0 := time.Now()
+		emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: seed, DPMNE: s.DPMNE, Note: func(n string) { note = n }})
+		if err != nil {
+			return err
+		}
+		c.Seconds += time.Since(t0).Seconds() / float64(fits)
+		if note != "" {
+			if fits > 1 {
+				note = fmt.Sprintf("fit seed %d: %s", seed, note)
+			}
+			notes = append(notes, note)
+		}
+		switch s.Task {
+		case "cluster":
+			r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+			if err != nil {
+				return err
+			}
+			if fits == 1 {
+				c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
+				break
+			}
+			for _, rr := range r.PerRepeat {
+				acc, nmi, ari = append(acc, rr.ACC), append(nmi, rr.NMI), append(ari, rr.ARI)
+			}
+		default:
+			r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
+			if err != nil {
+				return err
+			}
+			if f == 0 {
+				for _, g := range r.Groups {
+					c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes, MicroF1: g.MicroF1})
+				}
+				correct, tested = make([][]int, len(r.Groups)), make([][]int, len(r.Groups))
+			}
+			if fits == 1 {
+				c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
+			}
+			for _, rr := range r.PerRepeat {
+				micro, macro = append(micro, rr.MicroF1), append(macro, rr.MacroF1)
+				for g := range correct {
+					correct[g], tested[g] = append(correct[g], rr.Correct[g]), append(tested[g], rr.Tested[g])
+				}
+			}
+			if s.Retrieval > 0 {
+				if err := retrieval(ctx, c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
+					return err
+				}
+				prec, mAP = append(prec, c.PrecisionAtK.Mean), append(mAP, c.MAP.Mean)
+			}
+		}
+	}
+	c.Note = strings.Join(notes, "; ")
+	if fits == 1 {
+		return nil
+	}
+	c.Fits = fits
+	stat := func(v []float64) *eval.Stat {
+		st := eval.Summarize(v)
+		return &st
+	}
+	if s.Task == "cluster" {
+		c.ACC, c.NMI, c.ARI = stat(acc), stat(nmi), stat(ari)
+		return nil
+	}
+	c.MicroF1, c.MacroF1 = stat(micro), stat(macro)
+	for g := range c.ByViews {
+		var a []float64
+		for r := range correct[g] {
+			if tested[g][r] > 0 {
+				a = append(a, float64(correct[g][r])/float64(tested[g][r]))
+			}
+		}
+		if len(a) > 0 {
+			c.ByViews[g].MicroF1 = eval.Summarize(a)
+		}
+	}
+	if s.Retrieval > 0 {
+		c.PrecisionAtK, c.MAP = &eval.Stat{Mean: eval.Summarize(prec).Mean}, &eval.Stat{Mean: eval.Summarize(mAP).Mean}
+	}
+	return nil
 }
 
 // primary returns the cell's main score for tables of one number and plots.
@@ -372,6 +462,22 @@ func mean(s *eval.Stat) string {
 // the command that produced it.
 func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	fmt.Fprintf(w, "### %s\n\n`%s`\n\n", s.Title, command)
+	if s.FitSeeds > 1 {
+		what := "splits"
+		if s.Task == "cluster" {
+			what = "k-means seeds"
+		}
+		fmt.Fprintf(w, "Every cell pools %d fits (fit seeds %d–%d), each scored on the same ", s.FitSeeds, s.Seed, s.Seed+uint64(s.FitSeeds)-1)
+		if s.Repeats > 0 {
+			fmt.Fprintf(w, "%d %s: mean ± std over the %d scores", s.Repeats, what, s.FitSeeds*s.Repeats)
+		} else {
+			fmt.Fprintf(w, "%s: mean ± std over all their scores", what)
+		}
+		if s.Retrieval > 0 && s.Task == "classify" {
+			fmt.Fprint(w, "; retrieval scores are the mean over the fits")
+		}
+		fmt.Fprint(w, ".\n\n")
+	}
 	if s.Setting != "" {
 		// Rows: methods; columns: setting values.
 		var heads []string

@@ -2,11 +2,14 @@ package experiment
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -143,4 +146,153 @@ func TestNamedErrors(t *testing.T) {
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "dpmne") {
 		t.Errorf("Lookup: %v", err)
 	}
+}
+
+// noisy is the oracle with noise as large as the class signal, so that its
+// scores differ from one fit seed to the next.
+var noisy = Method{Name: "test-noisy", Embed: func(_ context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	k := len(net.Labels.Names)
+	rng := rand.New(rand.NewPCG(p.Seed, 5))
+	emb := make([]float64, net.N()*k)
+	for i, c := range net.Labels.Class {
+		for j := range k {
+			emb[i*k+j] = rng.NormFloat64()
+		}
+		emb[i*k+c] += 1
+	}
+	return emb, k, nil
+}}
+
+func init() { Register(noisy) }
+
+// TestFitSeeds checks the pooled cells against their definition: the
+// mean ± std over every fit's per-split (or per-k-means-seed) scores, each
+// fit scored on the splits of Spec.Seed, and by group on a partial network
+// as the per-repeat accuracies of every fit pooled. One fit seed gives the
+// cells of the default.
+func TestFitSeeds(t *testing.T) {
+	const fits, seed, tol = 3, 4, 1e-12
+	for _, name := range []string{"table2", "table3", "pdr"} {
+		s, err := Named(name, []string{"synthetic"}, []string{"test-noisy"}, 2, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := Run(context.Background(), s, load, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.FitSeeds = 1
+		if again, err := Run(context.Background(), s, load, nil); err != nil || !reflect.DeepEqual(clearSeconds(again), clearSeconds(one)) {
+			t.Errorf("%s: one fit seed (err %v) differs from the default", name, err)
+		}
+		s.FitSeeds = fits
+		cells, err := Run(context.Background(), s, load, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, _ := load("")
+		for _, c := range cells {
+			net := base
+			if c.Setting == "pdr" {
+				if net, err = multiplex.Partial(base, c.Value, rand.New(rand.NewPCG(seed, 7))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			groups := net.ViewPatterns()
+			var want []float64
+			byGroup := make([][]float64, len(c.ByViews))
+			for f := range fits {
+				emb, d, _ := noisy.Embed(context.Background(), net, Params{Seed: seed + uint64(f)})
+				if name == "table3" {
+					r, err := eval.Cluster(context.Background(), emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: 2, Seed: seed, Normalize: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, rr := range r.PerRepeat {
+						want = append(want, rr.ACC)
+					}
+					continue
+				}
+				r, err := eval.Classify(context.Background(), emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: 2, Seed: seed, Groups: groups})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, rr := range r.PerRepeat {
+					want = append(want, rr.MicroF1)
+					for g := range byGroup {
+						if rr.Tested[g] > 0 {
+							byGroup[g] = append(byGroup[g], float64(rr.Correct[g])/float64(rr.Tested[g]))
+						}
+					}
+				}
+			}
+			w := eval.Summarize(want)
+			if got := c.primary(); math.Abs(got.Mean-w.Mean) > tol || math.Abs(got.Std-w.Std) > tol || c.Fits != fits {
+				t.Errorf("%s %s=%v: %d fits pooled to %+v, want %d fits, %+v", name, c.Setting, c.Value, c.Fits, *got, fits, w)
+			}
+			if len(want) != 2*fits {
+				t.Errorf("%s: %d scores, want %d", name, len(want), 2*fits)
+			}
+			for g, v := range c.ByViews {
+				if w := eval.Summarize(byGroup[g]); math.Abs(v.MicroF1.Mean-w.Mean) > tol || math.Abs(v.MicroF1.Std-w.Std) > tol {
+					t.Errorf("%s %s=%v, nodes in %s: %+v, want %+v", name, c.Setting, c.Value, v.Views, v.MicroF1, w)
+				}
+			}
+			if c.Setting == "pdr" && c.Value > 0 && len(c.ByViews) < 2 {
+				t.Errorf("pdr = %v: %d patterns of observed views, want ≥ 2", c.Value, len(c.ByViews))
+			}
+		}
+		var b strings.Builder
+		if err := Markdown(&b, s, cells, "cmd"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "Every cell pools 3 fits (fit seeds 4–6), each scored on the same 2 ") {
+			t.Errorf("%s markdown does not say the cells pool fits:\n%s", name, b.String())
+		}
+	}
+}
+
+// TestFitSeedsNotes: each fit's note is listed after its seed.
+func TestFitSeedsNotes(t *testing.T) {
+	s, err := Named("table2", []string{"synthetic"}, []string{"test-noted"}, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.FitSeeds = 2
+	cells, err := Run(context.Background(), s, load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "fit seed 1: chose 1; fit seed 2: chose 2"; cells[0].Note != want {
+		t.Errorf("note %q, want %q", cells[0].Note, want)
+	}
+}
+
+func TestFitSeedsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fits int
+		want string
+	}{
+		{"table2", -1, "-1 fit seeds, want ≥ 1"},
+		{"linkpred", 2, "give --repeats, not 2 fit seeds"},
+	} {
+		s, err := Named(tc.name, []string{"synthetic"}, []string{"test-oracle"}, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.FitSeeds = tc.fits
+		if _, err := Run(context.Background(), s, load, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %d fit seeds: err = %v, want %q", tc.name, tc.fits, err, tc.want)
+		}
+	}
+}
+
+// clearSeconds zeroes the cells' timings, the one field that differs
+// between two runs.
+func clearSeconds(cells []Cell) []Cell {
+	for i := range cells {
+		cells[i].Seconds = 0
+	}
+	return cells
 }

@@ -16,7 +16,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var mf modelFlags
 	var data, methods []string
 	var out string
-	var repeats int
+	var repeats, fitSeeds int
 	var quiet, stratified bool
 	var score string
 	cmd := &cobra.Command{
@@ -59,6 +59,11 @@ fits, by 5-fold cross-validation on one training half (as dpmne tune does:
 8 fits per cell, 16 on such a partial network), and the tables list its
 choices.
 
+A cell is one embedding (fit seed --seed) scored on --repeats splits; with
+--fit-seeds K it is K embeddings (fit seeds --seed … --seed+K−1), each
+scored on the same splits, and the mean ± std pool all their scores, which
+separates a method's expected score from one fit's luck.
+
 It writes NAME.md (a markdown table with the command that made it),
 NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out. The model
 flags set the base configuration of every DPMNE method.`,
@@ -83,7 +88,7 @@ flags set the base configuration of every DPMNE method.`,
 			if score != "cosine" && score != "dot" {
 				return fmt.Errorf("--score %q: want cosine or dot", score)
 			}
-			spec.DPMNE, spec.Stratified, spec.Score = cfg, stratified, score
+			spec.DPMNE, spec.Stratified, spec.Score, spec.FitSeeds = cfg, stratified, score, fitSeeds
 			if spec.Task == "linkpred" {
 				spec.Title += ", " + score + " scores"
 			}
@@ -121,6 +126,7 @@ flags set the base configuration of every DPMNE method.`,
 	f.StringSliceVar(&methods, "methods", nil, "methods (default depends on the experiment; see dpmne experiment --help)")
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
+	f.IntVar(&fitSeeds, "fit-seeds", 1, "embed every cell this many times (seeds --seed, --seed+1, …) and pool the scores over fits × repeats (not with linkpred)")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")

@@ -480,9 +480,11 @@ func TestExperiment(t *testing.T) {
 			t.Errorf("%s: %v\n%s\n%s", name, err, out, stderr)
 		}
 	}
-	args = append([]string{"experiment", "table5", "--data", "synthetic", "--out", dir}, quick...)
+	// table5 with two fits per cell, whose retrieval scores are pooled too.
+	args = append([]string{"experiment", "table5", "--data", "synthetic", "--out", dir, "--fit-seeds", "2"}, quick...)
 	if out, _, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| bi-dpmne-itq |") ||
-		!strings.Contains(out, "| cca-itq |") || !strings.Contains(out, "synthetic P@100 | synthetic mAP |") {
+		!strings.Contains(out, "| cca-itq |") || !strings.Contains(out, "synthetic P@100 | synthetic mAP |") ||
+		!strings.Contains(out, "Every cell pools 2 fits (fit seeds 1–2), each scored on the same 2 splits: mean ± std over the 4 scores; retrieval scores are the mean over the fits.") {
 		t.Errorf("table5: %v\n%s", err, out)
 	}
 	for _, tc := range []struct {
@@ -493,6 +495,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"experiment", "pdr", "--data", "synthetic,cora", "--out", dir}, "one data set"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", dir, "--methods", "word2vec"}, `unknown method "word2vec"`},
 		{[]string{"experiment", "table2", "--data", "synthetic"}, "--out"},
+		{[]string{"experiment", "linkpred", "--data", "synthetic", "--out", dir, "--fit-seeds", "2"}, "give --repeats, not 2 fit seeds"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
