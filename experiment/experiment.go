@@ -158,6 +158,20 @@ type Cell struct {
 	// classifiers, eval.ClassifyOptions.Groups), by increasing pattern
 	// (view k is bit k).
 	ByViews []ViewsScore `json:"by_views,omitempty"`
+	// LinksByView splits a link-prediction cell by the view whose edges
+	// were held out, on a network of more than one view: each view's
+	// held-out edges against its own sampled non-edges (the pooled AUC
+	// and AP rank all views' pairs together).
+	LinksByView []LinkScore `json:"links_by_view,omitempty"`
+}
+
+// LinkScore is the link prediction of one view's held-out edges
+// (Cell.LinksByView).
+type LinkScore struct {
+	View  string    `json:"view"`
+	Edges int       `json:"edges"` // held-out edges per hold-out (the first)
+	AUC   eval.Stat `json:"auc"`
+	AP    eval.Stat `json:"ap"`
 }
 
 // ViewsScore is the micro-F1 on the test nodes observed in exactly the
@@ -242,7 +256,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff}
 				if s.Task == "linkpred" {
 					t0 := time.Now()
-					if c.AUC, c.AP, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
+					if c.AUC, c.AP, c.LinksByView, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
 						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 					}
 					c.Seconds = time.Since(t0).Seconds()
@@ -376,20 +390,24 @@ func (c Cell) primary() *eval.Stat {
 // linkPrediction holds out 10% of each view's edges (repeats times, seeded),
 // embeds the reduced network and scores the held-out edges against as many
 // sampled non-edges by the cosine (or, with dot, the inner product) of their
-// embeddings, all views pooled.
-func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Params, repeats int, dot bool) (auc, ap *eval.Stat, err error) {
+// embeddings, all views pooled, and on a network of several views each
+// view's pairs alone.
+func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Params, repeats int, dot bool) (auc, ap *eval.Stat, byView []LinkScore, err error) {
 	if repeats < 1 {
 		repeats = 1
 	}
+	t := len(net.Views)
 	var aucs, aps []float64
+	viewAUC, viewAP := make([][]float64, t), make([][]float64, t)
+	edges := make([]int, t)
 	for r := range repeats {
 		train, pairs, err := multiplex.HoldOutEdges(net, 0.1, rand.New(rand.NewPCG(p.Seed, uint64(100+r))))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		emb, d, err := m.Embed(ctx, train, Params{Dim: p.Dim, Seed: p.Seed + uint64(r), DPMNE: p.DPMNE})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		scores := make([]float64, len(pairs))
 		pos := make([]bool, len(pairs))
@@ -406,9 +424,37 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 		}
 		aucs = append(aucs, eval.AUC(scores, pos))
 		aps = append(aps, eval.AveragePrecision(scores, pos))
+		if t < 2 {
+			continue
+		}
+		for v := range t {
+			var sv []float64
+			var pv []bool
+			held := 0
+			for k, pr := range pairs {
+				if pr.View == v {
+					sv, pv = append(sv, scores[k]), append(pv, pos[k])
+					if pr.Edge {
+						held++
+					}
+				}
+			}
+			if r == 0 {
+				edges[v] = held
+			}
+			if held > 0 && held < len(sv) {
+				viewAUC[v] = append(viewAUC[v], eval.AUC(sv, pv))
+				viewAP[v] = append(viewAP[v], eval.AveragePrecision(sv, pv))
+			}
+		}
+	}
+	for v := range viewAUC {
+		if len(viewAUC[v]) > 0 {
+			byView = append(byView, LinkScore{View: net.Views[v].Name, Edges: edges[v], AUC: eval.Summarize(viewAUC[v]), AP: eval.Summarize(viewAP[v])})
+		}
 	}
 	a, b := eval.Summarize(aucs), eval.Summarize(aps)
-	return &a, &b, nil
+	return &a, &b, byView, nil
 }
 
 // retrieval scores emb for retrieval by label agreement into c: Hamming
@@ -567,6 +613,7 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	}
 	writeNotes(w, s, cells)
 	writeByViews(w, s, cells)
+	writeLinksByView(w, s, cells)
 	return nil
 }
 
@@ -603,6 +650,41 @@ func writeByViews(w io.Writer, s Spec, cells []Cell) {
 				fmt.Fprintf(w, "| %s |", m)
 				for _, v := range c.ByViews {
 					fmt.Fprintf(w, " %s |", pm(&v.MicroF1))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+}
+
+// writeLinksByView writes, for each data set whose link-prediction cells
+// have them, the AUC and AP of each view's held-out edges alone
+// (Cell.LinksByView): one row per method, two columns per view.
+func writeLinksByView(w io.Writer, s Spec, cells []Cell) {
+	for _, d := range dataNames(cells) {
+		var first *Cell
+		for i, c := range cells {
+			if c.Data == d && len(c.LinksByView) > 0 {
+				first = &cells[i]
+				break
+			}
+		}
+		if first == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\nAUC / AP by the view whose edges are held out (%s; held-out edges per hold-out in parentheses, each against as many of its non-edges):\n\n| method |", d)
+		for _, v := range first.LinksByView {
+			fmt.Fprintf(w, " %s AUC (%d) | %s AP |", v.View, v.Edges, v.View)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|---|", len(first.LinksByView)))
+		for _, m := range s.Methods {
+			for _, c := range cells {
+				if c.Method != m || c.Data != d || len(c.LinksByView) == 0 {
+					continue
+				}
+				fmt.Fprintf(w, "| %s |", m)
+				for _, v := range c.LinksByView {
+					fmt.Fprintf(w, " %s | %s |", pm(&v.AUC), pm(&v.AP))
 				}
 				fmt.Fprintln(w)
 			}
@@ -683,6 +765,17 @@ func WriteAll(dir string, s Spec, cells []Cell, command string) error {
 					strconv.FormatFloat(c.EffectivePDR, 'f', 4, 64), m.name,
 					strconv.FormatFloat(m.s.Mean, 'f', 6, 64), strconv.FormatFloat(m.s.Std, 'f', 6, 64),
 					strconv.FormatFloat(c.Seconds, 'f', 2, 64)})
+			}
+			for _, v := range c.LinksByView {
+				for _, m := range []struct {
+					name string
+					s    eval.Stat
+				}{{"auc", v.AUC}, {"ap", v.AP}} {
+					cw.Write([]string{c.Data, c.Method, c.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64),
+						strconv.FormatFloat(c.EffectivePDR, 'f', 4, 64), m.name + "_held_out_in:" + v.View,
+						strconv.FormatFloat(m.s.Mean, 'f', 6, 64), strconv.FormatFloat(m.s.Std, 'f', 6, 64),
+						strconv.FormatFloat(c.Seconds, 'f', 2, 64)})
+				}
 			}
 			for _, v := range c.ByViews {
 				cw.Write([]string{c.Data, c.Method, c.Setting, strconv.FormatFloat(c.Value, 'g', -1, 64),

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -97,6 +98,49 @@ func TestLinkPredictionOracle(t *testing.T) {
 	}
 	if got := cells[0].AUC.Mean; got < 0.6 || got > 1 {
 		t.Errorf("oracle AUC %v, want above 0.6", got)
+	}
+	// Each view's scores are those of its own pairs, recomputed here from
+	// the same hold-outs and embeddings (to 1e-12).
+	net, _ := load("")
+	got := cells[0].LinksByView
+	if len(got) != len(net.Views) {
+		t.Fatalf("%d views scored, want %d", len(got), len(net.Views))
+	}
+	for v, view := range net.Views {
+		var aucs, aps []float64
+		edges := 0
+		for r := range 2 {
+			train, pairs, err := multiplex.HoldOutEdges(net, 0.1, rand.New(rand.NewPCG(1, uint64(100+r))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			emb, d, _ := oracle.Embed(context.Background(), train, Params{Seed: 1 + uint64(r)})
+			var sc []float64
+			var pos []bool
+			for _, pr := range pairs {
+				if pr.View == v {
+					sc = append(sc, cosine(emb[pr.U*d:(pr.U+1)*d], emb[pr.V*d:(pr.V+1)*d]))
+					pos = append(pos, pr.Edge)
+					if pr.Edge && r == 0 {
+						edges++
+					}
+				}
+			}
+			aucs, aps = append(aucs, eval.AUC(sc, pos)), append(aps, eval.AveragePrecision(sc, pos))
+		}
+		a, p := eval.Summarize(aucs), eval.Summarize(aps)
+		g := got[v]
+		if g.View != view.Name || g.Edges != edges || math.Abs(g.AUC.Mean-a.Mean) > 1e-12 || math.Abs(g.AUC.Std-a.Std) > 1e-12 ||
+			math.Abs(g.AP.Mean-p.Mean) > 1e-12 || math.Abs(g.AP.Std-p.Std) > 1e-12 {
+			t.Errorf("view %d: %+v, want %s, %d edges, AUC %+v, AP %+v", v, g, view.Name, edges, a, p)
+		}
+	}
+	var b strings.Builder
+	if err := Markdown(&b, s, cells, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("(synthetic; held-out edges per hold-out in parentheses, each against as many of its non-edges):\n\n| method | %s AUC (%d) | %s AP |", got[0].View, got[0].Edges, got[0].View); !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
 	}
 }
 

@@ -39,7 +39,7 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
   linkpred  link prediction: 10% of each view's edges held out (and as many
           sampled non-edges), the method refitted on the rest, pairs scored by
           cosine or inner product (--score); ROC-AUC and average precision
-          over --repeats hold-outs
+          over --repeats hold-outs, all views pooled and each view alone
   table5  binary codes of Table 5 (default: dpmne, bi-dpmne sign codes,
           bi-dpmne-itq ITQ codes, cca-itq: CCA across the views' features
           then ITQ), classified as ±1 embeddings and scored for retrieval
