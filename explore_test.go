@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 )
 
 // TestExplore is a development aid: DPMNE_EXPLORE='{"Beta":1000}' go test -run Explore
-// (DPMNE_EXPLORE_DATA, _SEED, _PDR: the network, fit seed and partial data
-// ratio; DPMNE_EXPLORE_KNN=k adds the k-NN graph of its features to every
+// (DPMNE_EXPLORE_DATA, _VIEWS, _SEED, _PDR: the network, the views kept,
+// fit seed and partial data ratio; DPMNE_EXPLORE_KNN=k adds the k-NN graph of its features to every
 // view that has them, full views too).
 func TestExplore(t *testing.T) {
 	spec := os.Getenv("DPMNE_EXPLORE")
@@ -42,6 +43,13 @@ func TestExplore(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v := os.Getenv("DPMNE_EXPLORE_VIEWS"); v != "" {
+		// Only these views (comma-separated names), as dpmne experiment
+		// views keeps them.
+		if net, _, err = multiplex.SelectViews(net, strings.Split(v, ",")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if v := os.Getenv("DPMNE_EXPLORE_PDR"); v != "" {
 		pdr, err := strconv.ParseFloat(v, 64)
