@@ -19,17 +19,23 @@ import (
 // experiment must score it near perfectly, which checks the plumbing from
 // registry to table without fitting anything.
 var oracle = Method{Name: "test-oracle", Embed: func(_ context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	emb, k := classEmbedding(net, 0.01, rand.New(rand.NewPCG(p.Seed, 3)))
+	return emb, k, nil
+}}
+
+// classEmbedding embeds each node as its one-hot class plus Gaussian noise
+// of standard deviation noise.
+func classEmbedding(net *multiplex.Network, noise float64, rng *rand.Rand) ([]float64, int) {
 	k := len(net.Labels.Names)
-	rng := rand.New(rand.NewPCG(p.Seed, 3))
 	emb := make([]float64, net.N()*k)
 	for i, c := range net.Labels.Class {
 		for j := range k {
-			emb[i*k+j] = 0.01 * rng.NormFloat64()
+			emb[i*k+j] = noise * rng.NormFloat64()
 		}
 		emb[i*k+c] += 1
 	}
-	return emb, k, nil
-}}
+	return emb, k
+}
 
 func init() { Register(oracle) }
 
@@ -195,15 +201,7 @@ func TestNamedErrors(t *testing.T) {
 // noisy is the oracle with noise as large as the class signal, so that its
 // scores differ from one fit seed to the next.
 var noisy = Method{Name: "test-noisy", Embed: func(_ context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
-	k := len(net.Labels.Names)
-	rng := rand.New(rand.NewPCG(p.Seed, 5))
-	emb := make([]float64, net.N()*k)
-	for i, c := range net.Labels.Class {
-		for j := range k {
-			emb[i*k+j] = rng.NormFloat64()
-		}
-		emb[i*k+c] += 1
-	}
+	emb, k := classEmbedding(net, 1, rand.New(rand.NewPCG(p.Seed, 5)))
 	return emb, k, nil
 }}
 
