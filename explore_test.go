@@ -96,9 +96,12 @@ func TestExplore(t *testing.T) {
 	}
 	fitTime := time.Since(start)
 	c := m.Config
-	res, err := eval.Classify(context.Background(), m.Embedding().RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 10, Seed: 1})
+	res, err := eval.Classify(context.Background(), m.Embedding().RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 10, Seed: 1, Groups: net.ViewPatterns()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, g := range res.Groups {
+		t.Logf("nodes observed in %s (%d labelled): micro %.3f", net.PatternName(g.Group), g.Nodes, g.MicroF1.Mean)
 	}
 	cl, err := eval.Cluster(context.Background(), m.Embedding().RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClusterOptions{Seed: 1, Normalize: true})
 	if err != nil {
