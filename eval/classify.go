@@ -184,15 +184,7 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 		return nil, err
 	}
 	for g := range res.Groups {
-		var acc []float64
-		for _, rr := range res.PerRepeat {
-			if rr.Tested[g] > 0 {
-				acc = append(acc, float64(rr.Correct[g])/float64(rr.Tested[g]))
-			}
-		}
-		if res.Groups[g].Repeats = len(acc); len(acc) > 0 {
-			res.Groups[g].MicroF1 = Summarize(acc)
-		}
+		res.Groups[g].MicroF1, res.Groups[g].Repeats = GroupMicroF1(res.PerRepeat, g)
 	}
 	micro := make([]float64, opt.Repeats)
 	macro := make([]float64, opt.Repeats)
@@ -201,6 +193,24 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 	}
 	res.MicroF1, res.MacroF1 = Summarize(micro), Summarize(macro)
 	return res, nil
+}
+
+// GroupMicroF1 returns the accuracy on group g's test nodes
+// (ClassifyOptions.Groups, indexed as ClassifyResult.Groups) over the
+// repeats that test at least one of them, and their number: repeats may
+// come from several Classify calls on the same groups, whose scores it then
+// pools.
+func GroupMicroF1(repeats []RepeatResult, g int) (Stat, int) {
+	var acc []float64
+	for _, rr := range repeats {
+		if rr.Tested[g] > 0 {
+			acc = append(acc, float64(rr.Correct[g])/float64(rr.Tested[g]))
+		}
+	}
+	if len(acc) == 0 {
+		return Stat{}, 0
+	}
+	return Summarize(acc), len(acc)
 }
 
 // groupIndex fills res.Groups with the groups of labelled nodes (by

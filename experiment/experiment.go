@@ -283,11 +283,14 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 }
 
 // scoreCell embeds net by m once per fit seed (Spec.FitSeeds) and fills c
-// with the scores of Spec.Task, pooled over the fits.
+// with the scores of Spec.Task, pooled over the fits: the per-repeat scores
+// of every fit summarised together, which for one fit are the evaluation's
+// own summaries.
 func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, dim int, groups []int) error {
 	fits := max(s.FitSeeds, 1)
-	var micro, macro, acc, nmi, ari, prec, mAP []float64
-	var correct, tested [][]int // per group: per repeat of every fit
+	var classified []eval.RepeatResult
+	var clustered []eval.ClusterRepeat
+	var prec, mAP []float64
 	var notes []string
 	for f := range fits {
 		seed := s.Seed + uint64(f)
@@ -310,13 +313,7 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			if err != nil {
 				return err
 			}
-			if fits == 1 {
-				c.ACC, c.NMI, c.ARI = &r.ACC, &r.NMI, &r.ARI
-				break
-			}
-			for _, rr := range r.PerRepeat {
-				acc, nmi, ari = append(acc, rr.ACC), append(nmi, rr.NMI), append(ari, rr.ARI)
-			}
+			clustered = append(clustered, r.PerRepeat...)
 		default:
 			r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
 			if err != nil {
@@ -324,19 +321,10 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			}
 			if f == 0 {
 				for _, g := range r.Groups {
-					c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes, MicroF1: g.MicroF1})
-				}
-				correct, tested = make([][]int, len(r.Groups)), make([][]int, len(r.Groups))
-			}
-			if fits == 1 {
-				c.MicroF1, c.MacroF1 = &r.MicroF1, &r.MacroF1
-			}
-			for _, rr := range r.PerRepeat {
-				micro, macro = append(micro, rr.MicroF1), append(macro, rr.MacroF1)
-				for g := range correct {
-					correct[g], tested[g] = append(correct[g], rr.Correct[g]), append(tested[g], rr.Tested[g])
+					c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes})
 				}
 			}
+			classified = append(classified, r.PerRepeat...)
 			if s.Retrieval > 0 {
 				if err := retrieval(ctx, c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
 					return err
@@ -346,29 +334,29 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 		}
 	}
 	c.Note = strings.Join(notes, "; ")
-	if fits == 1 {
-		return nil
+	if fits > 1 {
+		c.Fits = fits
 	}
-	c.Fits = fits
-	stat := func(v []float64) *eval.Stat {
+	stat := func(n int, score func(int) float64) *eval.Stat {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = score(i)
+		}
 		st := eval.Summarize(v)
 		return &st
 	}
 	if s.Task == "cluster" {
-		c.ACC, c.NMI, c.ARI = stat(acc), stat(nmi), stat(ari)
+		n := len(clustered)
+		c.ACC = stat(n, func(i int) float64 { return clustered[i].ACC })
+		c.NMI = stat(n, func(i int) float64 { return clustered[i].NMI })
+		c.ARI = stat(n, func(i int) float64 { return clustered[i].ARI })
 		return nil
 	}
-	c.MicroF1, c.MacroF1 = stat(micro), stat(macro)
+	n := len(classified)
+	c.MicroF1 = stat(n, func(i int) float64 { return classified[i].MicroF1 })
+	c.MacroF1 = stat(n, func(i int) float64 { return classified[i].MacroF1 })
 	for g := range c.ByViews {
-		var a []float64
-		for r := range correct[g] {
-			if tested[g][r] > 0 {
-				a = append(a, float64(correct[g][r])/float64(tested[g][r]))
-			}
-		}
-		if len(a) > 0 {
-			c.ByViews[g].MicroF1 = eval.Summarize(a)
-		}
+		c.ByViews[g].MicroF1, _ = eval.GroupMicroF1(classified, g)
 	}
 	if s.Retrieval > 0 {
 		c.PrecisionAtK, c.MAP = &eval.Stat{Mean: eval.Summarize(prec).Mean}, &eval.Stat{Mean: eval.Summarize(mAP).Mean}
