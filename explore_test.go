@@ -15,12 +15,15 @@ import (
 	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestExplore is a development aid: DPMNE_EXPLORE='{"Beta":1000}' go test -run Explore
 // (DPMNE_EXPLORE_DATA, _VIEWS, _SEED, _PDR: the network, the views kept,
 // fit seed and partial data ratio; DPMNE_EXPLORE_KNN=k adds the k-NN graph of its features to every
-// view that has them, full views too).
+// view that has them, full views too; DPMNE_EXPLORE_STRATIFIED=1 stratifies
+// the splits, for networks with tiny classes). It logs the embedding's rank
+// (its directions above a fraction of the largest variance).
 func TestExplore(t *testing.T) {
 	spec := os.Getenv("DPMNE_EXPLORE")
 	if spec == "" {
@@ -96,14 +99,32 @@ func TestExplore(t *testing.T) {
 	}
 	fitTime := time.Since(start)
 	c := m.Config
-	res, err := eval.Classify(context.Background(), m.Embedding().RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 10, Seed: 1, Groups: net.ViewPatterns()})
+	emb := m.Embedding()
+	{ // Y's rank: a weak R(Y) leaves many directions near zero
+		var g mat.SymDense
+		g.SymOuterK(1, emb.T())
+		var es mat.EigenSym
+		es.Factorize(&g, false)
+		vals := es.Values(nil)
+		top := vals[len(vals)-1]
+		cnt := [4]int{}
+		for _, v := range vals {
+			for k, th := range []float64{1e-10, 1e-6, 1e-3, 1e-2} {
+				if v > th*top {
+					cnt[k]++
+				}
+			}
+		}
+		t.Logf("rank: directions above 1e-10/1e-6/1e-3/1e-2 of the largest: %v", cnt)
+	}
+	res, err := eval.Classify(context.Background(), emb.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClassifyOptions{Repeats: 10, Seed: 1, Groups: net.ViewPatterns(), Stratified: os.Getenv("DPMNE_EXPLORE_STRATIFIED") != ""})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range res.Groups {
 		t.Logf("nodes observed in %s (%d labelled): micro %.3f", net.PatternName(g.Group), g.Nodes, g.MicroF1.Mean)
 	}
-	cl, err := eval.Cluster(context.Background(), m.Embedding().RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClusterOptions{Seed: 1, Normalize: true})
+	cl, err := eval.Cluster(context.Background(), emb.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class, eval.ClusterOptions{Seed: 1, Normalize: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 )
 
 // heatFilter returns the d×d right factor F of the embedding's heat filter,
-// Z = Y·F, or nil when it is not defined (τ ≤ 0, fewer rows than columns, Y
-// zero or not finite, or no direction of Y rough at all). y is the n×d
-// embedding before the filter and ly = L·y.
+// Z = Y·F, or nil when it is not defined (τ ≤ 0, Y zero or not finite, or
+// no direction of Y rough at all). y is the n×d embedding before the filter
+// and ly = L·y; n < d is allowed (Y then has rank n at most).
 //
 // F is the Rayleigh–Ritz restriction of the heat kernel e^{−tL} to the
 // span of Y: with A = YᵀLY and G = YᵀY, the generalized eigenvectors
@@ -36,7 +36,7 @@ import (
 // Cholesky and gave no filter at all when G's condition number passed
 // 1e12, so there the filter was silently off (README, "The heat filter").
 func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
-	if n < d || tau <= 0 {
+	if tau <= 0 {
 		return nil
 	}
 	ym, lym := mat.NewDense(n, d, y), mat.NewDense(n, d, ly)

@@ -182,6 +182,7 @@ func TestHeatFilterRankDeficient(t *testing.T) {
 	}{
 		{"low rank", 40, 5, 9, false},
 		{"centred, n = d", 6, 5, 6, true},
+		{"centred, n < d", 6, 5, 9, true}, // as d = 128 on a 29-node network
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, r, d := tc.n, tc.r, tc.d

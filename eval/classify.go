@@ -57,12 +57,51 @@ var DefaultCs = []float64{0.01, 0.1, 1, 10, 100}
 // Std is 0 when there is a single repeat.
 type Stat struct{ Mean, Std float64 }
 
+// innerFolds returns the training nodes the inner cross-validation splits
+// and the number of folds: at most want, lowered to the smallest training
+// count of a class that has at least two. A class with a single training
+// node cannot be split: it stays in every inner training part, as
+// scikit-learn's stratified folds warn and go on. Fewer than two folds
+// means no inner CV.
+func innerFolds(train, y []int, classes, want int) ([]int, int) {
+	if want < 2 {
+		return nil, 0
+	}
+	count := make([]int, classes)
+	for _, i := range train {
+		count[y[i]]++
+	}
+	folds, singles := want, false
+	for _, cnt := range count {
+		switch {
+		case cnt == 1:
+			singles = true
+		case cnt > 1 && cnt < folds:
+			folds = cnt
+		}
+	}
+	if !singles {
+		return train, folds
+	}
+	var cv []int
+	for _, i := range train {
+		if count[y[i]] > 1 {
+			cv = append(cv, i)
+		}
+	}
+	if len(cv) < folds {
+		return nil, 0
+	}
+	return cv, folds
+}
+
 // RepeatResult holds the scores of one repeat and the C chosen for it.
 type RepeatResult struct {
 	MicroF1, MacroF1, C float64
 	// Folds is the number of inner CV folds actually used: opt.Folds, lowered
-	// to the smallest per-class training count when that is smaller (≥ 2),
-	// or 0 when no inner CV ran.
+	// to the smallest per-class training count when that is smaller (≥ 2;
+	// a class of one training node stays out of the folds), or 0 when no
+	// inner CV ran.
 	Folds int
 	// Correct and Tested count, per group (ClassifyOptions.Groups, indexed
 	// as ClassifyResult.Groups), the test nodes predicted right and all.
@@ -270,22 +309,10 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 		return fmt.Errorf("eval: Classify: repeat %d: %s: %w", r, what, err)
 	}
 	var warm *LogReg // solution at the chosen C from the last inner fold
-	if opt.Folds > 1 && len(cs) > 1 {
-		count := make([]int, K)
-		for _, i := range sp.Train {
-			count[y[i]]++
-		}
-		folds := opt.Folds
-		for c, cnt := range count {
-			if cnt > 0 && cnt < folds {
-				if cnt < 2 {
-					return rr, nil, fmt.Errorf("eval: Classify: repeat %d: label %d has %d training node(s), too few for inner cross-validation (set Folds to NoInnerCV, or use a larger TrainRatio or Stratified)", r, label[c], cnt)
-				}
-				folds = cnt
-			}
-		}
+	cv, folds := innerFolds(sp.Train, y, K, opt.Folds)
+	if folds > 1 && len(cs) > 1 {
 		rr.Folds = folds
-		fold := KFold(sp.Train, y, folds, splitmix(opt.Seed)^uint64(r))
+		fold := KFold(cv, y, folds, splitmix(opt.Seed)^uint64(r))
 		score := make([]float64, len(cs))
 		lastW := make([][]float64, len(cs))
 		lastB := make([][]float64, len(cs))

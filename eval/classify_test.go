@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,7 +86,8 @@ func TestClassifyDeterministic(t *testing.T) {
 }
 
 // TestClassifyFoldFallback: a class with 3 training nodes lowers the inner
-// folds from 5 to 3; one with a single training node is an error; Folds 1
+// folds from 5 to 3; one with a single training node stays out of the
+// folds (TestInnerFolds); Folds 1
 // runs without inner CV (C = Cs[0]).
 func TestClassifyFoldFallback(t *testing.T) {
 	x, y := blobs(100, 4, 2, 6, 1, 2)
@@ -107,9 +109,14 @@ func TestClassifyFoldFallback(t *testing.T) {
 	for i := 2; i < 6; i++ {
 		y[i*10] = i % 2
 	}
-	_, err = Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true})
-	if err == nil || !strings.Contains(err.Error(), "too few for inner cross-validation") {
-		t.Errorf("error %v", err)
+	res, err = Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range res.PerRepeat {
+		if rr.Folds != 5 {
+			t.Errorf("single-node class: folds %d, want 5 (the other classes)", rr.Folds)
+		}
 	}
 	res, err = Classify(context.Background(), x, 100, 4, y, ClassifyOptions{Repeats: 2, Stratified: true, Folds: 1, Cs: []float64{3, 0.5}})
 	if err != nil {
@@ -304,5 +311,30 @@ func TestClassifyGroups(t *testing.T) {
 	}
 	if _, err := Classify(context.Background(), x, n, d, y, ClassifyOptions{Groups: groups[1:]}); err == nil || !strings.Contains(err.Error(), "len(Groups)") {
 		t.Errorf("short Groups: error %v, want one naming len(Groups)", err)
+	}
+}
+
+// TestInnerFolds: the folds are the wanted number lowered to the smallest
+// class count of at least two, and a class with one training node stays out
+// of the split nodes (so it is in every inner training part).
+func TestInnerFolds(t *testing.T) {
+	y := []int{0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 3, 3}
+	for _, tc := range []struct {
+		train     []int
+		want      int
+		cv        []int
+		wantFolds int
+	}{
+		{[]int{0, 1, 2, 3, 4, 5}, 5, []int{0, 1, 2, 3, 4, 5}, 5},
+		{[]int{0, 1, 2, 3, 4, 5, 6, 7, 8}, 5, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, 3},
+		{[]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 5, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, 3},
+		{[]int{0, 1, 2, 9, 10, 11}, 5, []int{0, 1, 2, 10, 11}, 2},
+		{[]int{0, 6, 9}, 5, nil, 0},
+		{[]int{0, 1, 2}, 1, nil, 0},
+	} {
+		cv, folds := innerFolds(tc.train, y, 4, tc.want)
+		if folds != tc.wantFolds || !slices.Equal(cv, tc.cv) {
+			t.Errorf("innerFolds(%v, want %d) = %v, %d; want %v, %d", tc.train, tc.want, cv, folds, tc.cv, tc.wantFolds)
+		}
 	}
 }

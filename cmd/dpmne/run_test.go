@@ -141,6 +141,31 @@ func TestInfoCoraAnyDirectory(t *testing.T) {
 // quickModel are flags for a fit small enough for tests.
 var quickModel = []string{"--dim", "8", "--hidden", "16", "--iterations", "3", "--pretrain", "1", "--quiet"}
 
+// TestTrainWarnsDim: d not below the number of nodes gets a warning on
+// stderr (README, "Small networks"), a smaller d none.
+func TestTrainWarnsDim(t *testing.T) {
+	for _, tc := range []struct {
+		dim  string
+		warn bool
+	}{{"8", true}, {"4", true}, {"3", false}} {
+		out := filepath.Join(t.TempDir(), "emb.npy")
+		args := []string{"train", "--data", "testdata/tiny", "--out", out}
+		for _, a := range quickModel {
+			if a != "--quiet" { // the warning is on stderr
+				args = append(args, a)
+			}
+		}
+		_, stderr, err := runCLI(t, append(args, "--dim", tc.dim)...)
+		if err != nil {
+			t.Fatalf("--dim %s: %v\n%s", tc.dim, err, stderr)
+		}
+		want := "warning: d = " + tc.dim + " is not below the 4 nodes"
+		if got := strings.Contains(stderr, want); got != tc.warn {
+			t.Errorf("--dim %s: warning %v, want %v\n%s", tc.dim, got, tc.warn, stderr)
+		}
+	}
+}
+
 func TestTrainOutputs(t *testing.T) {
 	dir := t.TempDir()
 	npyPath := filepath.Join(dir, "emb.npy")

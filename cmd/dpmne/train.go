@@ -146,6 +146,12 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		stderr = io.Discard
 	}
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), cfg.Defaults().Dim, cfg.Defaults().Iterations, fastblas.Name())
+	if d := cfg.Defaults().Dim; d >= net.N() {
+		// R(Y) asks for d orthonormal columns, which n rows cannot give:
+		// it spreads Y evenly over every direction there is (README,
+		// "Small networks").
+		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) makes all alike; a smaller --dim (a quarter of the nodes, say) or the λ = 100 that `dpmne tune` picks on such networks does better\n", d, net.N(), net.N())
+	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
 	bar := progressbar.NewOptions(cfg.Defaults().Iterations,
