@@ -88,7 +88,7 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
 			return fmt.Errorf("resume: view %d is %q in the checkpoint, %q in the network", s, m.Views[s].Name, v.Name)
 		}
 	}
-	a, b := m.Config.Defaults(), cfg.Defaults()
+	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
 	a.Iterations, b.Iterations = 0, 0
 	if !reflect.DeepEqual(a, b) {
 		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)

@@ -1,10 +1,15 @@
 package dpmne
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dpmne/dpmne/multiplex"
 )
 
 // TestConfigValidate: each bad setting is reported by its flag name.
@@ -81,5 +86,64 @@ func TestApplyPreset(t *testing.T) {
 	}
 	if err := c.ApplyPreset("fast", nil); err == nil || !strings.Contains(err.Error(), `"fast"`) {
 		t.Errorf("ApplyPreset(fast): err = %v", err)
+	}
+}
+
+// withoutFeatures returns net with every view's features dropped (each
+// autoencoder then reads the view's adjacency rows).
+func withoutFeatures(net *multiplex.Network) *multiplex.Network {
+	out := *net
+	out.Views = slices.Clone(net.Views)
+	for s, v := range out.Views {
+		v := *v
+		v.Features = nil
+		out.Views[s] = &v
+	}
+	return &out
+}
+
+// TestForNetwork: a network none of whose views has features takes β =
+// 3000 where none is given and R(Y) over every node, unless
+// FeaturedDefaults; a network with features keeps the defaults and has
+// FeaturedDefaults cleared.
+func TestForNetwork(t *testing.T) {
+	featured := smallNet(t, 60)
+	bare := withoutFeatures(featured)
+	for _, tc := range []struct {
+		name     string
+		net      *multiplex.Network
+		cfg      Config
+		beta     float64
+		orthAll  bool
+		featured bool
+	}{
+		{"features", featured, Config{}, 300, false, false},
+		{"features, FeaturedDefaults cleared", featured, Config{FeaturedDefaults: true}, 300, false, false},
+		{"features, β given", featured, Config{Beta: 50}, 50, false, false},
+		{"no features", bare, Config{}, 3000, true, false},
+		{"no features, β given", bare, Config{Beta: 50}, 50, true, false},
+		{"no features, FeaturedDefaults", bare, Config{FeaturedDefaults: true}, 300, false, true},
+		{"no features, paper preset", bare, Paper(), 3000, true, false},
+	} {
+		got := tc.cfg.ForNetwork(tc.net)
+		if got.Beta != tc.beta || got.OrthAllNodes != tc.orthAll || got.FeaturedDefaults != tc.featured {
+			t.Errorf("%s: β %v, OrthAllNodes %v, FeaturedDefaults %v; want %v, %v, %v", tc.name, got.Beta, got.OrthAllNodes, got.FeaturedDefaults, tc.beta, tc.orthAll, tc.featured)
+		}
+		if again := got.ForNetwork(tc.net); !reflect.DeepEqual(again, got) {
+			t.Errorf("%s: ForNetwork is not idempotent: %+v then %+v", tc.name, got, again)
+		}
+		want := tc.cfg
+		want.Beta, want.OrthAllNodes, want.FeaturedDefaults = tc.beta, tc.orthAll, tc.featured
+		if !reflect.DeepEqual(got, want.Defaults()) {
+			t.Errorf("%s: the other settings are not Defaults'", tc.name)
+		}
+	}
+	// Fit stores what it ran with.
+	m, err := Fit(context.Background(), bare, quickConfig(), rand.New(rand.NewPCG(1, 2)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.Beta != 3000 || !m.Config.OrthAllNodes {
+		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 3000, true", m.Config.Beta, m.Config.OrthAllNodes)
 	}
 }

@@ -159,11 +159,11 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // stands (Y and B of the last completed steps) together with an error
 // wrapping ErrCanceled and ctx.Err().
 func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
-	cfg = cfg.Defaults()
-	if err := cfg.Validate(); err != nil {
+	if err := net.Validate(); err != nil {
 		return nil, err
 	}
-	if err := net.Validate(); err != nil {
+	cfg = cfg.ForNetwork(net)
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return fit(ctx, net, cfg, rng, opt)

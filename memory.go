@@ -65,7 +65,7 @@ func (m Memory) String() string {
 // reconstruction loss (NegativeSamples < 0), whose 1,024-row batches are
 // densified to the views' widths, counted here too.
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
-	cfg = cfg.Defaults()
+	cfg = cfg.ForNetwork(net)
 	n, d := int64(net.N()), int64(cfg.Dim)
 	var m Memory
 	for _, v := range net.Views {

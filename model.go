@@ -246,8 +246,8 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 // below has since gained a default that is on; without this, an older
 // model's Embedding would be centred when its fit was not, and an older
 // checkpoint would resume with propagation, the fill (or its own-row copy),
-// the filter, sampled losses or node scaling that its first iterations did
-// not have. NonzeroWeight needs nothing here: its default rose from 1 to
+// the filter, sampled losses, node scaling or the defaults of networks
+// without features that its first iterations did not have. NonzeroWeight needs nothing here: its default rose from 1 to
 // 8, but every file stores it filled in, so an older one keeps its 1. keys
 // are the stored config's JSON keys, to tell an absent field from a zero
 // one.
@@ -272,6 +272,9 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 	}
 	if !has("OrthAllNodes") {
 		c.OrthAllNodes = true // before: R(Y) over every node
+	}
+	if !has("FeaturedDefaults") {
+		c.FeaturedDefaults = true // before: the same defaults without features
 	}
 	if !has("DescendIsolated") {
 		c.DescendIsolated = true // before: nodes without edges by descent

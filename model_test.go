@@ -284,6 +284,7 @@ func TestLegacyConfig(t *testing.T) {
 	off := func(c *Config) {
 		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate, c.FillHops = -1, -1, -1, -1, -1, -1
 		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.NoFillCopy, c.OrthAllNodes, c.DescendIsolated = -1, true, true, true, true, true
+		c.FeaturedDefaults = true
 	}
 	for _, tc := range []struct {
 		name string
@@ -292,7 +293,7 @@ func TestLegacyConfig(t *testing.T) {
 	}{
 		{"this version", func(map[string]any) {}, func(*Config) {}},
 		{"before every field", func(c map[string]any) {
-			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights", "NoFillCopy", "OrthAllNodes", "DescendIsolated"} {
+			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights", "NoFillCopy", "OrthAllNodes", "DescendIsolated", "FeaturedDefaults"} {
 				delete(c, k)
 			}
 		}, off},

@@ -130,7 +130,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			}
 		}
 	}
-	def := base.Defaults()
+	def := base.ForNetwork(net)
 	alphas, betas, lambdas := orDefault(g.Alpha, def.Alpha), orDefault(g.Beta, def.Beta), orDefault(g.Lambda, def.Lambda)
 	starts, encoders := g.Start, g.Encoders
 	if len(starts) == 0 {

@@ -166,6 +166,52 @@ func TestTrainWarnsDim(t *testing.T) {
 	}
 }
 
+// TestTrainFeaturelessDefaults: without --beta, a network none of whose
+// views has features is fitted at β = 3000 with R(Y) over every node, and
+// one with features at 300; --beta and --featured-defaults override.
+func TestTrainFeaturelessDefaults(t *testing.T) {
+	bare := t.TempDir()
+	for _, f := range []string{"nodes.txt", "labels.txt", "friends.edges", "work.edges"} {
+		b, err := os.ReadFile(filepath.Join("testdata/tiny", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bare, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := `{"name": "bare", "nodes": "nodes.txt", "labels": "labels.txt", "views": [{"name": "friends", "edges": "friends.edges"}, {"name": "work", "edges": "work.edges"}]}`
+	if err := os.WriteFile(filepath.Join(bare, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		data    string
+		flags   []string
+		beta    float64
+		orthAll bool
+	}{
+		{"testdata/tiny", nil, 300, false},
+		{bare, nil, 3000, true},
+		{bare, []string{"--beta", "500"}, 500, true},
+		{bare, []string{"--featured-defaults"}, 300, false},
+		{bare, []string{"--preset", "paper"}, 3000, true},
+	} {
+		dir := t.TempDir()
+		model := filepath.Join(dir, "m.dpmne")
+		args := append([]string{"train", "--data", tc.data, "--out", filepath.Join(dir, "emb.npy"), "--model", model}, quickModel...)
+		if _, stderr, err := runCLI(t, append(args, tc.flags...)...); err != nil {
+			t.Fatalf("%s %v: %v\n%s", tc.data, tc.flags, err, stderr)
+		}
+		m, err := dpmne.Load(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Config.Beta != tc.beta || m.Config.OrthAllNodes != tc.orthAll {
+			t.Errorf("%s %v: β %v, OrthAllNodes %v; want %v, %v", tc.data, tc.flags, m.Config.Beta, m.Config.OrthAllNodes, tc.beta, tc.orthAll)
+		}
+	}
+}
+
 func TestTrainOutputs(t *testing.T) {
 	dir := t.TempDir()
 	npyPath := filepath.Join(dir, "emb.npy")

@@ -55,7 +55,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
 	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (-1: whole epochs)")
 	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
-	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term (for a network of --scale-nodes nodes)")
+	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term (for a network of --scale-nodes nodes; 3000 by default on a network without features, --featured-defaults)")
 	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y) (for a network of --scale-nodes nodes)")
 	fs.IntVar(&f.cfg.ScaleNodes, "scale-nodes", d.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (negative: as given, the paper's)")
 	fs.Float64Var(&f.cfg.LambdaB, "lambda-b", d.LambdaB, "ridge on each basis B")
@@ -69,6 +69,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.FillHops, "fill-hops", d.FillHops, "give a node missing from a view the mean features there of its neighbours in its other views, in this many rounds (0: leave it missing, the paper's)")
 	fs.BoolVar(&f.cfg.NoFillCopy, "no-fill-copy", false, "fill a missing node from its neighbours even where another view carries its own row of the same features")
 	fs.BoolVar(&f.cfg.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
+	fs.BoolVar(&f.cfg.FeaturedDefaults, "featured-defaults", false, "on a network none of whose views has features, keep the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node")
 	fs.BoolVar(&f.cfg.DescendIsolated, "descend-isolated", false, "move the nodes left out of R(Y) that have no edge by the descent steps of the rest of Y instead of solving each Y step for their posterior mean given B")
 	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
@@ -111,6 +112,9 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if c.FillHops == 0 {
 		c.FillHops = -1 // --fill-hops 0: no fill
 	}
+	if !f.fs.Changed("beta") {
+		c.Beta = 0 // the default, which depends on the network (dpmne.Config.ForNetwork)
+	}
 	// The preset's settings, where no flag gave one.
 	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
 		return c, fmt.Errorf("--preset: %w", err)
@@ -148,9 +152,9 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), cfg.Defaults().Dim, cfg.Defaults().Iterations, fastblas.Name())
 	if d := cfg.Defaults().Dim; d >= net.N() {
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
-		// it spreads Y evenly over every direction there is (README,
-		// "Small networks").
-		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) makes all alike; a smaller --dim (a quarter of the nodes, say) or the λ = 100 that `dpmne tune` picks on such networks does better\n", d, net.N(), net.N())
+		// it pulls every direction there is alike (README, "Networks
+		// without features").
+		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
 	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
