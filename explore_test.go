@@ -3,6 +3,7 @@ package dpmne
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -78,6 +79,20 @@ func TestExplore(t *testing.T) {
 				}
 			}
 		}
+	}
+	if v := os.Getenv("DPMNE_EXPLORE_XPROP"); v != "" {
+		// View S's features smoothed K times along view G's graph, over
+		// the nodes observed in both.
+		var a, g, k int
+		if _, err := fmt.Sscanf(v, "%d:%d:%d", &a, &g, &k); err != nil || a < 0 || a >= len(net.Views) || g < 0 || g >= len(net.Views) || net.Views[a].Features == nil {
+			t.Fatalf("DPMNE_EXPLORE_XPROP=%q: want S:G:K, S a view with features, G a view", v)
+		}
+		vw := net.Views[a]
+		obs := make([]bool, net.N())
+		for i := range obs {
+			obs[i] = vw.Observed[i] && net.Views[g].Observed[i]
+		}
+		vw.Features = propagateFeatures(vw.Features, net.Views[g].Adj, obs, k, 0)
 	}
 	seed := uint64(1)
 	if v := os.Getenv("DPMNE_EXPLORE_SEED"); v != "" {
