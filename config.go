@@ -121,7 +121,11 @@ type Config struct {
 	// cross-entropy suits the sparse 0/1 features of the datasets: with it,
 	// the learning rate and the pretraining below, ACM's micro-F1 went from
 	// 0.853 to 0.897 and DBLP4057's from 0.888 to 0.900, Cora's stayed
-	// (0.864 → 0.862; README, "Beyond the paper").
+	// (0.864 → 0.862; README, "Beyond the paper"). It is made for inputs
+	// in [0, 1]: on a network whose features leave that range the default
+	// is "mse" (ForNetwork), and Fit refuses such features under "bce";
+	// adjacency rows standing in for a view's features are read clipped
+	// to [0, 1].
 	Loss string
 	// NonzeroWeight (≥ 1) weighs the features' non-zero entries in the
 	// reconstruction loss against the zeros (SDNE's β, nn.Config). Default
@@ -344,8 +348,11 @@ type Config struct {
 
 // ForNetwork returns c with its defaults for net filled in: on a network
 // none of whose views has features of its own, β = 3000 where c has none
-// and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; then
-// Defaults. FeaturedDefaults is cleared on a network with features, where
+// and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; where
+// c names no loss and some view's features leave [0, 1] on an observed
+// node, the squared error (the paper's) instead of the cross-entropy,
+// which cannot reconstruct them (a loss that is named is kept, and Fit
+// refuses such features under "bce"); then Defaults. FeaturedDefaults is cleared on a network with features, where
 // it changes nothing. Fit takes its configuration through it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
@@ -362,6 +369,11 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 			c.Beta = 3000
 		}
 		c.OrthAllNodes = true
+	}
+	if c.Loss == "" && !c.NoAutoencoder && !unitFeatures(net, c.RowNormalize) {
+		// Real-valued features: the cross-entropy is made for [0, 1]
+		// (checkUnitRange), the squared error for any value.
+		c.Loss = nn.SquaredError.String()
 	}
 	return c.Defaults()
 }

@@ -138,6 +138,31 @@ func TestForNetwork(t *testing.T) {
 			t.Errorf("%s: the other settings are not Defaults'", tc.name)
 		}
 	}
+	// Features outside [0, 1]: the squared error where no loss is named.
+	realNet := smallNet(t, 60)
+	_, val := realNet.Views[1].Features.Row(slices.Index(realNet.Views[1].Observed, true))
+	val[0] = 2.5
+	for _, tc := range []struct {
+		cfg    Config
+		loss   string
+		weight float64
+	}{
+		{Config{}, "mse", 1},
+		{Config{Loss: "bce"}, "bce", 8},
+		{Config{Loss: "weighted-mse"}, "weighted-mse", 8},
+		{Config{NoAutoencoder: true}, "bce", 8},
+	} {
+		got := tc.cfg.ForNetwork(realNet)
+		if got.Loss != tc.loss || got.NonzeroWeight != tc.weight {
+			t.Errorf("real-valued features, %+v: loss %q, weight %v; want %q, %v", tc.cfg, got.Loss, got.NonzeroWeight, tc.loss, tc.weight)
+		}
+		if again := got.ForNetwork(realNet); !reflect.DeepEqual(again, got) {
+			t.Errorf("real-valued features: ForNetwork is not idempotent")
+		}
+	}
+	if got := (Config{}).ForNetwork(featured); got.Loss != "bce" {
+		t.Errorf("0/1 features: loss %q, want bce", got.Loss)
+	}
 	// Fit stores what it ran with.
 	m, err := Fit(context.Background(), bare, quickConfig(), rand.New(rand.NewPCG(1, 2)), Options{})
 	if err != nil {

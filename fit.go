@@ -184,6 +184,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		beta = 0
 	}
 	t := len(net.Views)
+	// The cross-entropy reconstructs inputs in [0, 1] (checkUnitRange,
+	// clipUnit).
+	bce := !cfg.NoAutoencoder && cfg.Loss == nn.CrossEntropy.String()
 	xs := make([]*sparse.CSR, t)
 	obsRows := make([][]int, t)
 	trainers := make([]*nn.Trainer, t)
@@ -196,6 +199,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		// Propagation and the fill act on the view's own features, not on
 		// adjacency rows standing in for them (Config.Propagate).
 		own := v.Features != nil
+		if bce && own {
+			if err := checkUnitRange(v, net.Nodes, cfg.RowNormalize); err != nil {
+				return nil, err
+			}
+		} else if bce {
+			xs[s] = clipUnit(xs[s])
+		}
 		// A partial view with features of its own is re-linked by them
 		// (Config.FeatureKNN).
 		if cfg.FeatureKNN > 0 && Relinkable(v) {
@@ -884,4 +894,54 @@ func smallComponentRows(graphs []*sparse.CSR, n, d int) (free, single []int) {
 		}
 	}
 	return free, single
+}
+
+// checkUnitRange reports the first entry of a view's features, on a node
+// observed there, outside [0, 1] (only the negative ones with rowNormalized, whose rows are scaled
+// to unit length first). The binary cross-entropy, the default loss, is
+// made for such inputs: on a target x > 1 its −x·log p − (1−x)·log(1−p)
+// falls without bound as p → 1, and training runs away instead of failing.
+// Propagation and the fill take means, which stay in the range.
+func checkUnitRange(v *multiplex.View, nodes *multiplex.Nodes, rowNormalized bool) error {
+	x := v.Features
+	for i := range x.Rows {
+		if !v.Observed[i] {
+			continue // rows the model never reads
+		}
+		ind, val := x.Row(i)
+		for k, f := range val {
+			if f < 0 || (f > 1 && !rowNormalized) {
+				return fmt.Errorf("view %q: node %q, feature %d is %g: the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or use --loss mse (the default on such features)", v.Name, nodes.ID(i), ind[k], f)
+			}
+		}
+	}
+	return nil
+}
+
+// unitFeatures reports whether every view's features lie in [0, 1] on the
+// nodes observed there (checkUnitRange).
+func unitFeatures(net *multiplex.Network, rowNormalized bool) bool {
+	for _, v := range net.Views {
+		if v.Features != nil && checkUnitRange(v, net.Nodes, rowNormalized) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// clipUnit returns x with its entries clipped to [0, 1], or x itself when
+// none is outside: the adjacency rows that a view without features gives its
+// autoencoder, read under the cross-entropy (checkUnitRange) as their
+// pattern where a weight reaches 1 (a metapath view's counts, say; the
+// loaders admit positive weights only), and Model.Embed's inputs.
+func clipUnit(x *sparse.CSR) *sparse.CSR {
+	if !slices.ContainsFunc(x.Val, func(f float32) bool { return f > 1 || f < 0 }) {
+		return x
+	}
+	c := *x
+	c.Val = slices.Clone(x.Val)
+	for k, f := range c.Val {
+		c.Val[k] = min(max(f, 0), 1)
+	}
+	return &c
 }

@@ -392,3 +392,91 @@ func TestFitOrthAllNodes(t *testing.T) {
 		t.Errorf("isolated rows hold %.3f of ‖Y‖² left out of R(Y), %.3f in it: want less", def, all)
 	}
 }
+
+// TestFeatureRange: the cross-entropy refuses features outside [0, 1] on
+// an observed node, naming the view, node and value; the squared error, and
+// unit-length rows, take them; and where no loss is named, such features
+// choose the squared error (Config.ForNetwork).
+func TestFeatureRange(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		value    float32
+		cfg      func(*Config)
+		want     string // "" for success
+		wantLoss string // the fitted model's loss, on success
+	}{
+		{"above 1, bce", 7, func(c *Config) { c.Loss = "bce" }, `view "view0": node "3", feature`, ""},
+		{"negative, bce", -0.5, func(c *Config) { c.Loss = "bce" }, "is -0.5: the cross-entropy loss", ""},
+		{"within, no loss named", 0.5, func(*Config) {}, "", "bce"},
+		{"above 1, no loss named", 7, func(*Config) {}, "", "mse"},
+		{"negative, no loss named", -0.5, func(*Config) {}, "", "mse"},
+		{"above 1, mse", 7, func(c *Config) { c.Loss = "mse" }, "", "mse"},
+		{"row-normalised, bce", 7, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "", "bce"},
+		{"row-normalised, negative, bce", -0.5, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "is -0.5", ""},
+		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "bce"},
+	} {
+		net := smallNet(t, 120)
+		v := net.Views[0]
+		if _, val := v.Features.Row(3); !v.Observed[3] || len(val) == 0 {
+			t.Fatal("node 3 must be observed in view0, with features")
+		} else {
+			val[0] = tc.value
+		}
+		cfg := quickConfig()
+		cfg.Iterations = 1
+		tc.cfg(&cfg)
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && m.Config.Loss != tc.wantLoss:
+			t.Errorf("%s: loss %q, want %q", tc.name, m.Config.Loss, tc.wantLoss)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestClipUnit: entries outside [0, 1] are clipped in a copy; a matrix
+// with none is returned as it is.
+func TestClipUnit(t *testing.T) {
+	in := &sparse.CSR{Rows: 2, Cols: 3, Ptr: []int{0, 2, 3}, Ind: []int32{0, 2, 1}, Val: []float32{0.5, 3, 1}}
+	got := clipUnit(in)
+	if want := []float32{0.5, 1, 1}; !slices.Equal(got.Val, want) {
+		t.Errorf("clipped %v, want %v", got.Val, want)
+	}
+	if in.Val[1] != 3 {
+		t.Error("the input was changed")
+	}
+	if ok := clipUnit(got); ok != got {
+		t.Error("a matrix within [0, 1] was copied")
+	}
+}
+
+// TestWeightedAdjacencyRows: a view without features whose edge weights
+// pass 1 gives its autoencoder its adjacency rows clipped to [0, 1], where
+// the cross-entropy is bounded below by 0. Read raw, the term
+// −x·log p − (1−x)·log(1−p) falls without bound for x > 1; clipped, the
+// reconstruction term stays ≥ 0 throughout.
+func TestWeightedAdjacencyRows(t *testing.T) {
+	net := smallNet(t, 200)
+	v := net.Views[2]
+	if v.Features != nil {
+		t.Fatal("view2 of the synthetic network should have no features")
+	}
+	for k := range v.Adj.Val {
+		v.Adj.Val[k] = 100
+	}
+	cfg := quickConfig()
+	cfg.Iterations = 20
+	low := math.Inf(1)
+	_, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
+		low = math.Min(low, it.Terms.Reconstruction)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(low >= 0) {
+		t.Errorf("reconstruction term reached %g, want ≥ 0", low)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,7 +35,9 @@ import (
 // neighbours (in a partial view, Config.FeatureKNN's feature neighbours
 // among them), and a view the node lacks may be given its own row from a
 // view with the same features, or its neighbours' mean features there, and
-// marked present, as Config.FillHops does in the fit.
+// marked present, as Config.FillHops does in the fit. Under the
+// cross-entropy loss (the default) the autoencoders read x clipped to
+// [0, 1], as the fit reads a featureless view's adjacency rows.
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s
@@ -61,6 +64,16 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	}
 	if k < 0 {
 		return nil, errors.New("embed: no features in any view")
+	}
+	if !m.Config.NoAutoencoder && m.Config.Loss == nn.CrossEntropy.String() {
+		// As Fit reads them (clipUnit): the cross-entropy's inputs are in
+		// [0, 1].
+		x = slices.Clone(x)
+		for s, xs := range x {
+			if xs != nil {
+				x[s] = clipUnit(xs)
+			}
+		}
 	}
 	_, d := m.Y.Dims()
 	out := mat.NewDense(k, d, nil)

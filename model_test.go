@@ -335,3 +335,33 @@ func TestLegacyConfig(t *testing.T) {
 		t.Errorf("AutoViewWeights \"yes\": err = %v, want one naming the field", err)
 	}
 }
+
+// TestEmbedClipsInputs: under the cross-entropy Embed reads its inputs
+// clipped to [0, 1], as the fit does: a value of 7 embeds as a 1 would,
+// and a negative one as a 0.
+func TestEmbedClipsInputs(t *testing.T) {
+	net := smallNet(t, 200)
+	m, err := Fit(context.Background(), net, quickConfig(), rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, has := nodeViews(net, 0)
+	if x[0] == nil || len(x[0].Val) < 2 {
+		t.Fatal("node 0 needs two features in view0")
+	}
+	embed := func(v0, v1 float32) *mat.Dense {
+		c := *x[0]
+		c.Val = append([]float32(nil), x[0].Val...)
+		c.Val[0], c.Val[1] = v0, v1
+		xs := append([]*sparse.CSR(nil), x...)
+		xs[0] = &c
+		e, err := m.Embed(xs, has)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if a, b := embed(7, -3), embed(1, 0); !mat.Equal(a, b) {
+		t.Errorf("inputs 7 and -3 embed as %v, want as 1 and 0: %v", a.RawRowView(0)[:3], b.RawRowView(0)[:3])
+	}
+}

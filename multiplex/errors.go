@@ -51,6 +51,11 @@ func (lr *lineReader) next() bool {
 	for lr.sc.Scan() {
 		lr.line++
 		t := bytes.TrimRight(lr.sc.Bytes(), "\r")
+		if lr.line == 1 {
+			// A UTF-8 byte-order mark (Windows editors write one) is not
+			// part of the first id.
+			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+		}
 		trimmed := bytes.TrimSpace(t)
 		if len(trimmed) == 0 || (lr.comments && trimmed[0] == '#') {
 			continue

@@ -119,6 +119,14 @@ func (m *Manifest) loadNative() (*Network, error) {
 			if err := nodes.fixRows(p, a.Rows); err != nil {
 				return nil, err
 			}
+			for i := range a.Rows {
+				ind, val := a.Row(i)
+				for k, w := range val {
+					if !(w > 0) || math.IsInf(float64(w), 0) {
+						return nil, &InputError{File: p, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, ind[k], w)}
+					}
+				}
+			}
 			lv.adj = a
 		}
 		if isMatrixFile(spec.Features) {
@@ -255,6 +263,12 @@ func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
 	}
 	defer f.Close()
 	lr := newLineReader(p, f, true)
+	// With "merge": "error" a pair named twice, either way round, is
+	// reported by its lines.
+	var seen map[[2]int32]int
+	if merge, _ := parseMerge(lv.spec.Merge); merge == sparse.MergeError {
+		seen = make(map[[2]int32]int)
+	}
 	for lr.next() {
 		fs := lr.fields
 		if len(fs) != 2 && len(fs) != 3 {
@@ -274,6 +288,19 @@ func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
 			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
 				return lr.errorf(3, "weight %q is not a finite number", fs[2])
 			}
+			if !(float32(w) > 0) || math.IsInf(float64(float32(w)), 0) {
+				return lr.errorf(3, "weight %s: want > 0 (leave the pair out for no edge)", fs[2])
+			}
+		}
+		// The graph is undirected: each pair is stored one way round, so
+		// that "merge" acts on "u v" and "v u" alike (symmetrised later).
+		u, v = min(u, v), max(u, v)
+		if seen != nil {
+			key := [2]int32{int32(u), int32(v)}
+			if prev, dup := seen[key]; dup {
+				return lr.errorf(0, "edge %s %s: the pair is already on line %d (\"merge\": \"error\")", fs[0], fs[1], prev)
+			}
+			seen[key] = lr.line
 		}
 		lv.er = append(lv.er, int32(u))
 		lv.ec = append(lv.ec, int32(v))
@@ -290,6 +317,7 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 	defer f.Close()
 	lr := newLineReader(p, f, true)
 	seen := make(map[int]int)
+	rowIdx := make(map[int]int) // feature index → field, in the current row
 	maxIdx := -1
 	for lr.next() {
 		fs := lr.fields
@@ -302,6 +330,7 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 		}
 		seen[i] = lr.line
 		lv.featHas = append(lv.featHas, i)
+		clear(rowIdx)
 		for k, tok := range fs[1:] {
 			c := strings.IndexByte(string(tok), ':')
 			if c < 0 {
@@ -318,6 +347,10 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
 				return lr.errorf(k+2, "feature value %q is not a finite number", tok[c+1:])
 			}
+			if prev, dup := rowIdx[idx]; dup {
+				return lr.errorf(k+2, "feature index %d is already given in field %d", idx, prev)
+			}
+			rowIdx[idx] = k + 2
 			maxIdx = max(maxIdx, idx)
 			lv.fr = append(lv.fr, int32(i))
 			lv.fc = append(lv.fc, int32(idx))

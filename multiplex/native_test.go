@@ -149,6 +149,13 @@ func TestNativeMultiLabel(t *testing.T) {
 	if net.Labels.Multi == nil || len(net.Labels.Multi[0]) != 2 || net.Labels.Multi[2] != nil {
 		t.Errorf("multi-label %+v", net.Labels.Multi)
 	}
+	// Node a is x first and y too, b is y: x is 1 node's first class and
+	// 1 node's at all, y 1 node's first and 2 nodes' at all.
+	s := Summarize(net)
+	want := []ClassCount{{Name: "x", Count: 1, Any: 1}, {Name: "y", Count: 1, Any: 2}}
+	if !s.MultiLabel || !slices.Equal(s.Classes, want) {
+		t.Errorf("summary: multi-label %v, classes %+v, want %+v", s.MultiLabel, s.Classes, want)
+	}
 }
 
 // TestNativeErrors checks that each kind of bad input gives an error naming
@@ -196,6 +203,17 @@ func TestNativeErrors(t *testing.T) {
 		{"truncated mat", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat:A"}]}`, "x.mat": "MATLAB 5.0 MAT-file"}, []string{"x.mat"}},
 		{"truncated npz", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.npz"}]}`, "x.npz": "PK\x03\x04trunc"}, []string{"x.npz"}},
 		{"node observed nowhere", map[string]string{"nodes.txt": "a\nb\nc\nd\ne\n"}, []string{`"e"`, "observed in no view"}},
+		{"duplicate feature index", map[string]string{"friends.feat": "a 0:1 3:1 0:2\n"}, []string{"friends.feat:1", "field 4", "feature index 0 is already given in field 2"}},
+		{"negative weight", map[string]string{"friends.edges": "a b\nb c -1.5\n"}, []string{"friends.edges:2", "field 3", "weight -1.5: want > 0"}},
+		{"zero weight", map[string]string{"friends.edges": "a b 0\n"}, []string{"friends.edges:1", "field 3", "want > 0"}},
+		{"negative adjacency entry", map[string]string{
+			"manifest.json": `{"views":[{"name":"v","edges":"e.npy"}]}`,
+			"e.npy":         npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{2, 2}, []float32{0, -2, -2, 0}) }),
+		}, []string{"e.npy", `view "v"`, "entry (0, 1) is -2", "> 0"}},
+		{"merge error, pair reversed", map[string]string{
+			"manifest.json": strings.Replace(good["manifest.json"], `"edges": "friends.edges",`, `"edges": "friends.edges", "merge": "error",`, 1),
+			"friends.edges": "a b\nb c\nb a 3\n",
+		}, []string{"friends.edges:3", "edge b a", "already on line 1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,6 +234,45 @@ func TestNativeErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNativeBOM: a UTF-8 byte-order mark opening a text file is not part
+// of its first id or comment.
+func TestNativeBOM(t *testing.T) {
+	for _, nodes := range []string{"\xef\xbb\xbfa\nb\nc\nd\n", "\xef\xbb\xbf# ids\na\nb\nc\nd\n"} {
+		files := tinyFiles(t)
+		files["nodes.txt"] = nodes
+		files["labels.txt"] = "\xef\xbb\xbfa x\nb y\n"
+		net, err := Load(writeFiles(t, files), "")
+		if err != nil {
+			t.Fatalf("%q: %v", nodes, err)
+		}
+		if net.Nodes.ID(0) != "a" || net.Labels.Class[0] < 0 {
+			t.Errorf("%q: first node %q, class %d", nodes, net.Nodes.ID(0), net.Labels.Class[0])
+		}
+	}
+}
+
+// TestNativeMergeEitherWay: "merge" acts on a pair whichever way round
+// its lines name it (the graph is undirected).
+func TestNativeMergeEitherWay(t *testing.T) {
+	for _, tc := range []struct {
+		merge string
+		want  float32
+	}{{"max", 2}, {"sum", 3}, {"first", 1}} {
+		files := map[string]string{
+			"manifest.json": `{"views":[{"name":"v","edges":"e.txt","merge":"` + tc.merge + `"}]}`,
+			"e.txt":         "a b 1\nb a 2\nb c\n",
+		}
+		net, err := Load(writeFiles(t, files), "")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.merge, err)
+		}
+		adj := net.Views[0].Adj
+		if got, back := adj.At(0, 1), adj.At(1, 0); got != tc.want || back != tc.want {
+			t.Errorf("merge %s: weights %v / %v, want %v both ways", tc.merge, got, back, tc.want)
+		}
 	}
 }
 

@@ -228,6 +228,14 @@ func (net *Network) Validate() error {
 		if !v.Adj.IsSymmetric() {
 			return fmt.Errorf("view %q: adjacency is not symmetric", v.Name)
 		}
+		for i := range n {
+			ind, val := v.Adj.Row(i)
+			for k, w := range val {
+				if !(w > 0) || math.IsInf(float64(w), 0) {
+					return fmt.Errorf("view %q: edge %q–%q has weight %g: want finite and > 0", v.Name, net.Nodes.ID(i), net.Nodes.ID(int(ind[k])), w)
+				}
+			}
+		}
 		if err := checkRows(v.Name, "adjacency", v.Adj, v.Observed); err != nil {
 			return err
 		}

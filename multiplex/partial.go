@@ -114,10 +114,13 @@ type ViewSummary struct {
 	Isolated int `json:"isolated"`
 }
 
-// ClassCount is the number of nodes in one class.
+// ClassCount is the number of nodes in one class: those whose class it is
+// (their first, on multi-label data, which is the class the evaluation
+// scores) and, on multi-label data, those that carry it at all.
 type ClassCount struct {
 	Name  string `json:"name"`
 	Count int    `json:"count"`
+	Any   int    `json:"any,omitempty"`
 }
 
 // Summarize computes the statistics of net.
@@ -149,10 +152,15 @@ func Summarize(net *Network) *Summary {
 	if l := net.Labels; l != nil {
 		counts, unknown := l.Counts()
 		for c, name := range l.Names {
-			s.Classes = append(s.Classes, ClassCount{name, counts[c]})
+			s.Classes = append(s.Classes, ClassCount{Name: name, Count: counts[c]})
 		}
 		s.Unlabelled = unknown
 		s.MultiLabel = l.Multi != nil
+		for _, cs := range l.Multi {
+			for _, c := range cs {
+				s.Classes[c].Any++
+			}
+		}
 	}
 	return s
 }
