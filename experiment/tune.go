@@ -145,6 +145,16 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	if err := oneOf("encoders", encoders, "autoencoder", "identity"); err != nil {
 		return nil, nil, err
 	}
+	for _, p := range []struct {
+		name string
+		v    []float64
+	}{{"α", alphas}, {"β", betas}, {"λ", lambdas}} {
+		for _, v := range p.v {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, nil, fmt.Errorf("tune: %s = %g: want finite and > 0 (a zero would read as the default)", p.name, v)
+			}
+		}
+	}
 	ysteps := orDefault(g.YSteps, def.YSteps)
 	for _, v := range ysteps {
 		if v < 1 {

@@ -143,6 +143,21 @@ func newSearchCmd() *cobra.Command {
 			if k < 1 || k > 10000 {
 				return fmt.Errorf("--k %d: want 1 to 10000", k)
 			}
+			if metric != "cosine" && metric != "hamming" {
+				return fmt.Errorf("--metric %q: want cosine or hamming", metric)
+			}
+			sources := 0
+			for _, p := range []string{modelPath, embPath, codesPath} {
+				if p != "" {
+					sources++
+				}
+			}
+			if sources != 1 {
+				return errors.New("give one of --model, --emb and --codes")
+			}
+			if codesPath != "" && cmd.Flags().Changed("metric") && metric != "hamming" {
+				return fmt.Errorf("--metric %s with --codes: binary codes are searched by Hamming distance", metric)
+			}
 			var hits []codes.Hit
 			var ids []string
 			switch {

@@ -43,6 +43,12 @@ the nodes observed in each combination of views.`,
 			if data == "" || emb == "" {
 				return errors.New("give --data and --emb")
 			}
+			if !(ratio > 0 && ratio < 1) {
+				return fmt.Errorf("--train-ratio %g: want 0 < ratio < 1", ratio)
+			}
+			if repeats < 1 {
+				return fmt.Errorf("--repeats %d: want ≥ 1", repeats)
+			}
 			doTask := map[string]bool{}
 			for _, t := range strings.Split(tasks, ",") {
 				if t != "classify" && t != "cluster" {
@@ -100,6 +106,9 @@ the nodes observed in each combination of views.`,
 			if cls != nil {
 				fmt.Fprintf(out, "node classification on %s: %d labelled nodes, %d classes, %.0f%% train, %d repeats\n",
 					net.Name, cls.Labelled, cls.Classes, 100*ratio, repeats)
+				if net.Labels.Multi != nil {
+					fmt.Fprintln(out, "(multi-label data: each node is scored on its first class)")
+				}
 				writeTable(out, []string{"embedding", "dims", "micro-F1", "macro-F1"}, [][]string{{
 					filepath.Base(emb), fmt.Sprint(d), pm(cls.MicroF1), pm(cls.MacroF1)}})
 				if byViews != nil {
@@ -215,18 +224,19 @@ func readWord2Vec(path string) ([]string, [][]float64, error) {
 	var n, d int
 	var ids []string
 	var rows [][]float64
+	seen := make(map[string]int) // id → line
 	for sc.Scan() {
 		line++
 		fs := strings.Fields(sc.Text())
 		if line == 1 {
 			if len(fs) != 2 {
-				return nil, nil, bad("header %q, want \"<count> <dims>\"", sc.Text())
+				return nil, nil, bad("header %q, want \"<count> <dims>\" (word2vec text; a .npy embedding needs its .npy name)", quoteStart(sc.Text()))
 			}
 			var e1, e2 error
 			n, e1 = strconv.Atoi(fs[0])
 			d, e2 = strconv.Atoi(fs[1])
 			if e1 != nil || e2 != nil || n < 1 || d < 1 {
-				return nil, nil, bad("header %q, want two positive integers", sc.Text())
+				return nil, nil, bad("header %q, want two positive integers", quoteStart(sc.Text()))
 			}
 			continue
 		}
@@ -239,9 +249,13 @@ func readWord2Vec(path string) ([]string, [][]float64, error) {
 		row := make([]float64, d)
 		for j, s := range fs[1:] {
 			if row[j], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, nil, bad("field %d: %q is not a number", j+2, s)
+				return nil, nil, bad("field %d: %q is not a number", j+2, quoteStart(s))
 			}
 		}
+		if prev, dup := seen[fs[0]]; dup {
+			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(fs[0]), prev)
+		}
+		seen[fs[0]] = line
 		ids = append(ids, fs[0])
 		rows = append(rows, row)
 	}
@@ -255,6 +269,16 @@ func readWord2Vec(path string) ([]string, [][]float64, error) {
 		return nil, nil, fmt.Errorf("%s: header says %d vectors, file has %d", path, n, len(rows))
 	}
 	return ids, rows, nil
+}
+
+// quoteStart returns s cut to its first 60 bytes, for an error message
+// that quotes a line: a binary file given for a text one has "lines" of
+// kilobytes.
+func quoteStart(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:60], "") + "…"
 }
 
 func readLines(path string) ([]string, error) {

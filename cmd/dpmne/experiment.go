@@ -72,6 +72,12 @@ flags set the base configuration of every DPMNE method.`,
 			if out == "" {
 				return errors.New("--out: give the directory to write the results to")
 			}
+			if repeats < 1 {
+				return fmt.Errorf("--repeats %d: want ≥ 1", repeats)
+			}
+			if fitSeeds < 1 {
+				return fmt.Errorf("--fit-seeds %d: want ≥ 1", fitSeeds)
+			}
 			cfg, err := mf.config()
 			if err != nil {
 				return err

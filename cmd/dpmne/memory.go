@@ -64,5 +64,11 @@ func formatBytes(b int64) string {
 	if b >= 1<<30 {
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	}
-	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	if b >= 1<<20 {
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	if b >= 1<<10 {
+		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -108,6 +109,9 @@ func newDataCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if pdr < 0 || pdr >= 1 {
+				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+			}
 			if pdr > 0 {
 				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 0))); err != nil {
 					return err
@@ -192,12 +196,25 @@ func printSummary(w io.Writer, s *multiplex.Summary) error {
 		fmt.Fprintln(w)
 		rows = rows[:0]
 		for _, c := range s.Classes {
-			rows = append(rows, []string{c.Name, fmt.Sprint(c.Count)})
+			r := []string{c.Name, fmt.Sprint(c.Count)}
+			if s.MultiLabel {
+				r = append(r, fmt.Sprint(c.Any))
+			}
+			rows = append(rows, r)
 		}
 		if s.Unlabelled > 0 {
-			rows = append(rows, []string{"(unlabelled)", fmt.Sprint(s.Unlabelled)})
+			r := []string{"(unlabelled)", fmt.Sprint(s.Unlabelled)}
+			if s.MultiLabel {
+				r = append(r, "")
+			}
+			rows = append(rows, r)
 		}
-		writeTable(w, []string{"class", "nodes"}, rows)
+		if s.MultiLabel {
+			writeTable(w, []string{"class", "nodes (first class)", "nodes (any class)"}, rows)
+			fmt.Fprintln(w, "\nmulti-label: eval and the experiments score each node's first class")
+		} else {
+			writeTable(w, []string{"class", "nodes"}, rows)
+		}
 	}
 	return nil
 }
@@ -235,12 +252,34 @@ func newGenerateCmd(g *globals) *cobra.Command {
 		Long: `Generate a partial multiplex stochastic block model: planted classes, per-view
 edge densities inside and across classes, class-correlated sparse 0/1
 features, and per-view missing nodes. Per-view flags take one value for all
-views or one per view, comma-separated. The same flags and seed always write
-the same files.`,
+views or one per view, comma-separated; their defaults are for 3 views, and
+with another --views those not given are cut to its count or extended with
+their last value. The same flags and seed always write the same files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return fmt.Errorf("--out: give the directory to write the data set to")
+			}
+			// The per-view defaults are written for the default's views:
+			// for another count, cut them or repeat their last value.
+			ch := cmd.Flags().Changed
+			if !ch("degree-in") {
+				cfg.DegreeIn = fitViews(cfg.DegreeIn, cfg.Views)
+			}
+			if !ch("degree-out") {
+				cfg.DegreeOut = fitViews(cfg.DegreeOut, cfg.Views)
+			}
+			if !ch("feature-dims") {
+				cfg.FeatureDims = fitViews(cfg.FeatureDims, cfg.Views)
+			}
+			if !ch("feature-nnz") {
+				cfg.FeatureNNZ = fitViews(cfg.FeatureNNZ, cfg.Views)
+			}
+			if !ch("signal") {
+				cfg.Signal = fitViews(cfg.Signal, cfg.Views)
+			}
+			if !ch("missing") {
+				cfg.Missing = fitViews(cfg.Missing, cfg.Views)
 			}
 			net, err := synth.Generate(cfg, rand.New(rand.NewPCG(seed, 0)))
 			if err != nil {
@@ -266,4 +305,21 @@ the same files.`,
 	f.Float64SliceVar(&cfg.Signal, "signal", cfg.Signal, "fraction of features drawn from the class's dimensions, per view")
 	f.Float64SliceVar(&cfg.Missing, "missing", cfg.Missing, "fraction of nodes missing from each view (partial data ratio)")
 	return cmd
+}
+
+// fitViews returns vals cut to the first k values, or extended to k by
+// repeating its last value; a single value, which every view takes, is
+// returned as it is.
+func fitViews[T any](vals []T, k int) []T {
+	if len(vals) <= 1 || len(vals) == k || k < 1 {
+		return vals
+	}
+	if len(vals) > k {
+		return vals[:k:k]
+	}
+	out := slices.Clone(vals)
+	for len(out) < k {
+		out = append(out, vals[len(vals)-1])
+	}
+	return out
 }

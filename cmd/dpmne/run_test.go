@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/npy"
@@ -81,6 +83,12 @@ func TestErrors(t *testing.T) {
 		{[]string{"generate"}, "--out"},
 		{[]string{"generate", "--out", "x", "--nodes", "1"}, "nodes = 1"},
 		{[]string{"generate", "--out", "x", "--missing", "0.1,0.2"}, "missing has 2 values"},
+		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--train-ratio", "0"}, "--train-ratio 0: want 0 < ratio < 1"},
+		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
+		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
+		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--fit-seeds", "0"}, "--fit-seeds 0: want ≥ 1"},
+		{[]string{"tune", "--data", "synthetic", "--alphas", "0,1"}, "α = 0: want finite and > 0"},
+		{[]string{"tune", "--data", "synthetic", "--pdr", "-0.2"}, "--pdr -0.2"},
 		{[]string{"data", "info", "testdata/nosuch/manifest.json"}, "no such file"},
 		{[]string{"data", "fetch", "nosuch"}, "no public source"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
@@ -307,7 +315,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-reg", "l1"}, "--y-reg"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "beta = -1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--proximity-norm", "max"}, "--proximity-norm"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1MB"}, "more than --max-memory 1 MiB"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1MB"}, "more than --max-memory 1MB (977 KiB)"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1KB"}, "more than --max-memory 1KB (1000 B)"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "lots"}, `--max-memory: "lots"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--resume"}, "--resume needs --checkpoint"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--loss", "l1"}, `--loss: nn: unknown loss "l1"`},
@@ -315,6 +324,25 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1,x"}, `--view-weights: weight 2 is "x"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "-1,1"}, `--view-weights: weight 1 is "-1"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1", "--iterations", "1", "--pretrain", "1"}, "view-weights: 1 weights for 3 views"},
+		// A zero that Config would read as its default is refused, not
+		// swapped for the default; so are negatives no flag documents.
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda", "0"}, "--lambda 0: want > 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda-b", "0"}, "--lambda-b 0: want > 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--learning-rate", "0"}, "--learning-rate 0: want > 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--dim", "0"}, "--dim 0: want ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pretrain", "0"}, "--pretrain 0: want ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--iterations", "0"}, "--iterations 0: want ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "0"}, "--negative-samples 0: want ≥ 1, or -1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "-5"}, "--negative-samples -5"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--ae-batches", "-5"}, "--ae-batches -5"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--scale-nodes", "0"}, "--scale-nodes 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--propagate", "-1"}, "--propagate -1: want ≥ 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--filter-tau", "-2"}, "--filter-tau -2: want ≥ 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pdr", "-0.1"}, "--pdr -0.1: want 0 ≤ pdr < 1"},
+		// An output that cannot be written is found before the fit.
+		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--model", "/nonexistent/m.dpmne"}, "--model: cannot write"},
+		{[]string{"train", "--data", "synthetic", "--out", "testdata"}, "--out: testdata is a directory"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -611,6 +639,11 @@ func TestBinarizeAndSearch(t *testing.T) {
 		{[]string{"search", "--emb", emb, "--id", "7", "--k", "0"}, "--k 0"},
 		{[]string{"binarize", "--emb", emb, "--method", "pca", "--out", bin}, `--method "pca"`},
 		{[]string{"binarize", "--emb", emb, "--model", model, "--out", bin}, "not both"},
+		{[]string{"search", "--emb", emb, "--id", "7", "--metric", "l2"}, `--metric "l2"`},
+		{[]string{"search", "--model", model, "--codes", bin, "--id", "7"}, "one of --model, --emb and --codes"},
+		{[]string{"search", "--id", "7"}, "one of --model, --emb and --codes"},
+		{[]string{"search", "--codes", bin, "--id", "7", "--metric", "cosine"}, "--metric cosine with --codes"},
+		{[]string{"eval", "--data", "synthetic", "--emb", model}, "want \"<count> <dims>\""},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -733,4 +766,112 @@ func FuzzParseMemory(f *testing.F) {
 			t.Errorf("parseMemory(%q): error %q does not say what is wanted", s, err)
 		}
 	})
+}
+
+// TestZeroAblations: --alpha 0 and --beta 0 are the ablations they name,
+// not the defaults that a zero means in dpmne.Config.
+func TestZeroAblations(t *testing.T) {
+	for _, tc := range []struct {
+		args                       []string
+		noConsistency, noProximity bool
+	}{
+		{nil, false, false},
+		{[]string{"--alpha", "0"}, true, false},
+		{[]string{"--beta", "0"}, false, true},
+		{[]string{"--alpha", "2", "--beta", "5"}, false, false},
+	} {
+		var mf modelFlags
+		fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
+		mf.register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		c, err := mf.config()
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if c.NoConsistency != tc.noConsistency || c.NoProximity != tc.noProximity {
+			t.Errorf("%v: no-consistency %v, no-proximity %v, want %v, %v", tc.args, c.NoConsistency, c.NoProximity, tc.noConsistency, tc.noProximity)
+		}
+	}
+}
+
+// TestTrainInterrupted: an interrupt (here a context cancelled from the
+// start) ends train with a message that says what was written, without the
+// library's "dpmne:" prefix, which main's own would double.
+func TestTrainInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "e.npy")
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, append([]string{"train", "--data", "synthetic", "--out", out}, quickModel...), &stdout, &stderr)
+	if err == nil || !strings.HasPrefix(err.Error(), "fit cancelled") || !strings.Contains(err.Error(), "nothing is written") {
+		t.Errorf("err = %v, want it to start with \"fit cancelled\" and say nothing is written", err)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Error("an embedding was written")
+	}
+}
+
+// TestGenerateViews: the per-view defaults, written for 3 views, fit any
+// --views (cut, or extended with their last value: no features).
+func TestGenerateViews(t *testing.T) {
+	for _, tc := range []struct {
+		views int
+		want  string // the last view's line in data info
+	}{
+		{2, "view1  "},
+		{5, "view4  "},
+	} {
+		dir := filepath.Join(t.TempDir(), "g")
+		if _, _, err := runCLI(t, "generate", "--out", dir, "--nodes", "60", "--views", fmt.Sprint(tc.views)); err != nil {
+			t.Fatalf("--views %d: %v", tc.views, err)
+		}
+		out, _, err := runCLI(t, "data", "info", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, tc.want) || strings.Contains(out, fmt.Sprintf("view%d ", tc.views)) {
+			t.Errorf("--views %d: info\n%s", tc.views, out)
+		}
+		if tc.views == 5 && !regexp.MustCompile(`view4 .*\(adjacency\)`).MatchString(out) {
+			t.Errorf("--views 5: the fifth view should have no features:\n%s", out)
+		}
+	}
+}
+
+// TestTrainRealValuedFeatures: without --loss, features outside [0, 1]
+// train squared-error autoencoders and say so; --loss bce refuses them,
+// naming the node and the value.
+func TestTrainRealValuedFeatures(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"manifest.json", "nodes.txt", "labels.txt", "friends.edges", "work.edges", "friends.features"} {
+		b, err := os.ReadFile(filepath.Join("testdata/tiny", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "friends.features" {
+			// The first value of the first row, scaled past 1.
+			first, rest, _ := strings.Cut(string(b), "\n")
+			fields := strings.Fields(first)
+			idx, _, _ := strings.Cut(fields[1], ":")
+			fields[1] = idx + ":2.5"
+			b = []byte(strings.Join(fields, " ") + "\n" + rest)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "m.dpmne")
+	args := append([]string{"train", "--data", dir, "--model", model}, slices.DeleteFunc(slices.Clone(quickModel), func(f string) bool { return f == "--quiet" })...)
+	_, stderr, err := runCLI(t, args...)
+	if err != nil || !strings.Contains(stderr, "features outside [0, 1]: the autoencoders take the squared error") {
+		t.Fatalf("err %v, stderr:\n%s", err, stderr)
+	}
+	if m, err := dpmne.Load(model); err != nil || m.Config.Loss != "mse" {
+		t.Errorf("the model's loss: %v, %v; want mse", err, m.Config.Loss)
+	}
+	if _, _, err := runCLI(t, append(args, "--loss", "bce")...); err == nil || !strings.Contains(err.Error(), "is 2.5: the cross-entropy loss (--loss bce)") {
+		t.Errorf("--loss bce: err = %v", err)
+	}
 }

@@ -45,7 +45,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
-	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse")
+	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse; without the flag, mse on a network whose features leave [0, 1]")
 	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight of non-zero inputs in the loss (0: 8 for bce and weighted-mse, 1 for mse, which weighs nothing)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
@@ -103,6 +103,9 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 			c.ViewWeights = append(c.ViewWeights, w)
 		}
 	}
+	if err := f.checkZeros(&c); err != nil {
+		return c, err
+	}
 	if c.FilterTau == 0 {
 		c.FilterTau = -1 // --filter-tau 0: no filter
 	}
@@ -115,6 +118,9 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if !f.fs.Changed("beta") {
 		c.Beta = 0 // the default, which depends on the network (dpmne.Config.ForNetwork)
 	}
+	if !f.fs.Changed("loss") {
+		c.Loss = "" // likewise: bce, or mse on features outside [0, 1]
+	}
 	// The preset's settings, where no flag gave one.
 	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
 		return c, fmt.Errorf("--preset: %w", err)
@@ -123,7 +129,7 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
 		return c, fmt.Errorf("--activation: %w", err)
 	}
-	if _, err := nn.ParseLoss(c.Loss); err != nil {
+	if _, err := nn.ParseLoss(c.Loss); c.Loss != "" && err != nil {
 		return c, fmt.Errorf("--loss: %w", err)
 	}
 	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
@@ -136,6 +142,61 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 		return c, fmt.Errorf("--laplacian: %w", err)
 	}
 	return c, c.Defaults().Validate()
+}
+
+// checkZeros rejects the values of numeric flags that dpmne.Config would
+// silently read as "the default": a zero in most fields, and negatives
+// where the flag documents none. An explicit --alpha 0 or --beta 0 is the
+// ablation it names (Config.NoConsistency, NoProximity). Zeros that the
+// flags document (--filter-tau, --propagate, --fill-hops, --feature-knn,
+// --nonzero-weight, --lambda-w, --workers) are left to config.
+func (f *modelFlags) checkZeros(c *dpmne.Config) error {
+	set := f.fs.Changed
+	if set("alpha") && c.Alpha == 0 {
+		c.NoConsistency = true
+	}
+	if set("beta") && c.Beta == 0 {
+		c.NoProximity = true
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"lambda", c.Lambda}, {"lambda-b", c.LambdaB}, {"learning-rate", c.LearningRate}} {
+		if set(p.name) && p.v == 0 {
+			return fmt.Errorf("--%s 0: want > 0", p.name)
+		}
+	}
+	for _, p := range []struct {
+		name  string
+		v     int
+		other int // a negative value the flag documents (0: none; MinInt: any)
+		want  string
+	}{
+		{"dim", c.Dim, 0, "≥ 1"},
+		{"batch", c.Batch, 0, "≥ 1"},
+		{"pretrain", c.Pretrain, 0, "≥ 1"},
+		{"epochs", c.Epochs, 0, "≥ 1"},
+		{"iterations", c.Iterations, 0, "≥ 1"},
+		{"y-steps", c.YSteps, 0, "≥ 1"},
+		{"negative-samples", c.NegativeSamples, -1, "≥ 1, or -1 for the exact dense loss"},
+		{"pretrain-batches", c.PretrainBatches, -1, "≥ 1, or -1 for no cap"},
+		{"ae-batches", c.AEBatches, -1, "≥ 1, or -1 for whole epochs"},
+		{"scale-nodes", c.ScaleNodes, math.MinInt, "≥ 1, or negative to take β and λ as given"},
+	} {
+		ok := p.v >= 1 || (p.other != 0 && p.v == p.other) || (p.other == math.MinInt && p.v < 0)
+		if set(p.name) && !ok {
+			return fmt.Errorf("--%s %d: want %s", p.name, p.v, p.want)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"fill-hops", float64(c.FillHops)}, {"feature-knn", float64(c.FeatureKNN)}} {
+		if set(p.name) && p.v < 0 {
+			return fmt.Errorf("--%s %v: want ≥ 0 (0: off)", p.name, p.v)
+		}
+	}
+	return nil
 }
 
 // fit trains on net, reporting progress on stderr unless quiet; opt's
@@ -155,6 +216,9 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		// it pulls every direction there is alike (README, "Networks
 		// without features").
 		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
+	}
+	if cfg.Loss == "" && cfg.ForNetwork(net).Loss == nn.SquaredError.String() {
+		fmt.Fprintln(stderr, "dpmne: features outside [0, 1]: the autoencoders take the squared error (--loss mse), not the cross-entropy")
 	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
@@ -230,9 +294,19 @@ Go runtime's soft memory limit.`,
 			if format != "npy" && format != "w2v" {
 				return fmt.Errorf("--format %q: want npy or w2v", format)
 			}
+			if pdr < 0 || pdr >= 1 {
+				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+			}
 			cfg, err := mf.config()
 			if err != nil {
 				return err
+			}
+			// A fit can take minutes: find an output that cannot be
+			// written before it, not after.
+			for _, p := range []struct{ flag, path string }{{"out", out}, {"model", modelPath}, {"ids", ids}} {
+				if err := checkWritable(p.path); err != nil {
+					return fmt.Errorf("--%s: %w", p.flag, err)
+				}
 			}
 			var other experiment.Method
 			if method != "dpmne" {
@@ -268,7 +342,7 @@ Go runtime's soft memory limit.`,
 			}
 			if budget > 0 {
 				if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
-					return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s; lower --dim or --hidden, drop views, or raise the budget", est, formatBytes(budget))
+					return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s (%s); lower --dim or --hidden, drop views, or raise the budget", est, maxMemory, formatBytes(budget))
 				}
 				debug.SetMemoryLimit(budget)
 			}
@@ -299,6 +373,9 @@ Go runtime's soft memory limit.`,
 			}
 			m, fitErr := mf.fit(cmd, net, quiet, opt)
 			if m == nil {
+				if errors.Is(fitErr, dpmne.ErrCanceled) {
+					return fmt.Errorf("%s; nothing is written", strings.TrimPrefix(fitErr.Error(), "dpmne: "))
+				}
 				return fitErr
 			}
 			if out != "" {
@@ -310,6 +387,11 @@ Go runtime's soft memory limit.`,
 				if err := m.Save(modelPath); err != nil {
 					return err
 				}
+			}
+			if errors.Is(fitErr, dpmne.ErrCanceled) {
+				// The last state is written; say so, without the package's
+				// prefix beside the command's.
+				return fmt.Errorf("%s; the last state is written", strings.TrimPrefix(fitErr.Error(), "dpmne: "))
 			}
 			return fitErr
 		},
@@ -399,4 +481,24 @@ func formatWeights(net *multiplex.Network, w []float64) string {
 		parts[s] = fmt.Sprintf("%s=%.3f", net.Views[s].Name, v)
 	}
 	return strings.Join(parts, " ")
+}
+
+// checkWritable reports whether a file can be created at path (nothing
+// for ""): its directory must exist and take a new file, which is what the
+// atomic write (a temporary file beside path, then a rename) needs. The
+// probe file is removed.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory, want a file name", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".dpmne-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

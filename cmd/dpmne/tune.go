@@ -49,6 +49,9 @@ those fits join the ranking.`,
 			if err != nil {
 				return err
 			}
+			if pdr < 0 || pdr >= 1 {
+				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+			}
 			if pdr > 0 {
 				// The partial network dpmne experiment pdr fits at this
 				// PDR with the same seed.
