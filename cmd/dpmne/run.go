@@ -263,23 +263,21 @@ their last value. The same flags and seed always write the same files.`,
 			// The per-view defaults are written for the default's views:
 			// for another count, cut them or repeat their last value.
 			ch := cmd.Flags().Changed
-			if !ch("degree-in") {
-				cfg.DegreeIn = fitViews(cfg.DegreeIn, cfg.Views)
+			for _, p := range []struct {
+				flag string
+				v    *[]float64
+			}{{"degree-in", &cfg.DegreeIn}, {"degree-out", &cfg.DegreeOut}, {"signal", &cfg.Signal}, {"missing", &cfg.Missing}} {
+				if !ch(p.flag) {
+					*p.v = fitViews(*p.v, cfg.Views)
+				}
 			}
-			if !ch("degree-out") {
-				cfg.DegreeOut = fitViews(cfg.DegreeOut, cfg.Views)
-			}
-			if !ch("feature-dims") {
-				cfg.FeatureDims = fitViews(cfg.FeatureDims, cfg.Views)
-			}
-			if !ch("feature-nnz") {
-				cfg.FeatureNNZ = fitViews(cfg.FeatureNNZ, cfg.Views)
-			}
-			if !ch("signal") {
-				cfg.Signal = fitViews(cfg.Signal, cfg.Views)
-			}
-			if !ch("missing") {
-				cfg.Missing = fitViews(cfg.Missing, cfg.Views)
+			for _, p := range []struct {
+				flag string
+				v    *[]int
+			}{{"feature-dims", &cfg.FeatureDims}, {"feature-nnz", &cfg.FeatureNNZ}} {
+				if !ch(p.flag) {
+					*p.v = fitViews(*p.v, cfg.Views)
+				}
 			}
 			net, err := synth.Generate(cfg, rand.New(rand.NewPCG(seed, 0)))
 			if err != nil {
