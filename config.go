@@ -350,9 +350,10 @@ type Config struct {
 // none of whose views has features of its own, β = 3000 where c has none
 // and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; where
 // c names no loss and some view's features leave [0, 1] on an observed
-// node, the squared error (the paper's) instead of the cross-entropy,
-// which cannot reconstruct them (a loss that is named is kept, and Fit
-// refuses such features under "bce"); then Defaults. FeaturedDefaults is cleared on a network with features, where
+// node, the squared error (the paper's; weighted-mse with a NonzeroWeight
+// above 1) instead of the cross-entropy, which cannot reconstruct them (a
+// loss that is named is kept, and Fit refuses such features under "bce");
+// then Defaults. FeaturedDefaults is cleared on a network with features, where
 // it changes nothing. Fit takes its configuration through it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
@@ -370,10 +371,14 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 		}
 		c.OrthAllNodes = true
 	}
-	if c.Loss == "" && !c.NoAutoencoder && !unitFeatures(net, c.RowNormalize) {
+	if c.Loss == "" && !unitFeatures(net, c.RowNormalize) {
 		// Real-valued features: the cross-entropy is made for [0, 1]
-		// (checkUnitRange), the squared error for any value.
+		// (checkUnitRange); the squared error is stable on any value. A
+		// non-zero weight that is given keeps its weighing.
 		c.Loss = nn.SquaredError.String()
+		if c.NonzeroWeight > 1 {
+			c.Loss = nn.WeightedSquaredError.String()
+		}
 	}
 	return c.Defaults()
 }

@@ -150,7 +150,8 @@ func TestForNetwork(t *testing.T) {
 		{Config{}, "mse", 1},
 		{Config{Loss: "bce"}, "bce", 8},
 		{Config{Loss: "weighted-mse"}, "weighted-mse", 8},
-		{Config{NoAutoencoder: true}, "bce", 8},
+		{Config{NoAutoencoder: true}, "mse", 1}, // unused, but as a tune grid's autoencoder points need it
+		{Config{NonzeroWeight: 4}, "weighted-mse", 4},
 	} {
 		got := tc.cfg.ForNetwork(realNet)
 		if got.Loss != tc.loss || got.NonzeroWeight != tc.weight {

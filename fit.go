@@ -203,8 +203,8 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			if err := checkUnitRange(v, net.Nodes, cfg.RowNormalize); err != nil {
 				return nil, err
 			}
-		} else if bce {
-			xs[s] = clipUnit(xs[s])
+		} else if bce && !cfg.RowNormalize {
+			xs[s] = clipUnit(xs[s]) // unit-length rows are in range already
 		}
 		// A partial view with features of its own is re-linked by them
 		// (Config.FeatureKNN).

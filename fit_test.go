@@ -413,7 +413,7 @@ func TestFeatureRange(t *testing.T) {
 		{"above 1, mse", 7, func(c *Config) { c.Loss = "mse" }, "", "mse"},
 		{"row-normalised, bce", 7, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "", "bce"},
 		{"row-normalised, negative, bce", -0.5, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "is -0.5", ""},
-		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "bce"},
+		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "mse"},
 	} {
 		net := smallNet(t, 120)
 		v := net.Views[0]

@@ -1,7 +1,9 @@
 package multiplex
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/internal/testenv"
@@ -104,5 +106,20 @@ func TestLoadMultiplexEdgesDeDomenico(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMultiplexEdgesWeights: a weight that is not finite and > 0 is an
+// error naming the file, line and field.
+func TestMultiplexEdgesWeights(t *testing.T) {
+	for _, w := range []string{"0", "-2", "1e39"} {
+		p := filepath.Join(t.TempDir(), "e.edges")
+		if err := os.WriteFile(p, []byte("1 1 2\n1 2 3 "+w+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadMultiplexEdges(p, MultiplexEdgesOptions{})
+		if err == nil || !strings.Contains(err.Error(), "e.edges:2: field 4") {
+			t.Errorf("weight %s: err = %v, want e.edges:2: field 4", w, err)
+		}
 	}
 }

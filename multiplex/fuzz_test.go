@@ -46,6 +46,9 @@ func FuzzNativeEdges(f *testing.F) {
 	f.Add([]byte("a b\r\n# c\r\nb b 1e9\n"))
 	f.Add([]byte("a\n"))
 	f.Add([]byte("a b NaN\n"))
+	f.Add([]byte("a b -1\nb c 0\n"))               // weights Validate refuses
+	f.Add([]byte("a b 3e38\nb a 3e38\n"))          // a sum past float32's range
+	f.Add([]byte("\xef\xbb\xbfa b\nb a 2\nc c\n")) // a byte-order mark; a pair both ways
 	f.Fuzz(func(t *testing.T, data []byte) {
 		loadOne(t, `{"views":[{"name":"v","edges":"e.txt","merge":"sum"}]}`, "e.txt", data)
 	})
@@ -93,6 +96,7 @@ func FuzzMultiplexEdges(f *testing.F) {
 	f.Add([]byte("1 1 2 1\n2 2 3\n1 3 3 0.5\n"), []byte("nodeID nodeCity\r\n1 1\n2 01\n3 NA\n"))
 	f.Add([]byte("x 1 2\n"), []byte("id\n"))
 	f.Add([]byte("1 1 2 1\n"), []byte(""))
+	f.Add([]byte("1 1 2 -1\n1 2 3 0\n"), []byte("")) // weights Validate refuses
 	f.Fuzz(func(t *testing.T, edges, nodes []byte) {
 		dir := t.TempDir()
 		e, n := filepath.Join(dir, "e"), filepath.Join(dir, "n")

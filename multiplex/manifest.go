@@ -143,6 +143,7 @@ func ReadManifest(path string) (*Manifest, error) {
 
 // ParseManifest decodes manifest JSON; file names the source in errors.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &InputError{File: file, Msg: "file is empty, want a JSON manifest"}
 	}

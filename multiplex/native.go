@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -534,6 +535,9 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 			v.Observed[lv.ec[k]] = true
 		}
 		adj, err = undirected(b, merge, spec.SelfLoops)
+		if err == nil && slices.ContainsFunc(adj.Val, func(w float32) bool { return math.IsInf(float64(w), 0) }) {
+			return nil, &InputError{File: m.path(spec.Edges), Msg: fmt.Sprintf("view %q: a pair's weights sum past float32's range (\"merge\": \"sum\")", spec.Name)}
+		}
 	default:
 		adj = sparse.Zeros(n, n)
 	}
@@ -615,7 +619,13 @@ func readLabelText(p string, nodes *nodeTable) ([]labelLine, error) {
 			return nil, lr.errorf(1, "node %q already labelled on line %d", lr.fields[0], prev)
 		}
 		seen[i] = lr.line
-		out = append(out, labelLine{i, fieldStrings(lr.fields[1:])})
+		classes := fieldStrings(lr.fields[1:])
+		for k, c := range classes {
+			if j := slices.Index(classes[:k], c); j >= 0 {
+				return nil, lr.errorf(k+2, "class %q is already given in field %d", c, j+2)
+			}
+		}
+		out = append(out, labelLine{i, classes})
 	}
 	if err := lr.err(); err != nil {
 		return nil, err

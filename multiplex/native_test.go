@@ -2,6 +2,7 @@ package multiplex
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -203,6 +204,11 @@ func TestNativeErrors(t *testing.T) {
 		{"truncated mat", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat:A"}]}`, "x.mat": "MATLAB 5.0 MAT-file"}, []string{"x.mat"}},
 		{"truncated npz", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.npz"}]}`, "x.npz": "PK\x03\x04trunc"}, []string{"x.npz"}},
 		{"node observed nowhere", map[string]string{"nodes.txt": "a\nb\nc\nd\ne\n"}, []string{`"e"`, "observed in no view"}},
+		{"weights summed past float32", map[string]string{
+			"manifest.json": strings.Replace(good["manifest.json"], `"edges": "friends.edges",`, `"edges": "friends.edges", "merge": "sum",`, 1),
+			"friends.edges": "a b 3e38\nb a 3e38\n",
+		}, []string{"friends.edges", "sum past float32's range"}},
+		{"class given twice", map[string]string{"labels.txt": "a x y x\n"}, []string{"labels.txt:1", "field 4", `class "x" is already given in field 2`}},
 		{"duplicate feature index", map[string]string{"friends.feat": "a 0:1 3:1 0:2\n"}, []string{"friends.feat:1", "field 4", "feature index 0 is already given in field 2"}},
 		{"negative weight", map[string]string{"friends.edges": "a b\nb c -1.5\n"}, []string{"friends.edges:2", "field 3", "weight -1.5: want > 0"}},
 		{"zero weight", map[string]string{"friends.edges": "a b 0\n"}, []string{"friends.edges:1", "field 3", "want > 0"}},
@@ -237,11 +243,12 @@ func TestNativeErrors(t *testing.T) {
 	}
 }
 
-// TestNativeBOM: a UTF-8 byte-order mark opening a text file is not part
-// of its first id or comment.
+// TestNativeBOM: a UTF-8 byte-order mark opening a text file or the
+// manifest is not part of its first id, comment or JSON.
 func TestNativeBOM(t *testing.T) {
 	for _, nodes := range []string{"\xef\xbb\xbfa\nb\nc\nd\n", "\xef\xbb\xbf# ids\na\nb\nc\nd\n"} {
 		files := tinyFiles(t)
+		files["manifest.json"] = "\xef\xbb\xbf" + files["manifest.json"]
 		files["nodes.txt"] = nodes
 		files["labels.txt"] = "\xef\xbb\xbfa x\nb y\n"
 		net, err := Load(writeFiles(t, files), "")
@@ -345,4 +352,27 @@ func equalCSR(a, b *sparse.CSR) bool {
 		return a == b
 	}
 	return a.Rows == b.Rows && a.Cols == b.Cols && slices.Equal(a.Ptr, b.Ptr) && slices.Equal(a.Ind, b.Ind) && slices.Equal(a.Val, b.Val)
+}
+
+// TestValidateWeights: a network built in code with an edge weight that is
+// not finite and > 0 fails Validate, which names the view and the nodes.
+func TestValidateWeights(t *testing.T) {
+	for _, w := range []float32{0, -1, float32(math.Inf(1))} {
+		net, err := Load(writeFiles(t, tinyFiles(t)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		adj := net.Views[0].Adj // friends: a–b, b–c
+		for i := range adj.Rows {
+			ind, val := adj.Row(i)
+			for k, j := range ind {
+				if (i == 0 && j == 1) || (i == 1 && j == 0) {
+					val[k] = w
+				}
+			}
+		}
+		if err := net.Validate(); err == nil || !strings.Contains(err.Error(), `view "friends": edge`) || !strings.Contains(err.Error(), "want finite and > 0") {
+			t.Errorf("weight %v: err = %v", w, err)
+		}
+	}
 }

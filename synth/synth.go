@@ -94,6 +94,9 @@ func (c *Config) Validate() error {
 		if dims < 0 || nnz < 0 || (dims > 0 && nnz > dims) {
 			return fmt.Errorf("view %d: feature-dims %d, feature-nnz %d: want 0 ≤ nnz ≤ dims", v, dims, nnz)
 		}
+		if dims > 0 && nnz == 0 {
+			return fmt.Errorf("view %d: feature-dims %d with feature-nnz 0: every row would be empty; give feature-nnz, or feature-dims 0 for no features", v, dims)
+		}
 		if s := pick(c.Signal, v); !(s >= 0 && s <= 1) {
 			return fmt.Errorf("view %d: signal %v: want 0 to 1", v, s)
 		}

@@ -26,6 +26,9 @@ classification by logistic regression on random 50% training splits, next to
 the raw features of every view concatenated (zeros where a node is missing).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if repeats < 1 {
+				return fmt.Errorf("--repeats %d: want ≥ 1", repeats)
+			}
 			scfg := synth.Default()
 			scfg.Nodes = nodes
 			net, err := synth.Generate(scfg, rand.New(rand.NewPCG(mf.seed, 0)))

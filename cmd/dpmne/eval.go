@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,7 +228,7 @@ func readWord2Vec(path string) ([]string, [][]float64, error) {
 	seen := make(map[string]int) // id → line
 	for sc.Scan() {
 		line++
-		fs := strings.Fields(sc.Text())
+		fs := strings.Fields(strings.TrimPrefix(sc.Text(), "\ufeff"))
 		if line == 1 {
 			if len(fs) != 2 {
 				return nil, nil, bad("header %q, want \"<count> <dims>\" (word2vec text; a .npy embedding needs its .npy name)", quoteStart(sc.Text()))
@@ -286,6 +287,7 @@ func readLines(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), "\n") {
 		out = append(out, strings.TrimSpace(l))

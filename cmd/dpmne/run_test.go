@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -83,6 +84,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"generate"}, "--out"},
 		{[]string{"generate", "--out", "x", "--nodes", "1"}, "nodes = 1"},
 		{[]string{"generate", "--out", "x", "--missing", "0.1,0.2"}, "missing has 2 values"},
+		{[]string{"generate", "--out", "x", "--views", "4", "--feature-dims", "50"}, "view 2: feature-dims 50 with feature-nnz 0"},
+		{[]string{"demo", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--train-ratio", "0"}, "--train-ratio 0: want 0 < ratio < 1"},
 		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
@@ -306,6 +309,7 @@ func TestTrainMethod(t *testing.T) {
 }
 
 func TestTrainErrors(t *testing.T) {
+	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -344,7 +348,15 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--model", "/nonexistent/m.dpmne"}, "--model: cannot write"},
 		{[]string{"train", "--data", "synthetic", "--out", "testdata"}, "--out: testdata is a directory"},
 	} {
-		_, _, err := runCLI(t, tc.args...)
+		// Outputs go to a temporary directory: train probes --out's
+		// directory for writing before it fits.
+		args := slices.Clone(tc.args)
+		for k, a := range args {
+			if a == "x.npy" {
+				args[k] = filepath.Join(dir, a)
+			}
+		}
+		_, _, err := runCLI(t, args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
@@ -805,7 +817,7 @@ func TestTrainInterrupted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.npy")
 	var stdout, stderr bytes.Buffer
 	err := run(ctx, append([]string{"train", "--data", "synthetic", "--out", out}, quickModel...), &stdout, &stderr)
-	if err == nil || !strings.HasPrefix(err.Error(), "fit cancelled") || !strings.Contains(err.Error(), "nothing is written") {
+	if err == nil || !strings.HasPrefix(err.Error(), "fit cancelled") || !strings.Contains(err.Error(), "nothing is written") || !errors.Is(err, dpmne.ErrCanceled) {
 		t.Errorf("err = %v, want it to start with \"fit cancelled\" and say nothing is written", err)
 	}
 	if _, serr := os.Stat(out); serr == nil {
@@ -873,5 +885,33 @@ func TestTrainRealValuedFeatures(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, append(args, "--loss", "bce")...); err == nil || !strings.Contains(err.Error(), "is 2.5: the cross-entropy loss (--loss bce)") {
 		t.Errorf("--loss bce: err = %v", err)
+	}
+}
+
+// TestReadWord2Vec: a byte-order mark is not part of the header, an id given
+// twice is an error naming both lines, and a line quoted in an error is cut
+// short (a binary file's first "line" can be kilobytes).
+func TestReadWord2Vec(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, want string // want "" for success
+	}{
+		{"bom", "\ufeff2 2\na 1 0\nb 0 1\n", ""},
+		{"duplicate id", "2 2\na 1 0\na 0 1\n", `:3: id "a" already has a vector on line 2`},
+		{"binary", strings.Repeat("\x00\x01binary", 1000) + "\n", "…\", want"},
+	} {
+		p := filepath.Join(dir, tc.name+".txt")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids, _, err := readWord2Vec(p)
+		switch {
+		case tc.want == "" && (err != nil || len(ids) != 2 || ids[0] != "a"):
+			t.Errorf("%s: ids %q, err %v", tc.name, ids, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		case err != nil && len(err.Error()) > 300:
+			t.Errorf("%s: a %d-byte error", tc.name, len(err.Error()))
+		}
 	}
 }

@@ -217,8 +217,8 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		// without features").
 		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
 	}
-	if cfg.Loss == "" && cfg.ForNetwork(net).Loss == nn.SquaredError.String() {
-		fmt.Fprintln(stderr, "dpmne: features outside [0, 1]: the autoencoders take the squared error (--loss mse), not the cross-entropy")
+	if l := cfg.ForNetwork(net).Loss; cfg.Loss == "" && l != nn.CrossEntropy.String() {
+		fmt.Fprintf(stderr, "dpmne: features outside [0, 1]: the autoencoders take the squared error (--loss %s), not the cross-entropy\n", l)
 	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
@@ -374,7 +374,7 @@ Go runtime's soft memory limit.`,
 			m, fitErr := mf.fit(cmd, net, quiet, opt)
 			if m == nil {
 				if errors.Is(fitErr, dpmne.ErrCanceled) {
-					return fmt.Errorf("%s; nothing is written", strings.TrimPrefix(fitErr.Error(), "dpmne: "))
+					return interrupted{fitErr, "nothing is written"}
 				}
 				return fitErr
 			}
@@ -389,9 +389,7 @@ Go runtime's soft memory limit.`,
 				}
 			}
 			if errors.Is(fitErr, dpmne.ErrCanceled) {
-				// The last state is written; say so, without the package's
-				// prefix beside the command's.
-				return fmt.Errorf("%s; the last state is written", strings.TrimPrefix(fitErr.Error(), "dpmne: "))
+				return interrupted{fitErr, "the last state is written"}
 			}
 			return fitErr
 		},
@@ -502,3 +500,17 @@ func checkWritable(path string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// interrupted is a cancelled fit's error (dpmne.ErrCanceled) as train
+// reports it: without the package's "dpmne:" prefix, which main's own would
+// double, and with what was written.
+type interrupted struct {
+	err     error
+	written string
+}
+
+func (e interrupted) Error() string {
+	return strings.TrimPrefix(e.err.Error(), "dpmne: ") + "; " + e.written
+}
+
+func (e interrupted) Unwrap() error { return e.err }
