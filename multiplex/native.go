@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -155,6 +156,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 	}
 	for _, lv := range views {
 		if err := lv.readText(m, nodes); err != nil {
+			if ie := (*InputError)(nil); !errors.As(err, &ie) {
+				err = fmt.Errorf("view %q: %w", lv.spec.Name, err) // a file that cannot be read
+			}
 			return nil, err
 		}
 	}

@@ -181,7 +181,7 @@ func TestNativeErrors(t *testing.T) {
 		{"only comments", map[string]string{"nodes.txt": "# nothing\n"}, []string{"nodes.txt", "no ids"}},
 		{"feature rows and ids disagree", map[string]string{"profile.ids": "d\na\nb\n"}, []string{"profile.ids", "3 ids for the 2 feature rows"}},
 		{"observed list omits a node with edges", map[string]string{"work.observed": "c\n"}, []string{"work.observed", `"d"`, "not listed as observed"}},
-		{"missing file", map[string]string{"manifest.json": strings.Replace(good["manifest.json"], "work.edges", "nowhere.edges", 1)}, []string{"nowhere.edges", "no such file"}},
+		{"missing file", map[string]string{"manifest.json": strings.Replace(good["manifest.json"], "work.edges", "nowhere.edges", 1)}, []string{`view "work"`, "nowhere.edges", "no such file"}},
 		{"truncated npy", map[string]string{"profile.npy": good["profile.npy"][:len(good["profile.npy"])-5]}, []string{"profile.npy", "byte", "truncated"}},
 		{"npy bad magic", map[string]string{"profile.npy": "NOTNUMPY" + good["profile.npy"][8:]}, []string{"profile.npy", "byte 0"}},
 		{"label duplicate", map[string]string{"labels.txt": "a x\na y\n"}, []string{"labels.txt:2", "already labelled on line 1"}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,10 +102,16 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 				return fmt.Errorf("--method %q: want sign or itq", method)
 			}
 			if out != "" {
+				// X.codes's ids go to X.ids.txt, which X.npy may share: an
+				// ids file already there with other ids is not replaced.
+				p := idsFileFor(out)
+				if old, err := readLines(p); err == nil && !slices.Equal(old, ids) {
+					return fmt.Errorf("--out %s: %s exists with other ids (another embedding's?); choose another --out name", out, p)
+				}
 				if err := atomicfile.Write(out, c.Write); err != nil {
 					return err
 				}
-				if err := writeIDs(idsFileFor(out), ids); err != nil {
+				if err := writeIDs(p, ids); err != nil {
 					return err
 				}
 			}

@@ -156,6 +156,11 @@ func readEmbedding(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int
 		if len(a.Shape) != 2 {
 			return nil, 0, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
 		}
+		if !strings.Contains(a.Descr, "f") {
+			// Integer arrays are not embeddings: dpmne binarize --npy
+			// writes packed bits as uint8.
+			return nil, 0, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
+		}
 		v, err := a.RowMajor().Float64s()
 		if err != nil {
 			return nil, 0, err

@@ -347,6 +347,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--model", "/nonexistent/m.dpmne"}, "--model: cannot write"},
 		{[]string{"train", "--data", "synthetic", "--out", "testdata"}, "--out: testdata is a directory"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "w2v", "--ids", "i.txt"}, "--ids names the ids file of --format npy"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--method", "spectral", "--checkpoint", "ck"}, "--method spectral: --checkpoint and --resume are DPMNE's"},
 	} {
 		// Outputs go to a temporary directory: train probes --out's
 		// directory for writing before it fits.
@@ -637,11 +639,23 @@ func TestBinarizeAndSearch(t *testing.T) {
 		{"search", "--emb", emb, "--id", "7", "--k", "3"},
 		{"search", "--codes", bin, "--id", "7", "--k", "3"},
 		{"search", "--model", model, "--id", "7", "--k", "3", "--metric", "hamming"},
+		// e.codes shares e.npy's ids file, whose ids are the same.
+		{"binarize", "--model", model, "--out", filepath.Join(dir, "e.codes")},
 	} {
+		if args[0] == "binarize" {
+			if _, _, err := runCLI(t, args...); err != nil {
+				t.Errorf("dpmne %s: %v", strings.Join(args, " "), err)
+			}
+			continue
+		}
 		out, _, err := runCLI(t, args...)
 		if err != nil || strings.Count(out, "\n") != 4 || strings.Contains(out, " 7 ") {
 			t.Errorf("dpmne %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+	other := filepath.Join(dir, "o.codes")
+	if err := os.WriteFile(filepath.Join(dir, "o.ids.txt"), []byte("x\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -656,6 +670,8 @@ func TestBinarizeAndSearch(t *testing.T) {
 		{[]string{"search", "--id", "7"}, "one of --model, --emb and --codes"},
 		{[]string{"search", "--codes", bin, "--id", "7", "--metric", "cosine"}, "--metric cosine with --codes"},
 		{[]string{"eval", "--data", "synthetic", "--emb", model}, "want \"<count> <dims>\""},
+		{[]string{"eval", "--data", "synthetic", "--emb", packed}, "dtype |u1, want a float embedding"},
+		{[]string{"binarize", "--model", model, "--out", other}, "o.ids.txt exists with other ids"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

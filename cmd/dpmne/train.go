@@ -294,6 +294,12 @@ Go runtime's soft memory limit.`,
 			if format != "npy" && format != "w2v" {
 				return fmt.Errorf("--format %q: want npy or w2v", format)
 			}
+			if format == "w2v" && ids != "" {
+				return errors.New("--ids names the ids file of --format npy; word2vec text holds its ids")
+			}
+			if method != "dpmne" && (checkpointDir != "" || resume) {
+				return fmt.Errorf("--method %s: --checkpoint and --resume are DPMNE's", method)
+			}
 			if pdr < 0 || pdr >= 1 {
 				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
 			}
