@@ -26,6 +26,10 @@ type Checkpoint struct {
 	Model     *Model
 	Iteration int // iterations completed
 
+	// data is the fitted network's multiplex.Network.Fingerprint, or 0
+	// where the file predates it (then unchecked).
+	data uint64
+
 	recon, regW float64   // the reconstruction and weight terms last reported
 	ly          []float64 // n×d, L·Y
 	views       []viewState
@@ -45,8 +49,8 @@ type viewState struct {
 	cursor    int
 }
 
-func newCheckpoint(m *Model, it int, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
-	cp := &Checkpoint{Model: m, Iteration: it, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
+func newCheckpoint(m *Model, it int, data uint64, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
+	cp := &Checkpoint{Model: m, Iteration: it, data: data, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
 	if sub.cg && sub.cgValid {
 		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, slices.Clone(sub.gPrev), slices.Clone(sub.dPrev), sub.gzPrev
 	}
@@ -87,6 +91,9 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
 		if m.Views[s].Name != v.Name {
 			return fmt.Errorf("resume: view %d is %q in the checkpoint, %q in the network", s, m.Views[s].Name, v.Name)
 		}
+	}
+	if cp.data != 0 && cp.data != net.Fingerprint() {
+		return errors.New("resume: the checkpoint was made on other data: the network has the same nodes and views, but other edges, weights, features or observed nodes")
 	}
 	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
 	a.Iterations, b.Iterations = 0, 0
@@ -151,6 +158,9 @@ type checkpointHeader struct {
 	// ⟨g, M⁻¹g⟩.
 	CG   bool    `json:",omitempty"`
 	CGGZ float64 `json:",omitempty"`
+	// Data is the network's fingerprint (Checkpoint.data); absent in the
+	// files written before it.
+	Data uint64 `json:",omitempty"`
 }
 
 type viewHeaderCP struct {
@@ -174,7 +184,7 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 	if err := cp.Model.Write(w); err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev}
+	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev, Data: cp.data}
 	for _, vs := range cp.views {
 		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
 		for _, m := range vs.m {
@@ -311,7 +321,7 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	if !ok {
 		return nil, fmt.Errorf("state header describes more arrays than the %d bytes left", avail)
 	}
-	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
+	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
 	if err := binary.Read(cr, binary.LittleEndian, cp.ly); err != nil {
 		return nil, errors.New("truncated L·Y")
 	}

@@ -126,6 +126,57 @@ func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 	}
 }
 
+// TestCheckpointResumeRejectsOtherData: a network with the same nodes and
+// views but another edge weight, feature value or observed node is not
+// resumed, through a written and read checkpoint as well; a checkpoint
+// without a fingerprint (older files) is.
+func TestCheckpointResumeRejectsOtherData(t *testing.T) {
+	net, cfg, cp := lastCheckpoint(t)
+	var b bytes.Buffer
+	if err := cp.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.data != cp.data || cp.data != net.Fingerprint() {
+		t.Fatalf("fingerprint %x, read back %x, network %x", cp.data, read.data, net.Fingerprint())
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*multiplex.Network)
+	}{
+		{"edge weights", func(n *multiplex.Network) {
+			for k := range n.Views[0].Adj.Val {
+				n.Views[0].Adj.Val[k] *= 2
+			}
+		}},
+		{"feature value", func(n *multiplex.Network) { n.Views[1].Features.Val[0] = 0.5 }},
+		{"observed node", func(n *multiplex.Network) {
+			for i, o := range n.Views[2].Observed {
+				if !o {
+					n.Views[2].Observed[i] = true
+					break
+				}
+			}
+		}},
+	} {
+		other := smallNet(t, 200)
+		tc.change(other)
+		for _, c := range []*Checkpoint{cp, read} {
+			if _, err := Fit(context.Background(), other, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: c}); err == nil || !strings.Contains(err.Error(), "made on other data") {
+				t.Errorf("%s: err = %v, want \"made on other data\"", tc.name, err)
+			}
+		}
+	}
+	legacy := *read
+	legacy.data = 0
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: &legacy}); err != nil {
+		t.Errorf("a checkpoint without a fingerprint: %v", err)
+	}
+}
+
 // TestReadCheckpointTruncated: every truncation of a checkpoint is an
 // error, never a panic.
 func TestReadCheckpointTruncated(t *testing.T) {

@@ -449,6 +449,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		cursor[s] += k
 		return rows
 	}
+	var fingerprint uint64 // the network's, for the checkpoints (Checkpoint.data)
 	for it := first; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
@@ -498,7 +499,10 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			return nil, err
 		}
 		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Iterations) {
-			cp, err := newCheckpoint(model(), it, recon, regW, sub, trainers, viewPCG, cycle, cursor)
+			if fingerprint == 0 {
+				fingerprint = net.Fingerprint() // once, at the first checkpoint
+			}
+			cp, err := newCheckpoint(model(), it, fingerprint, recon, regW, sub, trainers, viewPCG, cycle, cursor)
 			if err != nil {
 				return nil, err
 			}

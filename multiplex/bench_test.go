@@ -62,3 +62,27 @@ func randomFeatures(n, d, nnz int) *sparse.CSR {
 	m, _ := bl.Build(sparse.MergeMax)
 	return m
 }
+
+// BenchmarkFingerprint checksums a one-view network whose features have 20
+// non-zeros a row and whose graph is the 5-NN graph of them; it reports the
+// stored non-zeros, which set its cost (a checkpointed fit pays it once).
+func BenchmarkFingerprint(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			x := randomFeatures(n, 1000, 20)
+			adj, err := KNNGraph(x, 5, nil, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			obs := make([]bool, n)
+			for i := range obs {
+				obs[i] = true
+			}
+			net := &Network{Views: []*View{{Name: "v", Adj: adj, Features: x, Observed: obs}}}
+			for b.Loop() {
+				net.Fingerprint()
+			}
+			b.ReportMetric(float64(adj.NNZ()+x.NNZ()), "nnz")
+		})
+	}
+}

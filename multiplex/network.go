@@ -1,7 +1,9 @@
 package multiplex
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc64"
 	"math"
 	"strings"
 
@@ -288,4 +290,57 @@ func checkRows(view, what string, m *sparse.CSR, observed []bool) error {
 		}
 	}
 	return nil
+}
+
+// Fingerprint returns a checksum (CRC-64, ECMA) of the network's data:
+// every view's name, observed nodes, edges and their weights, and features,
+// in order. Two networks with the same node ids and shapes but other data
+// differ in it (a checkpoint made on one is not resumed on the other);
+// the labels are not part of it. It reads every stored value once.
+func (net *Network) Fingerprint() uint64 {
+	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	buf := make([]byte, 0, 1<<16)
+	put := func(b []byte) {
+		if len(buf)+len(b) > cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+		buf = append(buf, b...)
+	}
+	var w [8]byte
+	u64 := func(v uint64) { binary.LittleEndian.PutUint64(w[:], v); put(w[:]) }
+	csr := func(m *sparse.CSR) {
+		if m == nil {
+			u64(math.MaxUint64)
+			return
+		}
+		u64(uint64(m.Rows))
+		u64(uint64(m.Cols))
+		for _, p := range m.Ptr {
+			u64(uint64(p))
+		}
+		for _, j := range m.Ind {
+			binary.LittleEndian.PutUint32(w[:4], uint32(j))
+			put(w[:4])
+		}
+		for _, v := range m.Val {
+			binary.LittleEndian.PutUint32(w[:4], math.Float32bits(v))
+			put(w[:4])
+		}
+	}
+	for _, v := range net.Views {
+		u64(uint64(len(v.Name)))
+		put([]byte(v.Name))
+		for _, o := range v.Observed {
+			w[0] = 0
+			if o {
+				w[0] = 1
+			}
+			put(w[:1])
+		}
+		csr(v.Adj)
+		csr(v.Features)
+	}
+	h.Write(buf)
+	return h.Sum64()
 }
