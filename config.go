@@ -342,7 +342,9 @@ type Config struct {
 	NoConsistency bool // α = 0: Y from the proximity term alone
 	NoProximity   bool // β = 0
 
-	// Workers bounds the goroutines of the sparse products (0: GOMAXPROCS).
+	// Workers bounds the goroutines of the sparse products (0: GOMAXPROCS);
+	// the dense products follow GOMAXPROCS itself, so a fit's bytes depend
+	// on both (Fit).
 	Workers int
 }
 
@@ -438,10 +440,27 @@ func (c Config) Defaults() Config {
 	return c
 }
 
-// Validate reports the first setting out of range, by its flag name.
+// Validate reports the first setting out of range, by its flag name. A
+// zero field stands for its default (Defaults), as everywhere.
 func (c Config) Validate() error {
+	c = c.Defaults()
 	bad := func(name string, v any, want string) error {
 		return fmt.Errorf("%s = %v: want %s", name, v, want)
+	}
+	if _, err := ParseYReg(c.YReg.String()); err != nil {
+		return bad("y-reg", c.YReg, "orth or fro")
+	}
+	if _, err := proximity.ParseNorm(c.Norm.String()); err != nil {
+		return bad("proximity-norm", c.Norm, "rw, sym or none")
+	}
+	if _, err := proximity.ParseLaplacian(c.Laplacian.String()); err != nil {
+		return bad("laplacian", c.Laplacian, "unnormalized or normalized")
+	}
+	if _, err := nn.ParseActivation(c.Activation.String()); err != nil {
+		return bad("activation", c.Activation, "sigmoid, relu, tanh or identity")
+	}
+	if !(c.YTol >= 0) || math.IsInf(c.YTol, 0) {
+		return bad("y-tol", c.YTol, "finite and ≥ 0")
 	}
 	if c.Dim < 1 {
 		return bad("dim", c.Dim, "at least 1")

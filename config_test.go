@@ -173,3 +173,32 @@ func TestForNetwork(t *testing.T) {
 		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 3000, true", m.Config.Beta, m.Config.OrthAllNodes)
 	}
 }
+
+// TestValidateZeroAndEnums: a zero field is its default, so the zero Config
+// and the presets validate; enumerations out of range do not (a model saved
+// with one could not be loaded back).
+func TestValidateZeroAndEnums(t *testing.T) {
+	for _, c := range []Config{{}, {Dim: 16}, Paper()} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{YReg: 7}, "y-reg"},
+		{Config{Norm: 9}, "proximity-norm"},
+		{Config{Laplacian: 9}, "laplacian"},
+		{Config{Activation: 42}, "activation"},
+		{Config{YTol: -1}, "y-tol"},
+		{Config{YTol: math.NaN()}, "y-tol"},
+	} {
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	if _, err := Fit(context.Background(), smallNet(t, 60), quickConfig(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "nil random generator") {
+		t.Errorf("Fit with a nil rng: err = %v", err)
+	}
+}

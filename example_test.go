@@ -17,7 +17,8 @@ func ExampleFit() {
 	if err != nil {
 		panic(err)
 	}
-	// A short fit; the zero Config means the paper's defaults.
+	// A short fit; a zero field of Config means its default (Paper() is
+	// the paper-faithful preset).
 	m, err := dpmne.Fit(context.Background(), net, dpmne.Config{Dim: 16, Iterations: 5}, rand.New(rand.NewPCG(1, 0)), dpmne.Options{
 		Progress: func(it dpmne.Iteration) {
 			if it.Iteration == 5 {

@@ -140,7 +140,9 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 
 // Fit learns a DPMNE embedding of net. Randomness (autoencoder
 // initialisation, minibatch order, the randomised SVD of the initial Y) comes
-// only from rng, so the same rng state and Workers give the same bytes.
+// only from rng, so the same rng state, Workers and GOMAXPROCS give the same
+// bytes (the dense products split their rows by GOMAXPROCS, which changes
+// the order of floating-point sums).
 //
 // Initialisation: each autoencoder is pretrained for cfg.Pretrain epochs (at
 // most about cfg.PretrainBatches minibatches, on a random subset) on
@@ -159,6 +161,9 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // stands (Y and B of the last completed steps) together with an error
 // wrapping ErrCanceled and ctx.Err().
 func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
+	if rng == nil {
+		return nil, errors.New("dpmne: Fit: nil random generator")
+	}
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}

@@ -46,10 +46,19 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	if len(x) != len(m.Views) {
 		return nil, fmt.Errorf("embed: features for %d views, the model has %d", len(x), len(m.Views))
 	}
+	if has != nil && len(has) != len(x) {
+		return nil, fmt.Errorf("embed: presence flags for %d views, features for %d", len(has), len(x))
+	}
 	k := -1
 	for s, xs := range x {
 		if xs == nil {
 			continue
+		}
+		if err := xs.Check(); err != nil {
+			return nil, fmt.Errorf("embed: view %q: features: %w", m.Views[s].Name, err)
+		}
+		if i := slices.IndexFunc(xs.Val, func(f float32) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) }); i >= 0 {
+			return nil, fmt.Errorf("embed: view %q: features hold a non-finite value (%v)", m.Views[s].Name, xs.Val[i])
 		}
 		if xs.Cols != m.Views[s].In {
 			return nil, fmt.Errorf("embed: view %q: features have width %d, want %d", m.Views[s].Name, xs.Cols, m.Views[s].In)
@@ -62,8 +71,8 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 			return nil, fmt.Errorf("embed: view %q: %d presence flags for %d rows", m.Views[s].Name, len(has[s]), k)
 		}
 	}
-	if k < 0 {
-		return nil, errors.New("embed: no features in any view")
+	if k <= 0 {
+		return nil, errors.New("embed: no features in any view, or no rows")
 	}
 	if !m.Config.NoAutoencoder && m.Config.Loss == nn.CrossEntropy.String() {
 		// As Fit reads them (clipUnit): the cross-entropy's inputs are in
@@ -201,6 +210,9 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	if s < 0 || s >= len(m.Views) {
 		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
+	}
+	if y == nil || y.IsEmpty() {
+		return nil, errors.New("impute: no embeddings")
 	}
 	k, d := y.Dims()
 	if _, md := m.Y.Dims(); d != md {

@@ -365,3 +365,54 @@ func TestEmbedClipsInputs(t *testing.T) {
 		t.Errorf("inputs 7 and -3 embed as %v, want as 1 and 0: %v", a.RawRowView(0)[:3], b.RawRowView(0)[:3])
 	}
 }
+
+// TestEmbedBadInput: inputs a library user could pass by mistake are
+// errors, never panics.
+func TestEmbedBadInput(t *testing.T) {
+	net := smallNet(t, 200)
+	m, err := Fit(context.Background(), net, quickConfig(), rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, has := nodeViews(net, 0)
+	withVal := func(v float32) []*sparse.CSR {
+		c := *x[0]
+		c.Val = append([]float32(nil), x[0].Val...)
+		c.Val[0] = v
+		xs := append([]*sparse.CSR(nil), x...)
+		xs[0] = &c
+		return xs
+	}
+	badPtr := func() []*sparse.CSR {
+		c := *x[0]
+		c.Ptr = []int{0, len(c.Ind) + 5}
+		xs := append([]*sparse.CSR(nil), x...)
+		xs[0] = &c
+		return xs
+	}
+	empty := append([]*sparse.CSR(nil), x...)
+	for s := range empty {
+		if empty[s] != nil {
+			empty[s] = sparse.Zeros(0, empty[s].Cols)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		x    []*sparse.CSR
+		has  [][]bool
+		want string
+	}{
+		{"short has", x, has[:1], "presence flags for 1 views"},
+		{"empty has", x, [][]bool{}, "presence flags for 0 views"},
+		{"malformed CSR", badPtr(), has, "features: sparse"},
+		{"NaN feature", withVal(float32(math.NaN())), has, "non-finite"},
+		{"no rows", empty, nil, "no rows"},
+	} {
+		if _, err := m.Embed(tc.x, tc.has); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := m.Impute(0, nil); err == nil {
+		t.Error("Impute(0, nil): no error")
+	}
+}

@@ -2,14 +2,19 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
 // AUC returns the area under the ROC curve of scores for the binary labels
 // (true = positive): the probability that a random positive scores above a
 // random negative, ties counting one half (the Mann–Whitney statistic, as
-// scikit-learn's roc_auc_score). NaN when either class is empty.
+// scikit-learn's roc_auc_score). NaN when either class is empty, when a
+// score is NaN, or when the two slices differ in length.
 func AUC(scores []float64, positive []bool) float64 {
+	if len(positive) != len(scores) || slices.ContainsFunc(scores, math.IsNaN) {
+		return math.NaN() // a NaN never ties with itself: the rank loop below would not advance
+	}
 	idx := sortedByScore(scores)
 	var np, nn float64
 	for _, p := range positive {

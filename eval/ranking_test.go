@@ -69,3 +69,22 @@ func TestAUCBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestAUCUndefined: a NaN score or slices of different lengths give NaN,
+// at once (a NaN never ties with itself, and the rank loop used to spin on
+// it forever).
+func TestAUCUndefined(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		scores   []float64
+		positive []bool
+	}{
+		{"NaN score", []float64{1, math.NaN(), 3}, []bool{true, false, true}},
+		{"positive longer", []float64{1, 2}, []bool{true, false, true}},
+		{"positive shorter", []float64{1, 2, 3}, []bool{true, false}},
+	} {
+		if got := AUC(tc.scores, tc.positive); !math.IsNaN(got) {
+			t.Errorf("%s: AUC %v, want NaN", tc.name, got)
+		}
+	}
+}

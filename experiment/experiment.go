@@ -66,7 +66,8 @@ type Spec struct {
 // (classification) and table3 (clustering), by default of DPMNE and every
 // baseline of package baseline, table4 (ablations), table5 (binary
 // codes), pdr (Fig. 1: partial data ratio 0, 0.2, 0.4, 0.6), dim (Fig. 3:
-// 16…512) and views (Fig. 2: leave one view out).
+// 16…512), views (Fig. 2: leave one view out) and linkpred (link
+// prediction on held-out edges).
 func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
 	s := Spec{Name: name, Data: data, Methods: methods, Repeats: repeats, Seed: seed, Task: "classify", Metric: "micro-F1"}
 	if len(s.Methods) == 0 {
@@ -396,6 +397,13 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 		emb, d, err := m.Embed(ctx, train, Params{Dim: p.Dim, Seed: p.Seed + uint64(r), DPMNE: p.DPMNE})
 		if err != nil {
 			return nil, nil, nil, err
+		}
+		n := train.N()
+		if d < 1 || len(emb) != n*d {
+			return nil, nil, nil, fmt.Errorf("len(emb) = %d, want n·d = %d·%d", len(emb), n, d)
+		}
+		if i := slices.IndexFunc(emb, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); i >= 0 {
+			return nil, nil, nil, fmt.Errorf("embedding row %d has a non-finite value (%v in column %d)", i/d, emb[i], i%d)
 		}
 		scores := make([]float64, len(pairs))
 		pos := make([]bool, len(pairs))

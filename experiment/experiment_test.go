@@ -338,3 +338,36 @@ func clearSeconds(cells []Cell) []Cell {
 	}
 	return cells
 }
+
+// broken methods return an embedding one row short, or one holding a NaN.
+func init() {
+	Register(Method{Name: "test-short", Description: "one row short", Embed: func(_ context.Context, net *multiplex.Network, _ Params) ([]float64, int, error) {
+		return make([]float64, (net.N()-1)*4), 4, nil
+	}})
+	Register(Method{Name: "test-nan", Description: "a NaN", Embed: func(_ context.Context, net *multiplex.Network, _ Params) ([]float64, int, error) {
+		emb := make([]float64, net.N()*4)
+		for i := range emb {
+			emb[i] = float64(i % 7)
+		}
+		emb[5] = math.NaN()
+		return emb, 4, nil
+	}})
+}
+
+// TestLinkPredictionBadEmbedding: link prediction refuses a method's
+// embedding of the wrong length or with a non-finite value, as
+// classification does (it used to panic, and to hang on a NaN score).
+func TestLinkPredictionBadEmbedding(t *testing.T) {
+	for _, tc := range []struct{ method, want string }{
+		{"test-short", "want n·d"},
+		{"test-nan", "non-finite"},
+	} {
+		s, err := Named("linkpred", []string{"synthetic"}, []string{tc.method}, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), s, load, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.method, err, tc.want)
+		}
+	}
+}

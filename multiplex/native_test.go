@@ -376,3 +376,45 @@ func TestValidateWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateShapes: networks a library user can build in code that
+// Validate must refuse with an error, never a panic.
+func TestValidateShapes(t *testing.T) {
+	load := func() *Network {
+		net, err := Load(writeFiles(t, tinyFiles(t)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Network) *Network
+		want   string
+	}{
+		{"nil", func(*Network) *Network { return nil }, "nil"},
+		{"no Nodes", func(*Network) *Network { return &Network{} }, "without Nodes"},
+		{"nil view", func(n *Network) *Network { n.Views[1] = nil; return n }, "view 1 is nil"},
+		{"empty view", func(n *Network) *Network {
+			v := n.Views[1]
+			v.Adj, v.Features = sparse.Zeros(n.N(), n.N()), nil
+			clear(v.Observed)
+			return n
+		}, `view "work" observes no node`},
+		{"multi-label class out of range", func(n *Network) *Network {
+			n.Labels.Multi = make([][]int, n.N())
+			n.Labels.Multi[0] = []int{0, 99}
+			return n
+		}, "class 99 outside"},
+	} {
+		err := tc.change(load()).Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Partial refuses to empty a view.
+	net := load()
+	if _, err := PartialViews(net, []float64{0, 0.9, 0}, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "leaves it no node") {
+		t.Errorf("Partial emptying a view: err = %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc64"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dpmne/dpmne/sparse"
@@ -205,12 +206,21 @@ func (net *Network) PatternName(p int) string {
 // nodes; features with n rows, empty outside observed nodes; finite values;
 // labels in range; every node observed in at least one view.
 func (net *Network) Validate() error {
+	if net == nil || net.Nodes == nil {
+		return fmt.Errorf("network: nil, or without Nodes")
+	}
 	n := net.N()
+	if n == 0 {
+		return fmt.Errorf("network %q has no nodes", net.Name)
+	}
 	if len(net.Views) == 0 {
 		return fmt.Errorf("network %q has no views", net.Name)
 	}
 	seen := make(map[string]bool)
-	for _, v := range net.Views {
+	for s, v := range net.Views {
+		if v == nil {
+			return fmt.Errorf("network %q: view %d is nil", net.Name, s)
+		}
 		if seen[v.Name] {
 			return fmt.Errorf("view name %q appears twice", v.Name)
 		}
@@ -220,6 +230,9 @@ func (net *Network) Validate() error {
 		}
 		if v.Adj == nil || v.Adj.Rows != n || v.Adj.Cols != n {
 			return fmt.Errorf("view %q: adjacency must be %d×%d", v.Name, n, n)
+		}
+		if !slices.Contains(v.Observed, true) {
+			return fmt.Errorf("view %q observes no node: drop it", v.Name)
 		}
 		if err := v.Adj.Check(); err != nil {
 			return fmt.Errorf("view %q: adjacency: %w", v.Name, err)
@@ -273,6 +286,13 @@ func (net *Network) Validate() error {
 		}
 		if l.Multi != nil && len(l.Multi) != n {
 			return fmt.Errorf("labels: %d multi-label entries, want %d nodes", len(l.Multi), n)
+		}
+		for i, cs := range l.Multi {
+			for _, c := range cs {
+				if c < 0 || c >= len(l.Names) {
+					return fmt.Errorf("labels: node %q has class %d outside [0,%d)", net.Nodes.ID(i), c, len(l.Names))
+				}
+			}
 		}
 	}
 	return nil

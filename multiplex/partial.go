@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -65,6 +66,9 @@ func PartialViews(net *Network, pdr []float64, rng *rand.Rand) (*Network, error)
 		keep := make([]bool, n)
 		for i := range n {
 			keep[i] = v.Observed[i] && !remove[s][i]
+		}
+		if !slices.Contains(keep, true) {
+			return nil, fmt.Errorf("view %q: partial data ratio %v leaves it no node (of %d observed); lower it", v.Name, pdr[s], v.NumObserved())
 		}
 		out.Views = append(out.Views, v.Restrict(keep))
 	}

@@ -58,8 +58,8 @@ func (m *CSR) Check() error {
 		return fmt.Errorf("sparse: Ptr[Rows] = %d, len(Ind) = %d, len(Val) = %d: want all equal", m.Ptr[m.Rows], len(m.Ind), len(m.Val))
 	}
 	for i := 0; i < m.Rows; i++ {
-		if m.Ptr[i+1] < m.Ptr[i] {
-			return fmt.Errorf("sparse: Ptr decreases at row %d", i)
+		if m.Ptr[i+1] < m.Ptr[i] || m.Ptr[i+1] > len(m.Ind) {
+			return fmt.Errorf("sparse: Ptr decreases at row %d or passes len(Ind) = %d", i, len(m.Ind))
 		}
 		prev := int32(-1)
 		for _, j := range m.Ind[m.Ptr[i]:m.Ptr[i+1]] {

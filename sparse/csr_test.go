@@ -193,3 +193,20 @@ func TestComponents(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMalformed: Check reports a malformed CSR, never panics.
+func TestCheckMalformed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    CSR
+	}{
+		{"Ptr passes Ind", CSR{Rows: 3, Cols: 3, Ptr: []int{0, 5, 2, 2}, Ind: []int32{0, 1}, Val: []float32{1, 1}}},
+		{"Ptr decreases", CSR{Rows: 2, Cols: 3, Ptr: []int{0, 2, 1}, Ind: []int32{0}, Val: []float32{1}}},
+		{"short Ptr", CSR{Rows: 2, Cols: 3, Ptr: []int{0}}},
+		{"column out of range", CSR{Rows: 1, Cols: 2, Ptr: []int{0, 1}, Ind: []int32{5}, Val: []float32{1}}},
+	} {
+		if err := tc.m.Check(); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
