@@ -336,6 +336,17 @@ func TestLegacyConfig(t *testing.T) {
 	}
 }
 
+// editView0 returns x with view 0's features copied (their values too) and
+// changed by edit; x is left as it was.
+func editView0(x []*sparse.CSR, edit func(*sparse.CSR)) []*sparse.CSR {
+	c := *x[0]
+	c.Val = slices.Clone(x[0].Val)
+	edit(&c)
+	xs := slices.Clone(x)
+	xs[0] = &c
+	return xs
+}
+
 // TestEmbedClipsInputs: under the cross-entropy Embed reads its inputs
 // clipped to [0, 1], as the fit does: a value of 7 embeds as a 1 would,
 // and a negative one as a 0.
@@ -350,11 +361,7 @@ func TestEmbedClipsInputs(t *testing.T) {
 		t.Fatal("node 0 needs two features in view0")
 	}
 	embed := func(v0, v1 float32) *mat.Dense {
-		c := *x[0]
-		c.Val = append([]float32(nil), x[0].Val...)
-		c.Val[0], c.Val[1] = v0, v1
-		xs := append([]*sparse.CSR(nil), x...)
-		xs[0] = &c
+		xs := editView0(x, func(c *sparse.CSR) { c.Val[0], c.Val[1] = v0, v1 })
 		e, err := m.Embed(xs, has)
 		if err != nil {
 			t.Fatal(err)
@@ -376,19 +383,10 @@ func TestEmbedBadInput(t *testing.T) {
 	}
 	x, has := nodeViews(net, 0)
 	withVal := func(v float32) []*sparse.CSR {
-		c := *x[0]
-		c.Val = append([]float32(nil), x[0].Val...)
-		c.Val[0] = v
-		xs := append([]*sparse.CSR(nil), x...)
-		xs[0] = &c
-		return xs
+		return editView0(x, func(c *sparse.CSR) { c.Val[0] = v })
 	}
 	badPtr := func() []*sparse.CSR {
-		c := *x[0]
-		c.Ptr = []int{0, len(c.Ind) + 5}
-		xs := append([]*sparse.CSR(nil), x...)
-		xs[0] = &c
-		return xs
+		return editView0(x, func(c *sparse.CSR) { c.Ptr = []int{0, len(c.Ind) + 5} })
 	}
 	empty := append([]*sparse.CSR(nil), x...)
 	for s := range empty {
