@@ -355,8 +355,8 @@ type Config struct {
 // node, the squared error (the paper's; weighted-mse with a NonzeroWeight
 // above 1) instead of the cross-entropy, which cannot reconstruct them (a
 // loss that is named is kept, and Fit refuses such features under "bce");
-// then Defaults. FeaturedDefaults is cleared on a network with features, where
-// it changes nothing. Fit takes its configuration through it.
+// then Defaults. FeaturedDefaults is cleared on a network with features,
+// where it changes nothing. Fit takes its configuration through it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
 	for _, v := range net.Views {

@@ -906,11 +906,12 @@ func smallComponentRows(graphs []*sparse.CSR, n, d int) (free, single []int) {
 }
 
 // checkUnitRange reports the first entry of a view's features, on a node
-// observed there, outside [0, 1] (only the negative ones with rowNormalized, whose rows are scaled
-// to unit length first). The binary cross-entropy, the default loss, is
-// made for such inputs: on a target x > 1 its −x·log p − (1−x)·log(1−p)
-// falls without bound as p → 1, and training runs away instead of failing.
-// Propagation and the fill take means, which stay in the range.
+// observed there, outside [0, 1] (only the negative ones with
+// rowNormalized, whose rows are scaled to unit length first). The binary
+// cross-entropy is made for inputs in that range: on a target x > 1 its
+// −x·log p − (1−x)·log(1−p) falls without bound as p → 1, and training
+// runs away instead of failing. Propagation and the fill take means, which
+// stay in the range.
 func checkUnitRange(v *multiplex.View, nodes *multiplex.Nodes, rowNormalized bool) error {
 	x := v.Features
 	for i := range x.Rows {
