@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -28,6 +29,12 @@ func Partial(net *Network, pdr float64, rng *rand.Rand) (*Network, error) {
 
 // PartialViews is Partial with its own ratio for each view.
 func PartialViews(net *Network, pdr []float64, rng *rand.Rand) (*Network, error) {
+	if rng == nil {
+		return nil, errors.New("partial: nil random generator")
+	}
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
 	n, t := net.N(), len(net.Views)
 	if len(pdr) != t {
 		return nil, fmt.Errorf("%d partial data ratios for %d views", len(pdr), t)

@@ -2,6 +2,7 @@ package multiplex
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -12,10 +13,13 @@ import (
 // paper's Fig. 2 experiment.
 func SelectViews(net *Network, names []string) (sub *Network, dropped int, err error) {
 	var views []*View
-	for _, name := range names {
+	for k, name := range names {
 		v, ok := net.View(name)
 		if !ok {
 			return nil, 0, fmt.Errorf("no view %q in %s", name, net.Name)
+		}
+		if slices.Contains(names[:k], name) {
+			return nil, 0, fmt.Errorf("select views: %q named twice", name)
 		}
 		views = append(views, v)
 	}

@@ -3,6 +3,7 @@ package multiplex
 import (
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -79,5 +80,20 @@ func TestHoldOutEdges(t *testing.T) {
 	}
 	if _, _, err := HoldOutEdges(net, 1, rand.New(rand.NewPCG(1, 2))); err == nil {
 		t.Error("fraction 1 accepted")
+	}
+}
+
+// TestSelectViewsTwice: a view named twice is an error (the result would
+// not validate).
+func TestSelectViewsTwice(t *testing.T) {
+	net, err := Load(writeFiles(t, tinyFiles(t)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := SelectViews(net, []string{"work", "work"}); err == nil || !strings.Contains(err.Error(), `"work" named twice`) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Partial(net, 0.2, nil); err == nil || !strings.Contains(err.Error(), "nil random generator") {
+		t.Errorf("Partial with a nil rng: err = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -113,6 +114,9 @@ func (c *Config) Validate() error {
 // Generate draws a network from the model with randomness from rng. Node ids
 // are "0".."n-1", classes "c0", "c1", …, views "view0", "view1", ….
 func Generate(cfg Config, rng *rand.Rand) (*multiplex.Network, error) {
+	if rng == nil {
+		return nil, errors.New("synth: Generate: nil random generator")
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

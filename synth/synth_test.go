@@ -171,3 +171,10 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+// TestGenerateNilRNG: a nil generator is an error, not a panic.
+func TestGenerateNilRNG(t *testing.T) {
+	if _, err := Generate(Default(), nil); err == nil || !strings.Contains(err.Error(), "nil random generator") {
+		t.Errorf("err = %v", err)
+	}
+}
