@@ -137,3 +137,13 @@ func ExampleRetrievalHamming() {
 	// Output:
 	// 5 queries, precision@2 0.300, mAP 0.5667
 }
+
+// CheckEmbedding says why a matrix cannot be scored, by row and column.
+func ExampleCheckEmbedding() {
+	x := []float64{1, 0, 0, math.NaN()} // 2×2
+	fmt.Println(eval.CheckEmbedding(x, 2, 2))
+	fmt.Println(eval.CheckEmbedding(x[:3], 2, 2))
+	// Output:
+	// eval: CheckEmbedding: embedding row 1 has a non-finite value (NaN in column 1)
+	// eval: CheckEmbedding: len(x) = 3, want n·d = 2·2 = 4
+}

@@ -28,6 +28,14 @@ func checkMatrix(fn, param, noun string, x []float64, n, d int) error {
 	return nil
 }
 
+// CheckEmbedding reports what makes x unfit to be scored as a row-major
+// n×d embedding (the check every function of the package makes of its
+// input): n or d not positive, len(x) ≠ n·d, or a non-finite value, by
+// its row and column.
+func CheckEmbedding(x []float64, n, d int) error {
+	return checkMatrix("CheckEmbedding", "x", "embedding", x, n, d)
+}
+
 // compactLabels maps the non-negative labels to 0..K−1 in increasing order of
 // value; negative labels (unknown) become −1. distinct[c] is the original
 // label of class c and labelled the number of non-negative labels.

@@ -398,12 +398,8 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		n := train.N()
-		if d < 1 || len(emb) != n*d {
-			return nil, nil, nil, fmt.Errorf("len(emb) = %d, want n·d = %d·%d", len(emb), n, d)
-		}
-		if i := slices.IndexFunc(emb, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); i >= 0 {
-			return nil, nil, nil, fmt.Errorf("embedding row %d has a non-finite value (%v in column %d)", i/d, emb[i], i%d)
+		if err := eval.CheckEmbedding(emb, train.N(), d); err != nil {
+			return nil, nil, nil, err
 		}
 		scores := make([]float64, len(pairs))
 		pos := make([]bool, len(pairs))

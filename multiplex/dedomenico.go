@@ -2,7 +2,6 @@ package multiplex
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -90,7 +89,7 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 			if w, err = strconv.ParseFloat(string(fs[3]), 32); err != nil || w != w {
 				return nil, lr.errorf(4, "weight %q is not a number", fs[3])
 			}
-			if !(float32(w) > 0) || math.IsInf(w, 0) || math.IsInf(float64(float32(w)), 0) {
+			if !validWeight(w) {
 				return nil, lr.errorf(4, "weight %s: want finite and > 0", fs[3])
 			}
 		}

@@ -121,13 +121,8 @@ func (m *Manifest) loadNative() (*Network, error) {
 			if err := nodes.fixRows(p, a.Rows); err != nil {
 				return nil, err
 			}
-			for i := range a.Rows {
-				ind, val := a.Row(i)
-				for k, w := range val {
-					if !(w > 0) || math.IsInf(float64(w), 0) {
-						return nil, &InputError{File: p, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, ind[k], w)}
-					}
-				}
+			if i, j, w, bad := badWeight(a); bad {
+				return nil, &InputError{File: p, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, j, w)}
 			}
 			lv.adj = a
 		}
@@ -293,7 +288,7 @@ func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
 			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
 				return lr.errorf(3, "weight %q is not a finite number", fs[2])
 			}
-			if !(float32(w) > 0) || math.IsInf(float64(float32(w)), 0) {
+			if !validWeight(w) {
 				return lr.errorf(3, "weight %s: want > 0 (leave the pair out for no edge)", fs[2])
 			}
 		}
@@ -539,8 +534,12 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 			v.Observed[lv.ec[k]] = true
 		}
 		adj, err = undirected(b, merge, spec.SelfLoops)
-		if err == nil && slices.ContainsFunc(adj.Val, func(w float32) bool { return math.IsInf(float64(w), 0) }) {
-			return nil, &InputError{File: m.path(spec.Edges), Msg: fmt.Sprintf("view %q: a pair's weights sum past float32's range (\"merge\": \"sum\")", spec.Name)}
+		if err == nil {
+			// Each weight read was valid (validWeight): only a sum can
+			// have overflowed.
+			if _, _, _, bad := badWeight(adj); bad {
+				return nil, &InputError{File: m.path(spec.Edges), Msg: fmt.Sprintf("view %q: a pair's weights sum past float32's range (\"merge\": \"sum\")", spec.Name)}
+			}
 		}
 	default:
 		adj = sparse.Zeros(n, n)

@@ -243,13 +243,8 @@ func (net *Network) Validate() error {
 		if !v.Adj.IsSymmetric() {
 			return fmt.Errorf("view %q: adjacency is not symmetric", v.Name)
 		}
-		for i := range n {
-			ind, val := v.Adj.Row(i)
-			for k, w := range val {
-				if !(w > 0) || math.IsInf(float64(w), 0) {
-					return fmt.Errorf("view %q: edge %q–%q has weight %g: want finite and > 0", v.Name, net.Nodes.ID(i), net.Nodes.ID(int(ind[k])), w)
-				}
-			}
+		if i, j, w, bad := badWeight(v.Adj); bad {
+			return fmt.Errorf("view %q: edge %q–%q has weight %g: want finite and > 0", v.Name, net.Nodes.ID(i), net.Nodes.ID(j), w)
 		}
 		if err := checkRows(v.Name, "adjacency", v.Adj, v.Observed); err != nil {
 			return err
@@ -296,6 +291,27 @@ func (net *Network) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validWeight reports whether an edge weight read as w is finite and > 0
+// once stored as float32.
+func validWeight(w float64) bool {
+	f := float32(w)
+	return f > 0 && !math.IsInf(float64(f), 0)
+}
+
+// badWeight returns the first entry of m, by row, whose weight is not
+// finite and > 0 (validWeight), if there is one.
+func badWeight(m *sparse.CSR) (i, j int, w float32, bad bool) {
+	for i := range m.Rows {
+		ind, val := m.Row(i)
+		for k, w := range val {
+			if !validWeight(float64(w)) {
+				return i, int(ind[k]), w, true
+			}
+		}
+	}
+	return 0, 0, 0, false
 }
 
 func checkRows(view, what string, m *sparse.CSR, observed []bool) error {
