@@ -80,6 +80,9 @@ func newCheckpoint(m *Model, it int, data uint64, recon, regW float64, sub *subs
 // with cfg, Iterations aside.
 func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
 	m := cp.Model
+	if m == nil || m.Y == nil {
+		return errors.New("resume: the checkpoint holds no model: want one that ReadCheckpoint read or a fit's Options.Checkpoint wrote")
+	}
 	n, d := m.Y.Dims()
 	if len(m.IDs) != net.N() || !slices.Equal(m.IDs, net.Nodes.IDs()) {
 		return fmt.Errorf("resume: the checkpoint's %d node ids differ from the network's %d", len(m.IDs), net.N())

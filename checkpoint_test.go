@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dpmne/dpmne/multiplex"
 )
 
@@ -237,5 +239,25 @@ func TestCheckpointResumeLegacyConfig(t *testing.T) {
 	raw.Propagate = -1
 	if _, err := Fit(context.Background(), net, raw, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err != nil {
 		t.Errorf("resume with propagation off: %v", err)
+	}
+}
+
+// TestMisuseErrors: a checkpoint without a model, a model without Y or with
+// ids of another count, and a nil view are refused or answered, not
+// panicked on.
+func TestMisuseErrors(t *testing.T) {
+	net := smallNet(t, 100)
+	if _, err := Fit(context.Background(), net, quickConfig(), rand.New(rand.NewPCG(1, 1)), Options{Resume: &Checkpoint{}}); err == nil || !strings.Contains(err.Error(), "holds no model") {
+		t.Errorf("Resume from the zero Checkpoint: err = %v", err)
+	}
+	var b bytes.Buffer
+	if err := (&Model{}).Write(&b); err == nil || !strings.Contains(err.Error(), "no embedding Y") {
+		t.Errorf("Write of the zero Model: err = %v", err)
+	}
+	if err := (&Model{Y: mat.NewDense(2, 1, nil), IDs: []string{"a"}}).Write(&b); err == nil || !strings.Contains(err.Error(), "1 ids for 2 rows") {
+		t.Errorf("Write of a Model with too few ids: err = %v", err)
+	}
+	if Relinkable(nil) {
+		t.Error("Relinkable(nil) = true")
 	}
 }

@@ -10,9 +10,9 @@ import (
 // Relinkable reports whether Config.FeatureKNN re-links view v: whether v
 // has features of its own and misses some node. Fit, EstimateMemory and the
 // experiment's tune (which tries one FeatureKNN value where no view is
-// relinkable) share this rule.
+// relinkable) share this rule. A nil view is not.
 func Relinkable(v *multiplex.View) bool {
-	return v.Features != nil && slices.Contains(v.Observed, false)
+	return v != nil && v.Features != nil && slices.Contains(v.Observed, false)
 }
 
 // withFeatureGraph returns adj with the cosine k-nearest-neighbour graph of

@@ -82,7 +82,8 @@ type ViewModel struct {
 // That is Y with its column means subtracted, times the heat filter
 // Model.Filter (a new matrix); either step is skipped when Config.Uncentred
 // is set or there is no filter, and Y itself is returned when both are.
-// Embed's results are in the same space.
+// Embed's results are in the same space. m must hold a fitted Y (a Model
+// from Fit or ReadModel); Embedding panics on the zero Model.
 func (m *Model) Embedding() *mat.Dense {
 	e := m.centred()
 	if m.Filter != nil {

@@ -63,7 +63,9 @@ func (m Memory) String() string {
 // Memory). It is linear in nodes, stored entries and parameters: nothing in
 // a fit is n×n or n×(feature width) dense, but for the exact
 // reconstruction loss (NegativeSamples < 0), whose 1,024-row batches are
-// densified to the views' widths, counted here too.
+// densified to the views' widths, counted here too. net must be valid
+// (Network.Validate, which Fit calls and EstimateMemory does not): on
+// views whose shapes disagree with the network's it panics.
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	cfg = cfg.ForNetwork(net)
 	n, d := int64(net.N()), int64(cfg.Dim)

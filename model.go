@@ -363,9 +363,18 @@ func (m *Model) Save(path string) error {
 
 // Write writes the model in the versioned binary format.
 func (m *Model) Write(w io.Writer) error {
+	if m.Y == nil {
+		return errors.New("write model: no embedding Y (want a Model from Fit or ReadModel)")
+	}
 	n, d := m.Y.Dims()
+	if len(m.IDs) != n {
+		return fmt.Errorf("write model: %d ids for %d rows of Y", len(m.IDs), n)
+	}
 	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil}
 	for _, v := range m.Views {
+		if v.B == nil {
+			return fmt.Errorf("write model: view %q has no basis B", v.Name)
+		}
 		_, h := v.B.Dims()
 		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight}
 		if v.AE != nil {

@@ -112,10 +112,14 @@ func (c *Codes) Validate() error {
 // np.packbits(bits, axis=1) for an N×Bits 0/1 array: N rows of
 // (Bits+7)/8 bytes, row-major, with big-endian bit order inside each byte
 // (bit j of a code is bit 7−j%8 of byte j/8; the padding bits at the end
-// of a row are zero). np.unpackbits(p, axis=1, count=Bits) undoes it.
+// of a row are zero). np.unpackbits(p, axis=1, count=Bits) undoes it. It
+// panics if Words does not hold N codes of Bits bits (Validate).
 func (c *Codes) PackBits() []uint8 {
 	nb := (c.Bits + 7) / 8
 	w := c.W()
+	if c.N < 0 || c.Bits < 0 || len(c.Words) != c.N*w {
+		panic(fmt.Sprintf("codes: PackBits: %d words for %d codes of %d bits", len(c.Words), c.N, c.Bits))
+	}
 	out := make([]uint8, c.N*nb)
 	for i := range c.N {
 		row := c.Words[i*w : (i+1)*w]

@@ -2,8 +2,10 @@ package codes
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/npy"
@@ -120,6 +122,14 @@ func TestPackBits(t *testing.T) {
 	if _, err := UnpackBits([]uint8{0, 0x20, 0, 0}, 2, 10); err == nil {
 		t.Fatal("UnpackBits accepted a padding bit")
 	}
+	func() { // Codes whose words do not hold N codes panic, naming PackBits.
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "PackBits: 0 words for 2 codes of 10 bits") {
+				t.Errorf("PackBits of inconsistent codes: recovered %v", r)
+			}
+		}()
+		(&Codes{N: 2, Bits: 10}).PackBits()
+	}()
 
 	// Random codes of several lengths round-trip, and bit j sits where
 	// np.packbits puts it.

@@ -80,7 +80,8 @@ func ITQ(y []float64, n, d, iters int, rng *rand.Rand) (*ITQResult, error) {
 }
 
 // Encode returns the codes sign((y − Mean) R) of n new rows y (n×d,
-// row-major, d = len(Mean)). On the training rows it reproduces Codes.
+// row-major, d = len(Mean)). On the training rows it reproduces Codes. It
+// panics if y holds fewer than n·d values.
 func (r *ITQResult) Encode(y []float64, n int) *Codes {
 	d := len(r.Mean)
 	checkDims("Encode", y, n, d)

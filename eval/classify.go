@@ -238,11 +238,11 @@ func Classify(ctx context.Context, emb []float64, n, d int, labels []int, opt Cl
 // (ClassifyOptions.Groups, indexed as ClassifyResult.Groups) over the
 // repeats that test at least one of them, and their number: repeats may
 // come from several Classify calls on the same groups, whose scores it then
-// pools.
+// pools. A repeat without group g (g out of its range) does not count.
 func GroupMicroF1(repeats []RepeatResult, g int) (Stat, int) {
 	var acc []float64
 	for _, rr := range repeats {
-		if rr.Tested[g] > 0 {
+		if g >= 0 && g < len(rr.Tested) && g < len(rr.Correct) && rr.Tested[g] > 0 {
 			acc = append(acc, float64(rr.Correct[g])/float64(rr.Tested[g]))
 		}
 	}

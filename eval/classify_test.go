@@ -338,3 +338,17 @@ func TestInnerFolds(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupMicroF1OutOfRange: a group index outside the repeats' groups
+// counts no repeat, and a negative one neither.
+func TestGroupMicroF1OutOfRange(t *testing.T) {
+	repeats := []RepeatResult{{Tested: []int{4}, Correct: []int{3}}}
+	if s, n := GroupMicroF1(repeats, 0); n != 1 || s.Mean != 0.75 {
+		t.Errorf("group 0: %v over %d repeats, want 0.75 over 1", s.Mean, n)
+	}
+	for _, g := range []int{-1, 1, 3} {
+		if s, n := GroupMicroF1(repeats, g); n != 0 || s != (Stat{}) {
+			t.Errorf("group %d: %+v over %d repeats, want none", g, s, n)
+		}
+	}
+}

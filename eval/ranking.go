@@ -48,8 +48,12 @@ func AUC(scores []float64, positive []bool) float64 {
 // AveragePrecision returns Σ_k (R_k − R_{k−1}) P_k over the distinct score
 // thresholds in decreasing order, P and R the precision and recall of the
 // pairs scoring at least the threshold — scikit-learn's
-// average_precision_score, ties grouped. NaN without positives.
+// average_precision_score, ties grouped. NaN without positives, when a
+// score is NaN, or when the two slices differ in length.
 func AveragePrecision(scores []float64, positive []bool) float64 {
+	if len(positive) != len(scores) || slices.ContainsFunc(scores, math.IsNaN) {
+		return math.NaN()
+	}
 	idx := sortedByScore(scores)
 	var np float64
 	for _, p := range positive {

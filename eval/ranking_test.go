@@ -86,5 +86,8 @@ func TestAUCUndefined(t *testing.T) {
 		if got := AUC(tc.scores, tc.positive); !math.IsNaN(got) {
 			t.Errorf("%s: AUC %v, want NaN", tc.name, got)
 		}
+		if got := AveragePrecision(tc.scores, tc.positive); !math.IsNaN(got) {
+			t.Errorf("%s: AveragePrecision %v, want NaN", tc.name, got)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -32,6 +33,12 @@ func TopKProductGraph(x *sparse.CSR, k int, workers int) (*sparse.CSR, error) {
 func topKGraph(x *sparse.CSR, k int, include []bool, workers int, cosine bool) (*sparse.CSR, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("knn: k = %d, want at least 1", k)
+	}
+	if x == nil {
+		return nil, errors.New("knn: nil feature matrix")
+	}
+	if include != nil && len(include) != x.Rows {
+		return nil, fmt.Errorf("knn: %d entries in include for %d rows", len(include), x.Rows)
 	}
 	n := x.Rows
 	norm := make([]float64, n)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/sparse"
@@ -106,6 +107,27 @@ func TestKNNGraphBruteForce(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestKNNGraphBadInput: k below 1, a nil matrix and an include of another
+// length than the rows are errors.
+func TestKNNGraphBadInput(t *testing.T) {
+	x := sparse.Zeros(3, 2)
+	for _, tc := range []struct {
+		name    string
+		x       *sparse.CSR
+		k       int
+		include []bool
+		want    string
+	}{
+		{"k 0", x, 0, nil, "k = 0"},
+		{"nil matrix", nil, 2, nil, "nil feature matrix"},
+		{"short include", x, 2, []bool{true}, "1 entries in include for 3 rows"},
+	} {
+		if _, err := KNNGraph(tc.x, tc.k, tc.include, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

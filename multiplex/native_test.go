@@ -2,6 +2,7 @@ package multiplex
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -412,9 +413,35 @@ func TestValidateShapes(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	// Partial refuses to empty a view.
+	// Partial refuses to empty a view, and a nil network.
 	net := load()
 	if _, err := PartialViews(net, []float64{0, 0.9, 0}, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "leaves it no node") {
 		t.Errorf("Partial emptying a view: err = %v", err)
+	}
+	if _, err := Partial(nil, 0.2, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("Partial of a nil network: err = %v", err)
+	}
+	// Restrict panics, naming itself, on a keep of another length.
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "View.Restrict: 1 entries in keep") {
+				t.Errorf("Restrict with a short keep: recovered %v", r)
+			}
+		}()
+		net.Views[0].Restrict([]bool{true})
+	}()
+}
+
+// TestNodesZeroValue: the zero Nodes is an empty id map.
+func TestNodesZeroValue(t *testing.T) {
+	var n Nodes
+	if i := n.Add("a"); i != 0 {
+		t.Errorf("Add(a) = %d, want 0", i)
+	}
+	if i := n.Add("b"); i != 1 {
+		t.Errorf("Add(b) = %d, want 1", i)
+	}
+	if i, ok := n.Index("a"); !ok || i != 0 || n.Add("a") != 0 || n.Len() != 2 {
+		t.Errorf("Index(a) = %d, %v; Len %d", i, ok, n.Len())
 	}
 }

@@ -33,10 +33,14 @@ func NodesOf(ids []string) (*Nodes, error) {
 	return n, nil
 }
 
-// Add returns the index of id, adding it when it is new.
+// Add returns the index of id, adding it when it is new. The zero Nodes is
+// an empty id map, ready to use.
 func (n *Nodes) Add(id string) int {
 	if i, ok := n.index[id]; ok {
 		return i
+	}
+	if n.index == nil {
+		n.index = make(map[string]int)
 	}
 	n.index[id] = len(n.ids)
 	n.ids = append(n.ids, id)

@@ -20,7 +20,11 @@ import (
 // missing from a view in net stay missing. Labels and ids are shared with
 // net; the result is deterministic for a given rng state.
 func Partial(net *Network, pdr float64, rng *rand.Rand) (*Network, error) {
-	pdrs := make([]float64, len(net.Views))
+	var t int
+	if net != nil { // PartialViews refuses a nil network
+		t = len(net.Views)
+	}
+	pdrs := make([]float64, t)
 	for s := range pdrs {
 		pdrs[s] = pdr
 	}
@@ -84,8 +88,12 @@ func PartialViews(net *Network, pdr []float64, rng *rand.Rand) (*Network, error)
 
 // Restrict returns the view observed only on the nodes with keep[i] (which
 // must be a subset of v.Observed): their features and edges are kept, those
-// of all other nodes removed.
+// of all other nodes removed. It panics if keep does not have one entry per
+// node.
 func (v *View) Restrict(keep []bool) *View {
+	if len(keep) != len(v.Observed) {
+		panic(fmt.Sprintf("multiplex: View.Restrict: %d entries in keep for %d nodes", len(keep), len(v.Observed)))
+	}
 	out := &View{Name: v.Name, Observed: keep, Adj: v.Adj.Mask(keep)}
 	if v.Features != nil {
 		out.Features = v.Features.RowSelect(keep)

@@ -33,8 +33,12 @@ func (m *CSR) Row(i int) ([]int32, []float32) {
 // RowNNZ returns the number of stored entries in row i.
 func (m *CSR) RowNNZ(i int) int { return m.Ptr[i+1] - m.Ptr[i] }
 
-// At returns the value at (i, j), zero when it is not stored.
+// At returns the value at (i, j), zero when it is not stored. It panics if
+// (i, j) is outside the matrix.
 func (m *CSR) At(i, j int) float32 {
+	if i < 0 || i >= m.Rows || j < 0 || j >= m.Cols {
+		panic(fmt.Sprintf("sparse: At(%d, %d) outside %d×%d", i, j, m.Rows, m.Cols))
+	}
 	ind, val := m.Row(i)
 	if k, ok := slices.BinarySearch(ind, int32(j)); ok {
 		return val[k]
@@ -217,14 +221,21 @@ func (m *CSR) Symmetrize(merge Merge) (*CSR, error) {
 }
 
 // RowSelect returns the matrix whose rows are those of m for which keep[i] is
-// true, all other rows emptied; the shape is unchanged.
+// true, all other rows emptied; the shape is unchanged. It panics if
+// len(keep) != Rows.
 func (m *CSR) RowSelect(keep []bool) *CSR {
+	if len(keep) != m.Rows {
+		panic(fmt.Sprintf("sparse: RowSelect: %d entries in keep for %d rows", len(keep), m.Rows))
+	}
 	return m.Filter(func(i, _ int, _ float32) bool { return keep[i] })
 }
 
 // Mask returns m with every entry whose row or column is not kept removed.
-// m must be square with len(keep) == Rows.
+// m must be square with len(keep) == Rows; it panics otherwise.
 func (m *CSR) Mask(keep []bool) *CSR {
+	if len(keep) != m.Rows || m.Rows != m.Cols {
+		panic(fmt.Sprintf("sparse: Mask: %d entries in keep for a %d×%d matrix", len(keep), m.Rows, m.Cols))
+	}
 	return m.Filter(func(i, j int, _ float32) bool { return keep[i] && keep[j] })
 }
 
@@ -319,6 +330,9 @@ func (b *Builder) Add(i, j int, v float32) {
 // merge. Non-finite values are an error. The builder may be reused after
 // Build only through Reset.
 func (b *Builder) Build(merge Merge) (*CSR, error) {
+	if b.rows < 0 || b.cols < 0 {
+		return nil, fmt.Errorf("sparse: a %d×%d matrix: want non-negative dimensions", b.rows, b.cols)
+	}
 	if b.rows > math.MaxInt32 || b.cols > math.MaxInt32 {
 		return nil, fmt.Errorf("sparse: %d×%d exceeds int32 indices", b.rows, b.cols)
 	}

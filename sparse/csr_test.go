@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -208,5 +209,35 @@ func TestCheckMalformed(t *testing.T) {
 		if err := tc.m.Check(); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// TestShapeMisuse: shape errors in the functions without an error return
+// panic with a message naming the function and the shapes; Build returns
+// an error for negative dimensions.
+func TestShapeMisuse(t *testing.T) {
+	m := Zeros(3, 3)
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"RowSelect short keep", func() { m.RowSelect([]bool{true}) }, "RowSelect: 1 entries in keep for 3 rows"},
+		{"Mask short keep", func() { m.Mask([]bool{true, true}) }, "Mask: 2 entries in keep for a 3×3 matrix"},
+		{"Mask non-square", func() { Zeros(3, 2).Mask([]bool{true, true, true}) }, "for a 3×2 matrix"},
+		{"At row outside", func() { m.At(5, 0) }, "At(5, 0) outside 3×3"},
+		{"At column outside", func() { m.At(0, -1) }, "At(0, -1) outside 3×3"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+					t.Errorf("%s: recovered %v, want a panic with %q", tc.name, r, tc.want)
+				}
+			}()
+			tc.f()
+		}()
+	}
+	if _, err := NewBuilder(-1, -1).Build(MergeMax); err == nil || !strings.Contains(err.Error(), "non-negative") {
+		t.Errorf("Build of a -1×-1 builder: err = %v", err)
 	}
 }
