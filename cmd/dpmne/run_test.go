@@ -435,6 +435,19 @@ func TestTrainResume(t *testing.T) {
 	if !bytes.Equal(whole, resumed) {
 		t.Error("the resumed fit's embedding differs from the uninterrupted fit's")
 	}
+	// The checkpoint is now at iteration 7: resuming with fewer iterations
+	// fits nothing and says so.
+	out := filepath.Join(dir, "fewer.npy")
+	_, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "the checkpoint is at iteration 7, not below --iterations 3: nothing is fitted") {
+		t.Errorf("--resume past --iterations: no notice in\n%s", stderr)
+	}
+	if fewer, err := os.ReadFile(out); err != nil || !bytes.Equal(fewer, whole) {
+		t.Errorf("--resume past --iterations: the written embedding is not the checkpoint's (err %v)", err)
+	}
 }
 
 func TestParseMemory(t *testing.T) {

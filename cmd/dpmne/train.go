@@ -247,7 +247,11 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	}
 	if opt.Resume != nil {
 		bar.Add(opt.Resume.Iteration)
-		fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", opt.Resume.Iteration)
+		if it, want := opt.Resume.Iteration, cfg.Defaults().Iterations; it >= want {
+			fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing is fitted, its state is written\n", it, want)
+		} else {
+			fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", it)
+		}
 	}
 	opt.Progress = progress
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
