@@ -28,8 +28,6 @@ type MultiplexEdgesOptions struct {
 	// Merge combines an edge listed more than once within a layer
 	// (default MergeMax: a directed pair listed both ways keeps its weight).
 	Merge sparse.Merge
-	// SelfLoops keeps self-loops instead of dropping them.
-	SelfLoops bool
 }
 
 // LabelRange gives the class Label to every integer node id in [From, To].
@@ -131,7 +129,7 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 			b.Add(u, v, e.w)
 			obs[u], obs[v] = true, true
 		}
-		adj, err := undirected(b, opt.Merge, opt.SelfLoops)
+		adj, err := undirected(b, opt.Merge)
 		if err != nil {
 			return nil, fmt.Errorf("%s: layer %d: %w", edges, id, err)
 		}

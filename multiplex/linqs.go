@@ -131,7 +131,7 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 	if err := lr.err(); err != nil {
 		return nil, err
 	}
-	adj, err := undirected(eb, sparse.MergeMax, false)
+	adj, err := undirected(eb, sparse.MergeMax)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cites, err)
 	}
@@ -156,16 +156,14 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 
 // undirected builds the symmetric adjacency of the (possibly directed,
 // possibly duplicated) edges in b: duplicates merged with merge, the two
-// directions combined with MergeMax, self-loops dropped unless keepLoops.
-func undirected(b *sparse.Builder, merge sparse.Merge, keepLoops bool) (*sparse.CSR, error) {
+// directions combined with MergeMax, self-loops dropped (Network's views
+// have none).
+func undirected(b *sparse.Builder, merge sparse.Merge) (*sparse.CSR, error) {
 	m, err := b.Build(merge)
 	if err != nil {
 		return nil, err
 	}
-	if !keepLoops {
-		m = m.DropDiagonal()
-	}
-	return m.Symmetrize(sparse.MergeMax)
+	return m.DropDiagonal().Symmetrize(sparse.MergeMax)
 }
 
 // labelsFromNames returns single-class labels from per-node class names, the

@@ -44,7 +44,8 @@ import (
 //     absent), a scipy sparse .npz (csr, csc or coo), a dense 2-D .npy, or
 //     "file.mat:VAR" (dense or sparse). Edges are made undirected,
 //     duplicates combined by Merge ("max" by default, or "sum", "first",
-//     "error") and self-loops dropped unless SelfLoops is set.
+//     "error") and self-loops dropped (a node whose only edge is a
+//     self-loop still counts as observed in the view).
 //   - Features: a sparse text file of lines "<id> <index>:<value> …"
 //     (0-based indices; FeatureDim gives the width, by default the largest
 //     index + 1), a dense 2-D .npy, a scipy sparse .npz, or "file.mat:VAR".
@@ -96,7 +97,6 @@ type ViewSpec struct {
 	KNN        int           `json:"knn,omitempty"`
 	Metapath   *MetapathSpec `json:"metapath,omitempty"`
 	Merge      string        `json:"merge,omitempty"`
-	SelfLoops  bool          `json:"self_loops,omitempty"`
 }
 
 // MetapathSpec builds a view from a bipartite table, as heterogeneous

@@ -508,13 +508,9 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 	var err error
 	switch {
 	case lv.adj != nil:
-		adj = lv.adj
-		if !spec.SelfLoops {
-			adj = adj.DropDiagonal()
-		}
-		adj, err = adj.Symmetrize(sparse.MergeMax)
+		adj, err = lv.adj.DropDiagonal().Symmetrize(sparse.MergeMax)
 		if err == nil {
-			markRows(v.Observed, lv.adj)
+			markEntries(v.Observed, lv.adj)
 		}
 	case spec.KNN > 0:
 		adj, err = KNNGraph(v.Features, spec.KNN, v.Observed, 0)
@@ -533,7 +529,7 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 			v.Observed[lv.er[k]] = true
 			v.Observed[lv.ec[k]] = true
 		}
-		adj, err = undirected(b, merge, spec.SelfLoops)
+		adj, err = undirected(b, merge)
 		if err == nil {
 			// Each weight read was valid (validWeight): only a sum can
 			// have overflowed.
@@ -563,13 +559,18 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 	return v, nil
 }
 
-// markRows marks as observed every node with a stored entry in the raw
-// adjacency (self-loops included: a node whose only entry is on the diagonal
-// is present in the view).
-func markRows(observed []bool, raw *sparse.CSR) {
+// markEntries marks as observed every node with a stored entry in its row
+// or its column of the raw adjacency, which may hold one triangle only
+// (self-loops included: a node whose only entry is on the diagonal is
+// present in the view, though the loop is dropped).
+func markEntries(observed []bool, raw *sparse.CSR) {
 	for i := range raw.Rows {
-		if raw.RowNNZ(i) > 0 {
+		ind, _ := raw.Row(i)
+		if len(ind) > 0 {
 			observed[i] = true
+		}
+		for _, j := range ind {
+			observed[j] = true
 		}
 	}
 }

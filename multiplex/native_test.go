@@ -188,6 +188,7 @@ func TestNativeErrors(t *testing.T) {
 		{"label duplicate", map[string]string{"labels.txt": "a x\na y\n"}, []string{"labels.txt:2", "already labelled on line 1"}},
 		{"manifest syntax", map[string]string{"manifest.json": "{\n  \"name\": \"x\",\n  \"views\": [\n}"}, []string{"manifest.json:4", "invalid JSON"}},
 		{"manifest unknown field", map[string]string{"manifest.json": `{"name":"x","vews":[]}`}, []string{"manifest.json", `unknown field "vews"`}},
+		{"manifest self_loops", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"work.edges","self_loops":true}]}`}, []string{"manifest.json", `unknown field "self_loops"`}},
 		{"manifest wrong type", map[string]string{"manifest.json": `{"name":"x","views":[{"name":"v","knn":"three"}]}`}, []string{"manifest.json:1", "knn"}},
 		{"manifest empty", map[string]string{"manifest.json": ""}, []string{"manifest.json", "empty"}},
 		{"manifest no views", map[string]string{"manifest.json": `{"name":"x"}`}, []string{"manifest.json", "no views"}},
@@ -281,6 +282,39 @@ func TestNativeMergeEitherWay(t *testing.T) {
 		if got, back := adj.At(0, 1), adj.At(1, 0); got != tc.want || back != tc.want {
 			t.Errorf("merge %s: weights %v / %v, want %v both ways", tc.merge, got, back, tc.want)
 		}
+	}
+}
+
+// TestNativeTriangularMatrix: a matrix holding one triangle of the graph
+// (scipy.sparse.triu's) loads as the undirected graph, every node with an
+// entry in its row or its column observed; a self-loop is dropped but still
+// marks its node observed.
+func TestNativeTriangularMatrix(t *testing.T) {
+	upper := []float32{
+		0, 1, 0, 0, 0,
+		0, 0, 2, 0, 0,
+		0, 0, 0, 1, 0,
+		0, 0, 0, 0, 0,
+		0, 0, 0, 0, 3,
+	}
+	net, err := Load(writeFiles(t, map[string]string{
+		"manifest.json": `{"views":[{"name":"v","edges":"up.npy"}]}`,
+		"up.npy":        npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{5, 5}, upper) }),
+	}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := net.Views[0]
+	if !slices.Equal(v.Observed, []bool{true, true, true, true, true}) {
+		t.Errorf("observed %v, want all five", v.Observed)
+	}
+	for _, e := range [][3]int{{0, 1, 1}, {1, 2, 2}, {2, 3, 1}} {
+		if a, b := v.Adj.At(e[0], e[1]), v.Adj.At(e[1], e[0]); a != float32(e[2]) || b != float32(e[2]) {
+			t.Errorf("edge %d–%d: %v / %v, want %d both ways", e[0], e[1], a, b, e[2])
+		}
+	}
+	if v.Adj.NNZ() != 6 {
+		t.Errorf("%d stored entries, want 6 (three edges, the self-loop dropped)", v.Adj.NNZ())
 	}
 }
 
