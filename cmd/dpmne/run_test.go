@@ -331,6 +331,7 @@ func TestTrainErrors(t *testing.T) {
 		// A zero that Config would read as its default is refused, not
 		// swapped for the default; so are negatives no flag documents.
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda", "0"}, "--lambda 0: want > 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--nonzero-weight", "0"}, "--nonzero-weight 0: want ≥ 1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda-b", "0"}, "--lambda-b 0: want > 0"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--learning-rate", "0"}, "--learning-rate 0: want > 0"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--dim", "0"}, "--dim 0: want ≥ 1"},

@@ -46,7 +46,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
 	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse; without the flag, mse on a network whose features leave [0, 1]")
-	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight of non-zero inputs in the loss (0: 8 for bce and weighted-mse, 1 for mse, which weighs nothing)")
+	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight (≥ 1) of non-zero inputs in the loss (default: 8 for bce and weighted-mse, 1 for mse, which weighs nothing)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
@@ -165,6 +165,9 @@ func (f *modelFlags) checkZeros(c *dpmne.Config) error {
 		if set(p.name) && p.v == 0 {
 			return fmt.Errorf("--%s 0: want > 0", p.name)
 		}
+	}
+	if set("nonzero-weight") && c.NonzeroWeight == 0 {
+		return errors.New("--nonzero-weight 0: want ≥ 1 (leave the flag out for the loss's own: 8 for bce and weighted-mse, 1 for mse)")
 	}
 	for _, p := range []struct {
 		name  string
