@@ -122,6 +122,14 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	return s, nil
 }
 
+// Partial returns the partial network that the pdr experiment fits at
+// ratio pdr with seed: multiplex.Partial drawing from the experiment's own
+// random stream. `dpmne data info --pdr`, `train --pdr` and `tune --pdr`
+// draw with it too, so that one ratio and seed name one network everywhere.
+func Partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Network, error) {
+	return multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 7)))
+}
+
 // Cell is one result: a method on a data set at one setting value.
 type Cell struct {
 	Data    string  `json:"data"`
@@ -238,7 +246,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 				}
 			case "pdr":
-				if net, err = multiplex.Partial(base, v, rand.New(rand.NewPCG(s.Seed, 7))); err != nil {
+				if net, err = Partial(base, v, s.Seed); err != nil {
 					return nil, err
 				}
 			case "dim":

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/fetch"
 	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
@@ -113,7 +114,7 @@ func newDataCmd(g *globals) *cobra.Command {
 				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
 			}
 			if pdr > 0 {
-				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 0))); err != nil {
+				if net, err = experiment.Partial(net, pdr, seed); err != nil {
 					return err
 				}
 			}

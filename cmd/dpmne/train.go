@@ -335,7 +335,7 @@ Go runtime's soft memory limit.`,
 				return err
 			}
 			if pdr > 0 {
-				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(mf.seed, 1))); err != nil {
+				if net, err = experiment.Partial(net, pdr, mf.seed); err != nil {
 					return err
 				}
 			}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne/experiment"
-	"github.com/dpmne/dpmne/multiplex"
 )
 
 func newTuneCmd(g *globals) *cobra.Command {
@@ -55,7 +53,7 @@ those fits join the ranking.`,
 			if pdr > 0 {
 				// The partial network dpmne experiment pdr fits at this
 				// PDR with the same seed.
-				if net, err = multiplex.Partial(net, pdr, rand.New(rand.NewPCG(mf.seed, 7))); err != nil {
+				if net, err = experiment.Partial(net, pdr, mf.seed); err != nil {
 					return fmt.Errorf("--pdr: %w", err)
 				}
 			}
