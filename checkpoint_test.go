@@ -257,6 +257,9 @@ func TestMisuseErrors(t *testing.T) {
 	if err := (&Model{Y: mat.NewDense(2, 1, nil), IDs: []string{"a"}}).Write(&b); err == nil || !strings.Contains(err.Error(), "1 ids for 2 rows") {
 		t.Errorf("Write of a Model with too few ids: err = %v", err)
 	}
+	if err := (&Model{Y: mat.NewDense(1, 1, nil), IDs: []string{"a"}, Views: []ViewModel{{Name: "v"}}}).Write(&b); err == nil || !strings.Contains(err.Error(), `view "v" has no basis B`) {
+		t.Errorf("Write of a Model whose view has no B: err = %v", err)
+	}
 	if Relinkable(nil) {
 		t.Error("Relinkable(nil) = true")
 	}

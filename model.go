@@ -494,7 +494,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	// with overflow-checked arithmetic (a header may claim anything).
 	avail := uint64(size) - 16 - hlen
 	var need uint64
-	ok := hdr.N >= 0 && hdr.D >= 1
+	ok := hdr.N >= 1 && hdr.D >= 1 // a fit has nodes (Network.Validate)
 	add := func(a, b int, elem uint64) {
 		if a < 0 || b < 0 {
 			ok = false
@@ -540,7 +540,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(max(hdr.N, 1), hdr.D, padRows(y, hdr.N, hdr.D))}
+	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(hdr.N, hdr.D, y)}
 	for _, vh := range hdr.Views {
 		b, err := read64(hdr.D*vh.H, "basis of view "+vh.Name)
 		if err != nil {
@@ -581,11 +581,4 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 		m.Filter = mat.NewDense(hdr.D, hdr.D, f)
 	}
 	return m, nil
-}
-
-func padRows(y []float64, n, d int) []float64 {
-	if n == 0 {
-		return make([]float64, d)
-	}
-	return y
 }

@@ -71,8 +71,8 @@ func TestAUCBruteForce(t *testing.T) {
 }
 
 // TestAUCUndefined: a NaN score or slices of different lengths give NaN,
-// at once (a NaN never ties with itself, and the rank loop used to spin on
-// it forever).
+// at once, from AUC and AveragePrecision (a NaN never ties with itself, and
+// AUC's rank loop used to spin on it forever).
 func TestAUCUndefined(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

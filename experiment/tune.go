@@ -198,6 +198,9 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	pretrains := orDefault(g.Pretrain, def.Pretrain)
 	weights := orDefault(g.NonzeroWeight, def.NonzeroWeight)
 	for _, v := range weights {
+		if v == 0 { // Config would read it as its default
+			return nil, nil, fmt.Errorf("tune: non-zero weight %g: want ≥ 1", v)
+		}
 		// Config's own check of the weight against the loss, the other
 		// settings at their defaults.
 		if err := (dpmne.Config{Loss: def.Loss, NonzeroWeight: v}).Defaults().Validate(); err != nil {

@@ -15,9 +15,11 @@ import (
 // the k other rows most similar to it (similarity > 0, ties broken by the
 // smaller index), and the directed choices are made undirected by union, all
 // weights 1. Rows for which include is false (when include is non-nil) take
-// no part. It uses an inverted index, so its cost is Σ over columns of
-// (column count)², not n²; rows are processed in parallel on workers
-// goroutines (0 means GOMAXPROCS) with a result that does not depend on it.
+// no part; include, when non-nil, has one entry per row of x (a nil x or
+// another length is an error, as is k below 1). It uses an inverted index,
+// so its cost is Σ over columns of (column count)², not n²; rows are
+// processed in parallel on workers goroutines (0 means GOMAXPROCS) with a
+// result that does not depend on it.
 func KNNGraph(x *sparse.CSR, k int, include []bool, workers int) (*sparse.CSR, error) {
 	return topKGraph(x, k, include, workers, true)
 }

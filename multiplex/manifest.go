@@ -97,6 +97,12 @@ type ViewSpec struct {
 	KNN        int           `json:"knn,omitempty"`
 	Metapath   *MetapathSpec `json:"metapath,omitempty"`
 	Merge      string        `json:"merge,omitempty"`
+	// SelfLoops is read for the manifests of older versions, which had
+	// the option: false (their default) is accepted, true is an error, as
+	// a view's self-loops are always dropped.
+	//
+	// Deprecated: self-loops are always dropped.
+	SelfLoops *bool `json:"self_loops,omitempty"`
 }
 
 // MetapathSpec builds a view from a bipartite table, as heterogeneous
@@ -199,6 +205,9 @@ func (m *Manifest) check(file string) error {
 				return bad("views[%d]: view name %q appears twice", k, v.Name)
 			}
 			seen[v.Name] = true
+			if v.SelfLoops != nil && *v.SelfLoops {
+				return bad("view %q: \"self_loops\": true is no longer read: a view's self-loops are dropped (a node whose only edge is a self-loop still counts as observed)", v.Name)
+			}
 			n := 0
 			for _, set := range []bool{v.Edges != "", v.KNN > 0, v.Metapath != nil} {
 				if set {

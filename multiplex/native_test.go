@@ -188,7 +188,7 @@ func TestNativeErrors(t *testing.T) {
 		{"label duplicate", map[string]string{"labels.txt": "a x\na y\n"}, []string{"labels.txt:2", "already labelled on line 1"}},
 		{"manifest syntax", map[string]string{"manifest.json": "{\n  \"name\": \"x\",\n  \"views\": [\n}"}, []string{"manifest.json:4", "invalid JSON"}},
 		{"manifest unknown field", map[string]string{"manifest.json": `{"name":"x","vews":[]}`}, []string{"manifest.json", `unknown field "vews"`}},
-		{"manifest self_loops", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"work.edges","self_loops":true}]}`}, []string{"manifest.json", `unknown field "self_loops"`}},
+		{"manifest self_loops", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"work.edges","self_loops":true}]}`}, []string{"manifest.json", `"self_loops": true is no longer read`}},
 		{"manifest wrong type", map[string]string{"manifest.json": `{"name":"x","views":[{"name":"v","knn":"three"}]}`}, []string{"manifest.json:1", "knn"}},
 		{"manifest empty", map[string]string{"manifest.json": ""}, []string{"manifest.json", "empty"}},
 		{"manifest no views", map[string]string{"manifest.json": `{"name":"x"}`}, []string{"manifest.json", "no views"}},
@@ -297,24 +297,40 @@ func TestNativeTriangularMatrix(t *testing.T) {
 		0, 0, 0, 0, 0,
 		0, 0, 0, 0, 3,
 	}
-	net, err := Load(writeFiles(t, map[string]string{
-		"manifest.json": `{"views":[{"name":"v","edges":"up.npy"}]}`,
-		"up.npy":        npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{5, 5}, upper) }),
-	}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := net.Views[0]
-	if !slices.Equal(v.Observed, []bool{true, true, true, true, true}) {
-		t.Errorf("observed %v, want all five", v.Observed)
-	}
-	for _, e := range [][3]int{{0, 1, 1}, {1, 2, 2}, {2, 3, 1}} {
-		if a, b := v.Adj.At(e[0], e[1]), v.Adj.At(e[1], e[0]); a != float32(e[2]) || b != float32(e[2]) {
-			t.Errorf("edge %d–%d: %v / %v, want %d both ways", e[0], e[1], a, b, e[2])
+	lower := make([]float32, 25)
+	for i := range 5 {
+		for j := range 5 {
+			lower[i*5+j] = upper[j*5+i]
 		}
 	}
-	if v.Adj.NNZ() != 6 {
-		t.Errorf("%d stored entries, want 6 (three edges, the self-loop dropped)", v.Adj.NNZ())
+	for name, m := range map[string][]float32{"upper": upper, "lower": lower} {
+		files := map[string]string{
+			// "self_loops": false, as older manifests may say, is read.
+			"manifest.json": `{"views":[{"name":"v","edges":"m.npy","self_loops":false}]}`,
+			"m.npy":         npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{5, 5}, m) }),
+		}
+		net, err := Load(writeFiles(t, files), "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		v := net.Views[0]
+		if !slices.Equal(v.Observed, []bool{true, true, true, true, true}) {
+			t.Errorf("%s: observed %v, want all five", name, v.Observed)
+		}
+		for _, e := range [][3]int{{0, 1, 1}, {1, 2, 2}, {2, 3, 1}} {
+			if a, b := v.Adj.At(e[0], e[1]), v.Adj.At(e[1], e[0]); a != float32(e[2]) || b != float32(e[2]) {
+				t.Errorf("%s: edge %d–%d: %v / %v, want %d both ways", name, e[0], e[1], a, b, e[2])
+			}
+		}
+		if v.Adj.NNZ() != 6 {
+			t.Errorf("%s: %d stored entries, want 6 (three edges, the self-loop dropped)", name, v.Adj.NNZ())
+		}
+		// An observed list must name the nodes a column alone marks too.
+		files["manifest.json"] = `{"views":[{"name":"v","edges":"m.npy","observed":"o.txt"}]}`
+		files["o.txt"] = "0\n1\n2\n4\n"
+		if _, err := Load(writeFiles(t, files), ""); err == nil || !strings.Contains(err.Error(), `node "3" has edges or features but is not listed as observed`) {
+			t.Errorf("%s: observed list without node 3: err = %v", name, err)
+		}
 	}
 }
 

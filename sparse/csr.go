@@ -327,7 +327,8 @@ func (b *Builder) Add(i, j int, v float32) {
 }
 
 // Build returns the CSR matrix of the triplets, combining duplicates with
-// merge. Non-finite values are an error. The builder may be reused after
+// merge. Non-finite values, negative dimensions and dimensions past int32
+// indices are errors. The builder may be reused after
 // Build only through Reset.
 func (b *Builder) Build(merge Merge) (*CSR, error) {
 	if b.rows < 0 || b.cols < 0 {

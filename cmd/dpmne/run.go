@@ -110,13 +110,8 @@ func newDataCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if pdr < 0 || pdr >= 1 {
-				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
-			}
-			if pdr > 0 {
-				if net, err = experiment.Partial(net, pdr, seed); err != nil {
-					return err
-				}
+			if net, err = partial(net, pdr, seed); err != nil {
+				return err
 			}
 			s := multiplex.Summarize(net)
 			if asJSON {
@@ -321,4 +316,25 @@ func fitViews[T any](vals []T, k int) []T {
 		out = append(out, vals[len(vals)-1])
 	}
 	return out
+}
+
+// checkPDR checks a --pdr value.
+func checkPDR(pdr float64) error {
+	if !(pdr >= 0 && pdr < 1) {
+		return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+	}
+	return nil
+}
+
+// partial applies --pdr: the partial network that dpmne experiment pdr fits
+// at that ratio with the same seed (experiment.Partial), or net itself at 0.
+// data info, train and tune share it.
+func partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Network, error) {
+	if err := checkPDR(pdr); err != nil {
+		return nil, err
+	}
+	if pdr == 0 {
+		return net, nil
+	}
+	return experiment.Partial(net, pdr, seed)
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/internal/testenv"
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/npy"
 )
 
@@ -443,11 +445,16 @@ func TestTrainResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr, "the checkpoint is at iteration 7, not below --iterations 3: nothing is fitted") {
+	if !strings.Contains(stderr, "the checkpoint is at iteration 7, not below --iterations 3: nothing was fitted") {
 		t.Errorf("--resume past --iterations: no notice in\n%s", stderr)
 	}
 	if fewer, err := os.ReadFile(out); err != nil || !bytes.Equal(fewer, whole) {
 		t.Errorf("--resume past --iterations: the written embedding is not the checkpoint's (err %v)", err)
+	}
+	// A checkpoint refused for other settings gets no such notice.
+	_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
+	if err == nil || !strings.Contains(err.Error(), "resume: setting Dim") || strings.Contains(stderr, "nothing was fitted") {
+		t.Errorf("--resume with another --dim: err %v, stderr\n%s", err, stderr)
 	}
 }
 
@@ -772,6 +779,7 @@ func TestTune(t *testing.T) {
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
+		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
 	} {
 		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v", tc.flag, tc.value, err)
@@ -942,6 +950,42 @@ func TestReadWord2Vec(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		case err != nil && len(err.Error()) > 300:
 			t.Errorf("%s: a %d-byte error", tc.name, len(err.Error()))
+		}
+	}
+}
+
+// TestPDRSameNetwork: data info --pdr describes the partial network that
+// experiment pdr fits at that ratio and seed (experiment.Partial), which
+// train --pdr and tune --pdr draw too (partial).
+func TestPDRSameNetwork(t *testing.T) {
+	var g globals
+	net, err := g.loadNetwork(syntheticName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := experiment.Partial(net, 0.4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaFlag, err := partial(net, 0.4, 2)
+	if err != nil || viaFlag.Fingerprint() != want.Fingerprint() {
+		t.Fatalf("partial(0.4, 2) is not experiment.Partial's network (err %v)", err)
+	}
+	stdout, _, err := runCLI(t, "data", "info", "synthetic", "--pdr", "0.4", "--seed", "2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got multiplex.Summary
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	s := multiplex.Summarize(want)
+	if got.Components != s.Components || got.Edgeless != s.Edgeless || len(got.Views) != len(s.Views) {
+		t.Fatalf("data info --pdr 0.4 --seed 2: %d components, %d edgeless; experiment.Partial: %d, %d", got.Components, got.Edgeless, s.Components, s.Edgeless)
+	}
+	for k, v := range got.Views {
+		if v.Observed != s.Views[k].Observed || v.Edges != s.Views[k].Edges {
+			t.Errorf("view %s: %d observed, %d edges; experiment.Partial: %d, %d", v.Name, v.Observed, v.Edges, s.Views[k].Observed, s.Views[k].Edges)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 // where the flag documents none. An explicit --alpha 0 or --beta 0 is the
 // ablation it names (Config.NoConsistency, NoProximity). Zeros that the
 // flags document (--filter-tau, --propagate, --fill-hops, --feature-knn,
-// --nonzero-weight, --lambda-w, --workers) are left to config.
+// --lambda-w, --workers) are left to config.
 func (f *modelFlags) checkZeros(c *dpmne.Config) error {
 	set := f.fs.Changed
 	if set("alpha") && c.Alpha == 0 {
@@ -250,15 +250,17 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	}
 	if opt.Resume != nil {
 		bar.Add(opt.Resume.Iteration)
-		if it, want := opt.Resume.Iteration, cfg.Defaults().Iterations; it >= want {
-			fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing is fitted, its state is written\n", it, want)
-		} else {
-			fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", it)
+		if opt.Resume.Iteration < cfg.Defaults().Iterations {
+			fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", opt.Resume.Iteration)
 		}
 	}
 	opt.Progress = progress
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
 	bar.Finish()
+	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= cfg.Defaults().Iterations {
+		// Said once Fit has accepted the checkpoint.
+		fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing was fitted, its state is written\n", cp.Iteration, cfg.Defaults().Iterations)
+	}
 	return m, err
 }
 
@@ -307,8 +309,8 @@ Go runtime's soft memory limit.`,
 			if method != "dpmne" && (checkpointDir != "" || resume) {
 				return fmt.Errorf("--method %s: --checkpoint and --resume are DPMNE's", method)
 			}
-			if pdr < 0 || pdr >= 1 {
-				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+			if err := checkPDR(pdr); err != nil {
+				return err
 			}
 			cfg, err := mf.config()
 			if err != nil {
@@ -334,10 +336,8 @@ Go runtime's soft memory limit.`,
 			if err != nil {
 				return err
 			}
-			if pdr > 0 {
-				if net, err = experiment.Partial(net, pdr, mf.seed); err != nil {
-					return err
-				}
+			if net, err = partial(net, pdr, mf.seed); err != nil {
+				return err
 			}
 			if method != "dpmne" {
 				if !quiet {

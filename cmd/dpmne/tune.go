@@ -47,15 +47,10 @@ those fits join the ranking.`,
 			if err != nil {
 				return err
 			}
-			if pdr < 0 || pdr >= 1 {
-				return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
-			}
-			if pdr > 0 {
-				// The partial network dpmne experiment pdr fits at this
-				// PDR with the same seed.
-				if net, err = experiment.Partial(net, pdr, mf.seed); err != nil {
-					return fmt.Errorf("--pdr: %w", err)
-				}
+			// The partial network dpmne experiment pdr fits at this PDR
+			// with the same seed.
+			if net, err = partial(net, pdr, mf.seed); err != nil {
+				return err
 			}
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
