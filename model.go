@@ -510,6 +510,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	}
 	add(hdr.N, hdr.D, 8)
 	for _, v := range hdr.Views {
+		ok = ok && v.H >= 1
 		add(hdr.D, v.H, 8)
 		for _, l := range v.Layers {
 			add(l.In, l.Out, 4)
@@ -569,7 +570,12 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 			if err := ae.Check(); err != nil {
 				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
 			}
+			if vh.H != ae.CodeDim() {
+				return nil, fmt.Errorf("view %s: basis of %d columns for codes of %d", vh.Name, vh.H, ae.CodeDim())
+			}
 			vm.AE = ae
+		} else if vh.H != vh.In {
+			return nil, fmt.Errorf("view %s: basis of %d columns for %d features read as codes (no autoencoder)", vh.Name, vh.H, vh.In)
 		}
 		m.Views = append(m.Views, vm)
 	}

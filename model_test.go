@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -166,6 +167,47 @@ func nodeViews(net *multiplex.Network, i int) ([]*sparse.CSR, [][]bool) {
 		has[s] = []bool{v.Observed[i]}
 	}
 	return x, has
+}
+
+// withHeader returns the model file data with its JSON header edited.
+func withHeader(data []byte, edit func([]byte) []byte) []byte {
+	hlen := binary.LittleEndian.Uint64(data[8:16])
+	js := edit(slices.Clone(data[16 : 16+hlen]))
+	out := append(slices.Clone(data[:8]), binary.LittleEndian.AppendUint64(nil, uint64(len(js)))...)
+	out = append(out, js...)
+	return append(out, data[16+hlen:]...)
+}
+
+// TestReadModelHeaderSizes: a header whose sizes cannot describe a fit (a
+// basis of no columns, or of another width than the codes, no nodes) is an
+// error, not a panic.
+func TestReadModelHeaderSizes(t *testing.T) {
+	net := smallNet(t, 30)
+	for _, noAE := range []bool{false, true} {
+		cfg := Config{Dim: 2, Hidden: []int{3}, Iterations: 1, Pretrain: 1, Batch: 8, NoAutoencoder: noAE}
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := m.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		h := fmt.Sprintf(`"h":%d`, m.Views[0].B.RawMatrix().Cols)
+		for _, tc := range []struct{ name, old, new, want string }{
+			{"basis of 0 columns", h, `"h":0`, "header describes"},
+			{"basis of another width", h, `"h":1`, "basis of 1 columns"},
+			{"no nodes", `"n":30`, `"n":0`, "header describes"},
+		} {
+			data := withHeader(b.Bytes(), func(js []byte) []byte { return bytes.Replace(js, []byte(tc.old), []byte(tc.new), 1) })
+			if bytes.Equal(data, b.Bytes()) {
+				t.Fatalf("%s: %s not in the header", tc.name, tc.old)
+			}
+			if _, err := ReadModel(bytes.NewReader(data), int64(len(data))); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("no autoencoder %v, %s: err = %v, want %q", noAE, tc.name, err, tc.want)
+			}
+		}
+	}
 }
 
 // FuzzReadModel feeds arbitrary bytes to the model reader: it must return a
