@@ -169,6 +169,21 @@ func nodeViews(net *multiplex.Network, i int) ([]*sparse.CSR, [][]bool) {
 	return x, has
 }
 
+// fitWritten fits net with cfg (fit seed 1) and returns the model and its
+// file's bytes.
+func fitWritten(tb testing.TB, net *multiplex.Network, cfg Config) (*Model, *bytes.Buffer) {
+	tb.Helper()
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return m, &b
+}
+
 // withHeader returns the model file data with its JSON header edited.
 func withHeader(data []byte, edit func([]byte) []byte) []byte {
 	hlen := binary.LittleEndian.Uint64(data[8:16])
@@ -185,14 +200,7 @@ func TestReadModelHeaderSizes(t *testing.T) {
 	net := smallNet(t, 30)
 	for _, noAE := range []bool{false, true} {
 		cfg := Config{Dim: 2, Hidden: []int{3}, Iterations: 1, Pretrain: 1, Batch: 8, NoAutoencoder: noAE}
-		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := m.Write(&b); err != nil {
-			t.Fatal(err)
-		}
+		m, b := fitWritten(t, net, cfg)
 		h := fmt.Sprintf(`"h":%d`, m.Views[0].B.RawMatrix().Cols)
 		for _, tc := range []struct{ name, old, new, want string }{
 			{"basis of 0 columns", h, `"h":0`, "header describes"},
@@ -221,14 +229,7 @@ func FuzzReadModel(f *testing.F) {
 		if noAE {
 			cfg.FilterTau = 2 // a model file with a filter
 		}
-		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
-		if err != nil {
-			f.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := m.Write(&b); err != nil {
-			f.Fatal(err)
-		}
+		_, b := fitWritten(f, net, cfg)
 		f.Add(b.Bytes())
 		f.Add(b.Bytes()[:len(b.Bytes())/3])
 	}
@@ -291,20 +292,18 @@ func TestSaveLoadTransposedLayer(t *testing.T) {
 // Config's JSON object changed by edit; the rest of the file is kept.
 func editHeader(t *testing.T, data []byte, edit func(cfg map[string]any)) []byte {
 	t.Helper()
-	hlen := binary.LittleEndian.Uint64(data[8:16])
-	var hdr map[string]any
-	if err := json.Unmarshal(data[16:16+hlen], &hdr); err != nil {
-		t.Fatal(err)
-	}
-	edit(hdr["config"].(map[string]any))
-	js, err := json.Marshal(hdr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := slices.Clone(data[:8])
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(js)))
-	out = append(out, js...)
-	return append(out, data[16+hlen:]...)
+	return withHeader(data, func(js []byte) []byte {
+		var hdr map[string]any
+		if err := json.Unmarshal(js, &hdr); err != nil {
+			t.Fatal(err)
+		}
+		edit(hdr["config"].(map[string]any))
+		js, err := json.Marshal(hdr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
+	})
 }
 
 // TestLegacyConfig: a model file written before a setting gained an "on"
@@ -315,14 +314,7 @@ func TestLegacyConfig(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
 	cfg.Iterations = 1
-	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
+	m, buf := fitWritten(t, net, cfg)
 	off := func(c *Config) {
 		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate, c.FillHops = -1, -1, -1, -1, -1, -1
 		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.NoFillCopy, c.OrthAllNodes, c.DescendIsolated = -1, true, true, true, true, true
