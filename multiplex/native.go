@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -551,12 +552,51 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 		}
 		for i := range n {
 			if v.Observed[i] && !obs[i] {
-				return nil, &InputError{File: m.path(spec.Observed), Msg: fmt.Sprintf("view %q: node %q has edges or features but is not listed as observed", spec.Name, nodes.ID(i))}
+				return nil, &InputError{File: m.path(spec.Observed), Msg: fmt.Sprintf("view %q: node %q has edges or features but is not listed as observed%s", spec.Name, nodes.ID(i), m.namedBy(spec, nodes.ID(i)))}
 			}
 		}
 		v.Observed = obs
 	}
 	return v, nil
+}
+
+// namedBy says where a view's files give node id edges or features, for
+// the error of an observed list that leaves it out: " (FILE:LINE names
+// it)" for the first text line naming it, else " (it has entries in
+// FILE)" for a matrix file, else "". It runs on that error only, so the
+// loader keeps no line numbers.
+func (m *Manifest) namedBy(spec ViewSpec, id string) string {
+	for _, f := range []struct {
+		file string
+		ids  int // leading fields that are node ids
+	}{{spec.Edges, 2}, {spec.Features, 1}} {
+		if f.file == "" {
+			continue
+		}
+		p := m.path(f.file)
+		if isMatrixFile(f.file) {
+			if f.ids == 1 && spec.FeatureIDs != "" {
+				p = m.path(spec.FeatureIDs)
+			} else {
+				return fmt.Sprintf(" (it has entries in %s)", p)
+			}
+		}
+		r, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		lr := newLineReader(p, r, true)
+		for lr.next() {
+			for _, fd := range lr.fields[:min(f.ids, len(lr.fields))] {
+				if string(fd) == id {
+					r.Close()
+					return fmt.Sprintf(" (%s:%d names it)", p, lr.line)
+				}
+			}
+		}
+		r.Close()
+	}
+	return ""
 }
 
 // markEntries marks as observed every node with a stored entry in its row

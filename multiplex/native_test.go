@@ -181,7 +181,8 @@ func TestNativeErrors(t *testing.T) {
 		{"empty nodes file", map[string]string{"nodes.txt": ""}, []string{"nodes.txt", "empty"}},
 		{"only comments", map[string]string{"nodes.txt": "# nothing\n"}, []string{"nodes.txt", "no ids"}},
 		{"feature rows and ids disagree", map[string]string{"profile.ids": "d\na\nb\n"}, []string{"profile.ids", "3 ids for the 2 feature rows"}},
-		{"observed list omits a node with edges", map[string]string{"work.observed": "c\n"}, []string{"work.observed", `"d"`, "not listed as observed"}},
+		{"observed list omits a node with edges", map[string]string{"work.observed": "c\n"}, []string{"work.observed", `"d"`, "not listed as observed", "work.edges:2 names it"}},
+		{"observed list omits a node with features", map[string]string{"manifest.json": `{"views":[{"name":"v","features":"friends.feat","feature_dim":4,"observed":"o.txt"}]}`, "o.txt": "a\nc\n"}, []string{"o.txt", `"b"`, "friends.feat:2 names it"}},
 		{"missing file", map[string]string{"manifest.json": strings.Replace(good["manifest.json"], "work.edges", "nowhere.edges", 1)}, []string{`view "work"`, "nowhere.edges", "no such file"}},
 		{"truncated npy", map[string]string{"profile.npy": good["profile.npy"][:len(good["profile.npy"])-5]}, []string{"profile.npy", "byte", "truncated"}},
 		{"npy bad magic", map[string]string{"profile.npy": "NOTNUMPY" + good["profile.npy"][8:]}, []string{"profile.npy", "byte 0"}},
@@ -328,7 +329,7 @@ func TestNativeTriangularMatrix(t *testing.T) {
 		// An observed list must name the nodes a column alone marks too.
 		files["manifest.json"] = `{"views":[{"name":"v","edges":"m.npy","observed":"o.txt"}]}`
 		files["o.txt"] = "0\n1\n2\n4\n"
-		if _, err := Load(writeFiles(t, files), ""); err == nil || !strings.Contains(err.Error(), `node "3" has edges or features but is not listed as observed`) {
+		if _, err := Load(writeFiles(t, files), ""); err == nil || !strings.Contains(err.Error(), `node "3" has edges or features but is not listed as observed (it has entries in `) {
 			t.Errorf("%s: observed list without node 3: err = %v", name, err)
 		}
 	}
