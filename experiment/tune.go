@@ -203,7 +203,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 		// Config's own check of the weight against the loss, the other
 		// settings at their defaults.
-		if err := (dpmne.Config{Loss: def.Loss, NonzeroWeight: v}).Defaults().Validate(); err != nil {
+		if err := (dpmne.Config{Loss: def.Loss, NonzeroWeight: v}).Validate(); err != nil {
 			return nil, nil, fmt.Errorf("tune: non-zero weight %g: %w", v, err)
 		}
 	}

@@ -581,22 +581,28 @@ func (m *Manifest) namedBy(spec ViewSpec, id string) string {
 				return fmt.Sprintf(" (it has entries in %s)", p)
 			}
 		}
-		r, err := os.Open(p)
-		if err != nil {
-			continue
+		if line := firstLineNaming(p, f.ids, id); line > 0 {
+			return fmt.Sprintf(" (%s:%d names it)", p, line)
 		}
-		lr := newLineReader(p, r, true)
-		for lr.next() {
-			for _, fd := range lr.fields[:min(f.ids, len(lr.fields))] {
-				if string(fd) == id {
-					r.Close()
-					return fmt.Sprintf(" (%s:%d names it)", p, lr.line)
-				}
-			}
-		}
-		r.Close()
 	}
 	return ""
+}
+
+// firstLineNaming returns the number of the first line of text file p
+// whose first ids fields include id, or 0 for none (or no file).
+func firstLineNaming(p string, ids int, id string) int {
+	r, err := os.Open(p)
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	lr := newLineReader(p, r, true)
+	for lr.next() {
+		if slices.ContainsFunc(lr.fields[:min(ids, len(lr.fields))], func(fd []byte) bool { return string(fd) == id }) {
+			return lr.line
+		}
+	}
+	return 0
 }
 
 // markEntries marks as observed every node with a stored entry in its row

@@ -141,7 +141,7 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if c.Laplacian, err = proximity.ParseLaplacian(f.lapl); err != nil {
 		return c, fmt.Errorf("--laplacian: %w", err)
 	}
-	return c, c.Defaults().Validate()
+	return c, c.Validate() // Validate fills in the defaults
 }
 
 // checkZeros rejects the values of numeric flags that dpmne.Config would
@@ -213,8 +213,9 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	if quiet {
 		stderr = io.Discard
 	}
-	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), cfg.Defaults().Dim, cfg.Defaults().Iterations, fastblas.Name())
-	if d := cfg.Defaults().Dim; d >= net.N() {
+	d, iters := cfg.Defaults().Dim, cfg.Defaults().Iterations
+	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
+	if d >= net.N() {
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
 		// it pulls every direction there is alike (README, "Networks
 		// without features").
@@ -225,7 +226,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
-	bar := progressbar.NewOptions(cfg.Defaults().Iterations,
+	bar := progressbar.NewOptions(iters,
 		progressbar.OptionSetWriter(stderr),
 		progressbar.OptionSetVisibility(isTerminal(stderr)),
 		progressbar.OptionSetDescription("training"),
@@ -250,16 +251,16 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	}
 	if opt.Resume != nil {
 		bar.Add(opt.Resume.Iteration)
-		if opt.Resume.Iteration < cfg.Defaults().Iterations {
+		if opt.Resume.Iteration < iters {
 			fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", opt.Resume.Iteration)
 		}
 	}
 	opt.Progress = progress
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
 	bar.Finish()
-	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= cfg.Defaults().Iterations {
+	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= iters {
 		// Said once Fit has accepted the checkpoint.
-		fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing was fitted, its state is written\n", cp.Iteration, cfg.Defaults().Iterations)
+		fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing was fitted, its state is written\n", cp.Iteration, iters)
 	}
 	return m, err
 }
