@@ -3,6 +3,7 @@ package baseline
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/synth"
+	"gonum.org/v1/gonum/stat"
 )
 
 // planted returns a small partial multiplex stochastic block model: 300
@@ -144,6 +146,7 @@ func TestErrors(t *testing.T) {
 		{"graphsage no edges", GraphSAGE{Epochs: 1}, noEdges},
 		{"dane cross", DANE{Cross: 2}, net},
 		{"dane neighbours", DANE{Neighbours: -1}, net},
+		{"dane dim", DANE{Dim: -1}, net},
 		{"spectral dim", Spectral{Dim: -1}, net},
 		{"features dim", Features{Dim: -1}, net},
 		{"smoothed hops", SmoothedFeatures{Hops: -1}, net},
@@ -155,5 +158,87 @@ func TestErrors(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// TestDANEDim: with Dim set, DANE is Dim wide on three views. Each view's
+// code is ⌈Dim/3⌉ wide, so the embedding is the one of that ViewDim (the
+// same random draws) less its columns of least variance, the others in
+// their order.
+func TestDANEDim(t *testing.T) {
+	cfg := synth.Config{Nodes: 120, Classes: 3, Views: 3,
+		DegreeIn: []float64{5, 4, 4}, DegreeOut: []float64{1, 1, 1},
+		FeatureDims: []int{20, 0, 0}, FeatureNNZ: []int{4, 0, 0}, Signal: []float64{0.5, 0, 0},
+		Missing: []float64{0.1}}
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dim, viewDim int }{{16, 6}, {12, 4}, {2, 1}} {
+		got, d, err := DANE{Dim: tc.dim, Hidden: 16, Epochs: 2}.Embed(context.Background(), net, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, fd, err := DANE{ViewDim: tc.viewDim, Hidden: 16, Epochs: 2}.Embed(context.Background(), net, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != tc.dim || fd != 3*tc.viewDim {
+			t.Fatalf("Dim %d: widths %d and %d, want %d and %d", tc.dim, d, fd, tc.dim, 3*tc.viewDim)
+		}
+		n := net.N()
+		col := func(x []float64, w, j int) []float64 {
+			c := make([]float64, n)
+			for i := range n {
+				c[i] = x[i*w+j]
+			}
+			return c
+		}
+		// Match the kept columns to the full embedding's, in order.
+		var kept []int
+		for j, k := 0, 0; j < d; j++ {
+			for k < fd && !slices.Equal(col(got, d, j), col(full, fd, k)) {
+				k++
+			}
+			if k == fd {
+				t.Fatalf("Dim %d: column %d is no later column of the ViewDim %d embedding", tc.dim, j, tc.viewDim)
+			}
+			kept = append(kept, k)
+			k++
+		}
+		minKept := math.Inf(1)
+		for _, k := range kept {
+			minKept = math.Min(minKept, stat.Variance(col(full, fd, k), nil))
+		}
+		for k := range fd {
+			if !slices.Contains(kept, k) {
+				if v := stat.Variance(col(full, fd, k), nil); v > minKept {
+					t.Errorf("Dim %d: dropped column %d has variance %g, above the kept %g", tc.dim, k, v, minKept)
+				}
+			}
+		}
+	}
+}
+
+func TestDropLeastVariance(t *testing.T) {
+	// The columns' squared deviations sum to 0, 8, 2, 8 (a tie: the later
+	// column goes first).
+	x := []float64{
+		5, 0, 1, 2,
+		5, 4, 3, 6,
+		5, 2, 2, 4,
+	}
+	for _, tc := range []struct {
+		keep int
+		want []float64
+	}{
+		{4, x},
+		{3, []float64{0, 1, 2, 4, 3, 6, 2, 2, 4}},
+		{2, []float64{0, 2, 4, 6, 2, 4}},
+		{1, []float64{0, 4, 2}},
+	} {
+		if got := dropLeastVariance(x, 3, 4, tc.keep); !slices.Equal(got, tc.want) {
+			t.Errorf("keep %d: got %v, want %v", tc.keep, got, tc.want)
+		}
 	}
 }

@@ -1,10 +1,12 @@
 package baseline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
@@ -15,7 +17,11 @@ import (
 // cross-view consistency term, after DANE (Gao and Huang 2018), whose two
 // modalities (structure and attributes) become the views here; the
 // embedding is the concatenation of the views' codes, ViewDim each (64, as
-// the paper sets, so d = 128 for two views and 64·t for t views).
+// the paper sets, so d = 128 for two views and 64·t for t views). With Dim
+// set the embedding is Dim wide on any number of views: each of the t
+// views' codes is ⌈Dim/t⌉ wide, and where t·⌈Dim/t⌉ exceeds Dim the
+// concatenation's columns of least variance are dropped (one column of 129
+// for d = 128 on three views), the others kept as they are.
 //
 // Missing features are first filled in by Fill with the paper's 5 nearest
 // neighbours (§4.2.1). Each view's autoencoder (features → Hidden →
@@ -41,6 +47,9 @@ import (
 // and a small cross-view share (0.1) gave micro-F1 0.823, sigmoid units at
 // 10⁻³ 0.69–0.78 (30–100 epochs), a cross share of 0.5 0.74, of 0.01 0.81.
 type DANE struct {
+	// Dim is the embedding's width, shared among the views (0: t·ViewDim);
+	// it overrides ViewDim.
+	Dim             int
 	ViewDim         int     // code size per view (default 64)
 	Hidden          int     // hidden width (default 200, the paper's)
 	Beta            float32 // weight of the non-zero inputs (default 10)
@@ -94,10 +103,17 @@ func (c DANE) withDefaults() DANE {
 	return c
 }
 
-// Embed returns the n×(t·ViewDim) embedding of net's nodes, t the number
-// of views.
+// Embed returns the n×Dim embedding of net's nodes, or n×(t·ViewDim)
+// without Dim, t the number of views.
 func (c DANE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]float64, int, error) {
 	c = c.withDefaults()
+	t := len(net.Views)
+	if c.Dim < 0 {
+		return nil, 0, fmt.Errorf("baseline: DANE dimension %d: want ≥ 0", c.Dim)
+	}
+	if c.Dim > 0 && t > 0 {
+		c.ViewDim = (c.Dim + t - 1) / t
+	}
 	if c.ViewDim < 1 || c.Epochs < 1 || c.Batch < 1 || c.Alpha < 0 || !(c.Cross >= 0 && c.Cross <= 1) {
 		return nil, 0, fmt.Errorf("baseline: DANE view dimension %d, epochs %d, batch %d, alpha %v, cross %v: want positive, positive, positive, ≥ 0, in [0, 1]",
 			c.ViewDim, c.Epochs, c.Batch, c.Alpha, c.Cross)
@@ -107,7 +123,6 @@ func (c DANE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 		return nil, 0, err
 	}
 	rng := rand.New(stream(seed, streamInit))
-	t := len(net.Views)
 	x := make([]*sparse.CSR, t)
 	g := make([]*sparse.CSR, t)
 	aes := make([]*nn.Autoencoder, t)
@@ -138,7 +153,43 @@ func (c DANE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 			}
 		}
 	}
+	if c.Dim > 0 && d > c.Dim {
+		emb, d = dropLeastVariance(emb, n, d, c.Dim), c.Dim
+	}
 	return emb, d, nil
+}
+
+// dropLeastVariance returns the n×keep matrix of x's (n×d, row-major)
+// columns but its d − keep of least variance (ties: the later column goes),
+// in their order.
+func dropLeastVariance(x []float64, n, d, keep int) []float64 {
+	v := make([]float64, d)
+	for j := range d {
+		var mean, ss float64
+		for i := range n {
+			mean += x[i*d+j]
+		}
+		mean /= float64(max(n, 1))
+		for i := range n {
+			e := x[i*d+j] - mean
+			ss += e * e
+		}
+		v[j] = ss
+	}
+	order := make([]int, d)
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(v[b], v[a]) })
+	cols := order[:keep]
+	slices.Sort(cols)
+	out := make([]float64, n*keep)
+	for i := range n {
+		for k, j := range cols {
+			out[i*keep+k] = x[i*d+j]
+		}
+	}
+	return out
 }
 
 // scaleUnit returns x divided by its largest magnitude (x itself when that

@@ -1,5 +1,7 @@
 package baseline
 
+import "cmp"
+
 // Method is a baseline under the name the experiment registry and
 // `dpmne train --method` know it by.
 type Method struct {
@@ -30,8 +32,8 @@ func Methods() []Method {
 		{"graphsage", "unsupervised GraphSAGE (mean, 2 layers) on the union graph with kNN-filled features", func(d int) Embedder {
 			return GraphSAGE{Dim: d}
 		}},
-		{"dane", "DANE: per-view autoencoders with consistency, kNN-filled features, d/2 per view", func(d int) Embedder {
-			return DANE{ViewDim: (d + 1) / 2}
+		{"dane", "DANE: per-view autoencoders with consistency, kNN-filled features, ⌈d/t⌉ per view on t views, cut to d", func(d int) Embedder {
+			return DANE{Dim: cmp.Or(d, 128)}
 		}},
 		{"spectral", "Laplacian eigenmaps of the union graph", func(d int) Embedder {
 			return Spectral{Dim: d}
