@@ -263,4 +263,21 @@ func TestMisuseErrors(t *testing.T) {
 	if Relinkable(nil) {
 		t.Error("Relinkable(nil) = true")
 	}
+	// Sizes past the allocator's reach are an error, not a makeslice panic.
+	huge := quickConfig()
+	huge.Hidden = []int{1 << 40}
+	wide := quickConfig()
+	wide.Dim, wide.NoAutoencoder = 1<<40, true
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"hidden", huge, "an autoencoder layer of"},
+		{"dim", wide, "Y would be 100×1099511627776"},
+	} {
+		if _, err := Fit(context.Background(), net, tc.cfg, rand.New(rand.NewPCG(1, 1)), Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -161,6 +161,10 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // If ctx is cancelled after initialisation, Fit returns the model as it
 // stands (Y and B of the last completed steps) together with an error
 // wrapping ErrCanceled and ctx.Err().
+//
+// Sizes that no machine could allocate (Y or an autoencoder weight matrix
+// past 2⁴⁶ bytes) are an error before anything is allocated; whether a fit
+// fits this machine's memory is EstimateMemory's to say.
 func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
 	if rng == nil {
 		return nil, errors.New("dpmne: Fit: nil random generator")
@@ -170,6 +174,9 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	cfg = cfg.ForNetwork(net)
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkSizes(net, cfg); err != nil {
 		return nil, err
 	}
 	return fit(ctx, net, cfg, rng, opt)

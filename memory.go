@@ -261,3 +261,33 @@ func filledRowNNZ(c []int64, views []*multiplex.View, s int, have []bool, hops, 
 	}
 	return c, obs
 }
+
+// maxAlloc bounds the bytes of any one array a fit may allocate: 2⁴⁶
+// (64 TiB), below the address space Go's allocator accepts (2⁴⁸ on amd64),
+// so that absurd sizes are an error from Fit rather than a makeslice panic.
+const maxAlloc = 1 << 46
+
+// checkSizes returns an error when one of a fit's arrays would exceed
+// maxAlloc: Y (n×d float64) or an autoencoder's weight matrix (float32,
+// one per pair of consecutive widths from the view's input width through
+// cfg.Hidden and back). The products are taken in float64, which does not
+// overflow. It does not judge whether the fit fits the machine: that is
+// EstimateMemory's.
+func checkSizes(net *multiplex.Network, cfg Config) error {
+	n := float64(net.N())
+	if b := 8 * n * float64(cfg.Dim); b > maxAlloc {
+		return fmt.Errorf("dpmne: Y would be %d×%d, %.3g bytes: want at most %d", net.N(), cfg.Dim, b, int64(maxAlloc))
+	}
+	if cfg.NoAutoencoder {
+		return nil
+	}
+	for _, v := range net.Views {
+		w := append([]int{v.FeatureMatrix().Cols}, cfg.Hidden...)
+		for k := 1; k < len(w); k++ {
+			if b := 4 * float64(w[k-1]) * float64(w[k]); b > maxAlloc {
+				return fmt.Errorf("dpmne: view %q: an autoencoder layer of %d×%d weights, %.3g bytes: want at most %d", v.Name, w[k-1], w[k], b, int64(maxAlloc))
+			}
+		}
+	}
+	return nil
+}
