@@ -112,6 +112,25 @@ type Config struct {
 	// is exact: its cost grows with the square of the nodes sharing a
 	// feature column (BenchmarkWithFeatureGraph, README).
 	FeatureKNN int
+	// PropagateAcross > 0 smooths each view's own features this many times
+	// along the graph of every view without features of its own (Cora's
+	// citations), in the views' order, before anything else reads them
+	// (FeatureKNN, Propagate, FillHops): the lazy step of Propagate over the
+	// nodes observed in both views, a node's rows elsewhere kept. A
+	// featureless view's autoencoder reads its adjacency rows, so its graph
+	// reaches the featured views' autoencoders only through the proximity
+	// and Y; this hands it to them directly. Off by default (0 or
+	// negative); it changes nothing on a network whose views all have
+	// features, or none has. At Cora's tuned point (λ = 100, raw features,
+	// no filter, 30 pretraining epochs; fit seeds 1-6, README) one step
+	// scores 0.884 / 0.883 / 0.884 / 0.884 / 0.885 / 0.884 against 0.882 /
+	// 0.886 / 0.880 / 0.880 / 0.881 / 0.879, and at PDR 0.4's 0.792 /
+	// 0.793 / 0.793 against 0.789 / 0.788 / 0.790 (seeds 1-3), but the
+	// default scores as without it (Cora 0.868 / 0.869 / 0.870 against
+	// 0.868 / 0.868 / 0.869), so it is not a default: dpmne-tuned tries
+	// it as its last stage (experiment.TunedGrid). Model.Embed must be
+	// given a new node's features smoothed the same way.
+	PropagateAcross int
 
 	// Autoencoders (one per view).
 	Hidden     []int // encoder widths; the last is the code size (default [200])

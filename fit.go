@@ -219,11 +219,16 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		} else if bce && !cfg.RowNormalize {
 			xs[s] = clipUnit(xs[s]) // unit-length rows are in range already
 		}
+		// Own features smoothed along the featureless views' graphs first
+		// (Config.PropagateAcross).
+		if cfg.PropagateAcross > 0 && own {
+			xs[s] = propagateAcross(xs[s], net.Views, s, cfg.PropagateAcross, cfg.Workers)
+		}
 		// A partial view with features of its own is re-linked by them
 		// (Config.FeatureKNN).
 		if cfg.FeatureKNN > 0 && Relinkable(v) {
 			var err error
-			if graphs[s], err = withFeatureGraph(v.Adj, v.Features, cfg.FeatureKNN, v.Observed, cfg.Workers); err != nil {
+			if graphs[s], err = withFeatureGraph(v.Adj, xs[s], cfg.FeatureKNN, v.Observed, cfg.Workers); err != nil {
 				return nil, fmt.Errorf("view %q: feature graph: %w", v.Name, err)
 			}
 		}

@@ -32,9 +32,9 @@ type Memory struct {
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
-	// per non-zero); with Config.Propagate or FillHops, also the smoothed
-	// or filled features (8 bytes per non-zero, bounded by
-	// propagatedRowNNZ and filledRowNNZ).
+	// per non-zero); with Config.Propagate, PropagateAcross or FillHops,
+	// also the smoothed or filled features (8 bytes per non-zero, bounded
+	// by acrossRowNNZ, propagatedCounts and filledRowNNZ).
 	Codes int64
 	// Autoencoders: per view the float32 weights, gradient and two Adam
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
@@ -116,14 +116,15 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		in := int64(x.Cols)
 		nnz := int64(x.NNZ())
 		obs := int64(v.NumObserved())
-		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0) {
+		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0 || cfg.PropagateAcross > 0) {
 			var extra int64
 			if linked(v) {
 				// Each step, a row also reads about k feature neighbours'
 				// rows, of the mean observed support.
 				extra = int64(cfg.FeatureKNN) * int64(x.NNZ()) / max(int64(v.NumObserved()), 1)
 			}
-			c := propagatedRowNNZ(x, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
+			c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
+			c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
 				have := v.Observed
 				var src []int
@@ -191,18 +192,16 @@ func totalNNZ(c []int64) int64 {
 	return sum
 }
 
-// propagatedRowNNZ bounds each row's non-zeros after k propagation steps: a
-// smoothed row's support is at most the union of its own and its observed
-// neighbours' supports, so per row c_i ← min(width, c_i + Σ_{j ∈ N(i)
-// observed} c_j + extra) for an observed i, k times, extra standing for
-// neighbours adj does not hold (Config.FeatureKNN's, estimated). It costs k
-// passes over the adjacency.
-func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
-	n := x.Rows
-	c, next := make([]int64, n), make([]int64, n)
-	for i := range n {
-		c[i] = int64(x.RowNNZ(i))
-	}
+// propagatedCounts bounds each row's non-zeros after k propagation steps,
+// from row counts c (overwritten) of a matrix cols wide: a smoothed row's
+// support is at most the union of its own and its observed neighbours'
+// supports, so per row c_i ← min(cols, c_i + Σ_{j ∈ N(i) observed} c_j +
+// extra) for an observed i, k times, extra standing for neighbours adj
+// does not hold (Config.FeatureKNN's, estimated). It costs k passes over
+// the adjacency.
+func propagatedCounts(c []int64, cols int, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
+	n := len(c)
+	next := make([]int64, n)
 	for range k {
 		for i := range n {
 			next[i] = c[i] + extra
@@ -216,9 +215,39 @@ func propagatedRowNNZ(x, adj *sparse.CSR, observed []bool, k int, extra int64) [
 					next[i] += c[j]
 				}
 			}
-			next[i] = min(next[i], int64(x.Cols))
+			next[i] = min(next[i], int64(cols))
 		}
 		c, next = next, c
+	}
+	return c
+}
+
+// rowCounts returns the non-zeros of each row of x.
+func rowCounts(x *sparse.CSR) []int64 {
+	c := make([]int64, x.Rows)
+	for i := range c {
+		c[i] = int64(x.RowNNZ(i))
+	}
+	return c
+}
+
+// acrossRowNNZ bounds each row's non-zeros of view s's features x after
+// propagateAcross's k steps along each featureless view's graph (the row
+// counts of x for k = 0).
+func acrossRowNNZ(x *sparse.CSR, views []*multiplex.View, s, k int) []int64 {
+	c := rowCounts(x)
+	for g, v := range views {
+		if k <= 0 {
+			break
+		}
+		if g == s || v.Features != nil {
+			continue
+		}
+		both := make([]bool, len(v.Observed))
+		for i := range both {
+			both[i] = v.Observed[i] && views[s].Observed[i]
+		}
+		c = propagatedCounts(c, x.Cols, v.Adj, both, k, 0)
 	}
 	return c
 }

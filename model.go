@@ -33,7 +33,8 @@ import (
 // autoencoders read the features as the fit did: with Config.Propagate
 // (one step by default) x must be smoothed the same way over the node's
 // neighbours (in a partial view, Config.FeatureKNN's feature neighbours
-// among them), and a view the node lacks may be given its own row from a
+// among them), with Config.PropagateAcross first along the featureless
+// views' graphs, and a view the node lacks may be given its own row from a
 // view with the same features, or its neighbours' mean features there, and
 // marked present, as Config.FillHops does in the fit. Under the
 // cross-entropy loss (the default) the autoencoders read x clipped to

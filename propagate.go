@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/dpmne/dpmne/internal/par"
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -142,4 +143,23 @@ func (r *rowBuilder) copyRow(x *sparse.CSR, i int) {
 	r.ind = append(r.ind, ind...)
 	r.val = append(r.val, val...)
 	r.ptr = append(r.ptr, len(r.ind))
+}
+
+// propagateAcross smooths view s's features x k times along the graph of
+// each other view without features of its own, in the views' order
+// (Config.PropagateAcross): propagateFeatures over the nodes observed in
+// both views, so that a node missing from either keeps its row and lends
+// nothing.
+func propagateAcross(x *sparse.CSR, views []*multiplex.View, s, k, workers int) *sparse.CSR {
+	for g, v := range views {
+		if g == s || v.Features != nil {
+			continue
+		}
+		both := make([]bool, len(v.Observed))
+		for i := range both {
+			both[i] = v.Observed[i] && views[s].Observed[i]
+		}
+		x = propagateFeatures(x, v.Adj, both, k, workers)
+	}
+	return x
 }

@@ -1,12 +1,15 @@
 package dpmne
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -58,44 +61,13 @@ func TestPropagateFeatures(t *testing.T) {
 	for i := range obs {
 		obs[i] = rng.Float64() < 0.7
 	}
-	want := dense(x)
-	for range 2 {
-		next := make([][]float64, n)
-		for i := range n {
-			next[i] = slices.Clone(want[i])
-			if !obs[i] {
-				continue
-			}
-			nb := []int{i}
-			ind, _ := a.Row(i)
-			for _, j := range ind {
-				if obs[j] {
-					nb = append(nb, int(j))
-				}
-			}
-			for c := range w {
-				var mean float64
-				for _, j := range nb {
-					mean += want[j][c]
-				}
-				next[i][c] = (want[i][c] + mean/float64(len(nb))) / 2
-			}
-		}
-		want = next
-	}
+	want := lazyStep(lazyStep(dense(x), a, obs), a, obs)
 	got := propagateFeatures(x, a, obs, 2, 2)
 	if err := got.Check(); err != nil {
 		t.Fatal(err)
 	}
 	gd := dense(got)
-	for i := range n {
-		for c := range w {
-			// float32 storage between the steps: 1e-6 relative.
-			if math.Abs(gd[i][c]-want[i][c]) > 1e-6*(1+math.Abs(want[i][c])) {
-				t.Fatalf("row %d col %d: %v, want %v", i, c, gd[i][c], want[i][c])
-			}
-		}
-	}
+	closeTo(t, gd, want)
 	one := propagateFeatures(x, a, obs, 2, 1)
 	if !slices.Equal(one.Ptr, got.Ptr) || !slices.Equal(one.Ind, got.Ind) || !slices.Equal(one.Val, got.Val) {
 		t.Error("1 and 2 workers gave different results")
@@ -118,6 +90,99 @@ func TestPropagateFeatures(t *testing.T) {
 	}
 }
 
+// lazyStep is the definition of one propagation step, computed densely:
+// x_i ← (x_i + mean of x_j over i and its observed neighbours) / 2 for
+// observed i, other rows kept.
+func lazyStep(x [][]float64, a *sparse.CSR, obs []bool) [][]float64 {
+	next := make([][]float64, len(x))
+	for i := range x {
+		next[i] = slices.Clone(x[i])
+		if !obs[i] {
+			continue
+		}
+		nb := []int{i}
+		ind, _ := a.Row(i)
+		for _, j := range ind {
+			if obs[j] {
+				nb = append(nb, int(j))
+			}
+		}
+		for c := range x[i] {
+			var mean float64
+			for _, j := range nb {
+				mean += x[j][c]
+			}
+			next[i][c] = (x[i][c] + mean/float64(len(nb))) / 2
+		}
+	}
+	return next
+}
+
+// closeTo fails unless got and want agree to 1e-6 relative (float32
+// storage between the steps).
+func closeTo(t *testing.T, got, want [][]float64) {
+	t.Helper()
+	for i := range want {
+		for c := range want[i] {
+			if math.Abs(got[i][c]-want[i][c]) > 1e-6*(1+math.Abs(want[i][c])) {
+				t.Fatalf("row %d col %d: %v, want %v", i, c, got[i][c], want[i][c])
+			}
+		}
+	}
+}
+
+// TestPropagateAcross checks propagateAcross against the definition: view
+// 0's features smoothed k times along each featureless view's graph in
+// turn (views 2 and 3; view 1 has features and lends nothing), over the
+// nodes observed in both; and acrossRowNNZ's bound against the result.
+func TestPropagateAcross(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, w = 600, 10
+	x, a1 := randomFeaturesAndGraph(rng, n, w, 0.2, 5)
+	x1, _ := randomFeaturesAndGraph(rng, n, w, 0.2, 1)
+	_, a2 := randomFeaturesAndGraph(rng, n, 1, 0.5, 4)
+	_, a3 := randomFeaturesAndGraph(rng, n, 1, 0.5, 3)
+	observed := func(p float64) []bool {
+		o := make([]bool, n)
+		for i := range o {
+			o[i] = rng.Float64() < p
+		}
+		return o
+	}
+	views := []*multiplex.View{
+		{Name: "words", Adj: a1, Features: x, Observed: observed(0.7)},
+		{Name: "other", Adj: a1, Features: x1, Observed: observed(0.9)},
+		{Name: "cites", Adj: a2, Observed: observed(0.6)},
+		{Name: "links", Adj: a3, Observed: observed(0.8)},
+	}
+	both := func(g int) []bool {
+		o := make([]bool, n)
+		for i := range o {
+			o[i] = views[0].Observed[i] && views[g].Observed[i]
+		}
+		return o
+	}
+	for _, k := range []int{0, 1, 2} {
+		want := dense(x)
+		for _, g := range []int{2, 3} {
+			for range k {
+				want = lazyStep(want, views[g].Adj, both(g))
+			}
+		}
+		got := propagateAcross(x, views, 0, k, 2)
+		if err := got.Check(); err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, dense(got), want)
+		bound := acrossRowNNZ(x, views, 0, k)
+		for i := range n {
+			if int64(got.RowNNZ(i)) > bound[i] || (k == 0 && int64(got.RowNNZ(i)) != bound[i]) {
+				t.Fatalf("k = %d, row %d: %d non-zeros, bound %d", k, i, got.RowNNZ(i), bound[i])
+			}
+		}
+	}
+}
+
 // BenchmarkPropagate measures one smoothing step of sparse features
 // (Cora-like: 1,433 columns, 1.3% dense, 4 neighbours per node).
 func BenchmarkPropagate(b *testing.B) {
@@ -133,5 +198,48 @@ func BenchmarkPropagate(b *testing.B) {
 				propagateFeatures(x, a, obs, 1, 0)
 			}
 		})
+	}
+}
+
+// TestFitPropagateAcross: PropagateAcross changes a fit only where a view
+// without features lends its graph. On the synthetic network (its third
+// view has none) the embedding differs from the fit without it and is the
+// fit of the network whose featured views were given propagateAcross's
+// features, byte for byte; on one whose views all have features it is the
+// fit without it.
+func TestFitPropagateAcross(t *testing.T) {
+	fit := func(net *multiplex.Network, across int) []byte {
+		c := quickConfig()
+		c.PropagateAcross = across
+		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return embBytes(m)
+	}
+	net := smallNet(t, 300)
+	with := fit(net, 2)
+	if bytes.Equal(with, fit(net, 0)) {
+		t.Error("PropagateAcross 2 left the embedding as it was")
+	}
+	given := *net
+	given.Views = slices.Clone(net.Views)
+	for s, v := range net.Views {
+		if v.Features != nil {
+			w := *v
+			w.Features = propagateAcross(v.Features, net.Views, s, 2, 0)
+			given.Views[s] = &w
+		}
+	}
+	if !bytes.Equal(with, fit(&given, 0)) {
+		t.Error("PropagateAcross 2 is not the fit of the smoothed features")
+	}
+	featured := *net
+	featured.Views = slices.Clone(net.Views)
+	w := *net.Views[2]
+	w.Features = w.Adj.RowSelect(w.Observed) // features of its own now
+	featured.Views[2] = &w
+	if !bytes.Equal(fit(&featured, 2), fit(&featured, 0)) {
+		t.Error("every view with features: PropagateAcross changed the embedding")
 	}
 }

@@ -264,6 +264,53 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	}
 }
 
+// TestTuneRefinePropagateAcross: the fifth stage fits the best point
+// after the fourth once more per new step count along the featureless
+// views' graphs (0 and repeats skipped; the earlier points have none), only
+// on a network with views with and without features; a negative count is
+// an error.
+func TestTuneRefinePropagateAcross(t *testing.T) {
+	net, err := load("") // the synthetic network: its third view has no features
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	g := Grid{Lambda: []float64{100, 1e4}, RefineNonzeroWeight: []float64{4}, RefinePropagateAcross: []int{1, 0, 1}}
+	var seen []TuneResult
+	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 {
+		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
+	}
+	for _, r := range seen[:3] {
+		if r.PropagateAcross != 0 {
+			t.Errorf("point before the fifth stage with %d steps across views, want 0", r.PropagateAcross)
+		}
+	}
+	top := firstBest(seen[:3])
+	got := seen[3]
+	if got.PropagateAcross != 1 || got.Lambda != top.Lambda || got.NonzeroWeight != top.NonzeroWeight {
+		t.Errorf("refined point: %d steps, λ %g, weight %g; want 1 at the best so far (λ %g, weight %g)", got.PropagateAcross, got.Lambda, got.NonzeroWeight, top.Lambda, top.NonzeroWeight)
+	}
+	if c := got.Config(base); c.PropagateAcross != 1 {
+		t.Errorf("refined point's config: %d steps across views", c.PropagateAcross)
+	}
+	cfg := synth.Default()
+	cfg.Nodes, cfg.FeatureDims, cfg.FeatureNNZ, cfg.Signal = 300, []int{200, 100, 50}, []int{15, 10, 5}, []float64{0.3, 0.5, 0.5}
+	featured, err := synth.Generate(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Tune(context.Background(), featured, base, Grid{RefinePropagateAcross: []int{1}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+		t.Errorf("every view with features: %d points, err %v; want 1, no refinement", len(res), err)
+	}
+	if _, err := Tune(context.Background(), net, base, Grid{RefinePropagateAcross: []int{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("refine steps across views -1: err = %v", err)
+	}
+}
+
 // TestTuneNonzeroWeightGrid: the grid's weights multiply its points, each
 // fitted with its own weight; below 1, or other than 1 with the squared
 // error, is an error naming the value.

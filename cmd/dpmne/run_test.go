@@ -722,13 +722,15 @@ func TestTune(t *testing.T) {
 		// the best point with other pretraining (2 epochs here, not 30,
 		// to keep the test short): one more row; then the best so far
 		// with λ_B 0.5 and 0.25: two more; then with non-zero weight 8:
-		// one more.
-		{"default grid", []string{"--refine-pretrain", "2"}, 24, func(out string) bool {
+		// one more; then (the synthetic network's third view has no
+		// features) with one step across views: one more.
+		{"default grid", []string{"--refine-pretrain", "2"}, 25, func(out string) bool {
 			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +1 +1 +1 `).FindAllString(out, -1)
 			refined := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +2 +1 +1 `).FindAllString(out, -1)
 			ridges := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +0\.(5|25) +1 `).FindAllString(out, -1)
-			weighed := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +8 `).FindAllString(out, -1)
-			return len(rows) == 16 && len(refined) == 1 && len(ridges) == 2 && len(weighed) == 1 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02] --feature-knn [08] --pretrain [12] --lambda-b (1|0\.5|0\.25) --nonzero-weight [18]\n`)(out)
+			weighed := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +8 +0 `).FindAllString(out, -1)
+			across := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +[18] +1 `).FindAllString(out, -1)
+			return len(rows) == 16 && len(refined) == 1 && len(ridges) == 2 && len(weighed) == 1 && len(across) == 1 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02] --feature-knn [08] --pretrain [12] --lambda-b (1|0\.5|0\.25) --nonzero-weight [18] --propagate-across [01]\n`)(out)
 		}},
 		// The structural choices: 2 starts × 2 encoders, one row each.
 		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
@@ -738,21 +740,21 @@ func TestTune(t *testing.T) {
 		// Y steps per iteration: the best line names its value.
 		{"Y steps", append([]string{"--y-steps-grid", "1,2"}, one...), 6,
 			func(out string) bool {
-				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1\n`)(out)
+				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)(out)
 			}},
-		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1\n`)},
+		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
 		// On the partial network experiment pdr fits.
 		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
 		// View weights: the best line names them.
 		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
-		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1\n`)},
-		{"filter", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1\n`)},
-		{"feature k-NN", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08] --pretrain 1 --lambda-b 1 --nonzero-weight 1\n`)},
+		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"filter", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"feature k-NN", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08] --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
 		if !slices.Contains(tc.args, "--refine-pretrain") {
-			args = append(args, "--refine-pretrain", "0", "--refine-lambda-b", "0", "--refine-nonzero-weight", "0") // the grid alone
+			args = append(args, "--refine-pretrain", "0", "--refine-lambda-b", "0", "--refine-nonzero-weight", "0", "--refine-propagate-across", "0") // the grid alone
 		}
 		out, stderr, err := runCLI(t, args...)
 		if err != nil {
@@ -778,6 +780,7 @@ func TestTune(t *testing.T) {
 		{"--refine-pretrain", "-3", "refined pretraining epochs -3"},
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
+		{"--refine-propagate-across", "-1", "refined steps across views -1"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
 		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
 	} {

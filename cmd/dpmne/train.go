@@ -72,6 +72,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.cfg.FeaturedDefaults, "featured-defaults", false, "on a network none of whose views has features, keep the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node")
 	fs.BoolVar(&f.cfg.DescendIsolated, "descend-isolated", false, "move the nodes left out of R(Y) that have no edge by the descent steps of the rest of Y instead of solving each Y step for their posterior mean given B")
 	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
+	fs.IntVar(&f.cfg.PropagateAcross, "propagate-across", d.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off, the default and the paper's)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
 	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", d.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
@@ -194,7 +195,7 @@ func (f *modelFlags) checkZeros(c *dpmne.Config) error {
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"fill-hops", float64(c.FillHops)}, {"feature-knn", float64(c.FeatureKNN)}} {
+	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"fill-hops", float64(c.FillHops)}, {"feature-knn", float64(c.FeatureKNN)}, {"propagate-across", float64(c.PropagateAcross)}} {
 		if set(p.name) && p.v < 0 {
 			return fmt.Errorf("--%s %v: want ≥ 0 (0: off)", p.name, p.v)
 		}

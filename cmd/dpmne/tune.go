@@ -16,7 +16,7 @@ func newTuneCmd(g *globals) *cobra.Command {
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--nonzero-weight-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …]",
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--nonzero-weight-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …] [--refine-propagate-across …]",
 		Short: "Choose α, β, λ (and Y's start, the encoders) by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
@@ -32,8 +32,11 @@ reconstruction loss (--nonzero-weight-grid 1, where --nonzero-weight's
 default is 8); then the best point is fitted once more with 30 pretraining
 epochs (--refine-pretrain; 0 for none), and the best point so far with the
 B ridge λ_B at 0.5 and 0.25 (--refine-lambda-b; 0 for none), and the best so
-far with those entries weighed 8 (--refine-nonzero-weight; 0 for none);
-those fits join the ranking.`,
+far with those entries weighed 8 (--refine-nonzero-weight; 0 for none),
+and on a network with views with and without features of their own (Cora)
+the best so far with one step of the features along the featureless views'
+graphs (--refine-propagate-across; 0 for none); those fits join the
+ranking.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
@@ -55,7 +58,7 @@ those fits join the ranking.`,
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
 				if !quiet {
-					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.NonzeroWeight, r.MicroF1.Mean, r.MicroF1.Std)
+					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g, %d steps across views: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.NonzeroWeight, r.PropagateAcross, r.MicroF1.Mean, r.MicroF1.Std)
 				}
 			})
 			if err != nil {
@@ -63,7 +66,7 @@ those fits join the ranking.`,
 			}
 			rows := make([][]string, len(res))
 			for k, r := range res {
-				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate), fmt.Sprint(r.FilterTau), fmt.Sprint(r.FeatureKNN), r.ViewWeights, fmt.Sprint(r.Pretrain), fmt.Sprint(r.LambdaB), fmt.Sprint(r.NonzeroWeight),
+				rows[k] = []string{r.Start, r.Encoders, fmt.Sprint(r.Alpha), fmt.Sprint(r.Beta), fmt.Sprint(r.Lambda), fmt.Sprint(r.YSteps), r.YSolver, fmt.Sprint(r.Propagate), fmt.Sprint(r.FilterTau), fmt.Sprint(r.FeatureKNN), r.ViewWeights, fmt.Sprint(r.Pretrain), fmt.Sprint(r.LambdaB), fmt.Sprint(r.NonzeroWeight), fmt.Sprint(r.PropagateAcross),
 					fmt.Sprintf("%.3f ± %.3f", r.MicroF1.Mean, r.MicroF1.Std), fmt.Sprintf("%.3f ± %.3f", r.MacroF1.Mean, r.MacroF1.Std)}
 			}
 			out := cmd.OutOrStdout()
@@ -72,7 +75,7 @@ those fits join the ranking.`,
 			} else {
 				fmt.Fprintf(out, "cross-validation on the training part of %s (%d folds), best first\n", net.Name, folds)
 			}
-			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "filter-tau", "feature-knn", "view-weights", "pretrain", "lambda-b", "nonzero-weight", "CV micro-F1", "CV macro-F1"}, rows)
+			writeTable(out, []string{"start", "encoders", "alpha", "beta", "lambda", "y-steps", "y-solver", "propagate", "filter-tau", "feature-knn", "view-weights", "pretrain", "lambda-b", "nonzero-weight", "propagate-across", "CV micro-F1", "CV macro-F1"}, rows)
 			b := res[0]
 			flags := ""
 			if b.Start == "spectral" {
@@ -84,7 +87,7 @@ those fits join the ranking.`,
 			if b.ViewWeights != "as given" {
 				flags += " --view-weights " + b.ViewWeights
 			}
-			fmt.Fprintf(out, "\nbest:%s --alpha %g --beta %g --lambda %g --y-steps %d --y-solver %s --propagate %d --filter-tau %g --feature-knn %d --pretrain %d --lambda-b %g --nonzero-weight %g\n", flags, b.Alpha, b.Beta, b.Lambda, b.YSteps, b.YSolver, b.Propagate, b.FilterTau, b.FeatureKNN, b.Pretrain, b.LambdaB, b.NonzeroWeight)
+			fmt.Fprintf(out, "\nbest:%s --alpha %g --beta %g --lambda %g --y-steps %d --y-solver %s --propagate %d --filter-tau %g --feature-knn %d --pretrain %d --lambda-b %g --nonzero-weight %g --propagate-across %d\n", flags, b.Alpha, b.Beta, b.Lambda, b.YSteps, b.YSolver, b.Propagate, b.FilterTau, b.FeatureKNN, b.Pretrain, b.LambdaB, b.NonzeroWeight, b.PropagateAcross)
 			return nil
 		},
 	}
@@ -106,6 +109,7 @@ those fits join the ranking.`,
 	f.IntSliceVar(&grid.RefinePretrain, "refine-pretrain", def.RefinePretrain, "then fit the best point again with each of these --pretrain values (0: none)")
 	f.Float64SliceVar(&grid.RefineLambdaB, "refine-lambda-b", def.RefineLambdaB, "then fit the best point so far again with each of these --lambda-b values (0: none)")
 	f.Float64SliceVar(&grid.RefineNonzeroWeight, "refine-nonzero-weight", def.RefineNonzeroWeight, "then fit the best point so far again with each of these --nonzero-weight values (0: none)")
+	f.IntSliceVar(&grid.RefinePropagateAcross, "refine-propagate-across", def.RefinePropagateAcross, "then, on a network with views with and without features, fit the best point so far again with each of these --propagate-across values (0: none)")
 	f.IntSliceVar(&grid.FeatureKNN, "feature-knn-grid", def.FeatureKNN, "values of --feature-knn to try (0: none; on a network where no view with features misses a node, the first alone)")
 	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
