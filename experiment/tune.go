@@ -233,7 +233,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, fmt.Errorf("tune: refined non-zero weight %g: want finite and ≥ 1, or 0 for none", v)
 		}
 	}
-	if err := nonNegative("refined steps across views", g.RefinePropagateAcross); err != nil {
+	if err := nonNegative("refined propagate-across steps", g.RefinePropagateAcross); err != nil {
 		return nil, nil, err
 	}
 	var grid []TuneResult
@@ -271,7 +271,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	fit := func(r TuneResult) error {
 		m, err := dpmne.Fit(ctx, net, r.Config(base), rand.New(rand.NewPCG(seed, 0)), dpmne.Options{})
 		if err != nil {
-			return fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g, %d steps across views: %w",
+			return fmt.Errorf("tune: %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g, propagate across %d: %w",
 				r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.NonzeroWeight, r.PropagateAcross, err)
 		}
 		e := m.Embedding()
@@ -469,7 +469,7 @@ func Tuned() Method {
 		if p.Note != nil {
 			across := ""
 			if crossable(net) {
-				across = fmt.Sprintf(", %d steps across views", b.PropagateAcross)
+				across = fmt.Sprintf(", propagate across %d", b.PropagateAcross)
 			}
 			p.Note(fmt.Sprintf("α = %g, β = %g, λ = %g, propagate %d, filter τ = %g, feature k-NN %d, %s view weights, %s Y steps, %d pretraining epochs, λ_B = %g, non-zero weight %g%s; CV micro-F1 %.3f ± %.3f on the training half (%d points)",
 				b.Alpha, b.Beta, b.Lambda, b.Propagate, b.FilterTau, b.FeatureKNN, b.ViewWeights, b.YSolver, b.Pretrain, b.LambdaB, b.NonzeroWeight, across, b.MicroF1.Mean, b.MicroF1.Std, len(res)))

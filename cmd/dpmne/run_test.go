@@ -780,7 +780,7 @@ func TestTune(t *testing.T) {
 		{"--refine-pretrain", "-3", "refined pretraining epochs -3"},
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
-		{"--refine-propagate-across", "-1", "refined steps across views -1"},
+		{"--refine-propagate-across", "-1", "refined propagate-across steps -1"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
 		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
 	} {

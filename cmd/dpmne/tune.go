@@ -58,7 +58,7 @@ ranking.`,
 			stderr := cmd.ErrOrStderr()
 			res, err := experiment.Tune(cmd.Context(), net, cfg, grid, ratio, folds, mf.seed, func(done, total int, r experiment.TuneResult) {
 				if !quiet {
-					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g, %d steps across views: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.NonzeroWeight, r.PropagateAcross, r.MicroF1.Mean, r.MicroF1.Std)
+					fmt.Fprintf(stderr, "[%d/%d] %s start, %s encoders, α=%g β=%g λ=%g, %d Y steps (%s), propagate %d, filter τ %g, feature k-NN %d, %s view weights, %d pretraining epochs, λ_B=%g, non-zero weight %g, propagate across %d: CV micro-F1 %.3f ± %.3f\n", done, total, r.Start, r.Encoders, r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate, r.FilterTau, r.FeatureKNN, r.ViewWeights, r.Pretrain, r.LambdaB, r.NonzeroWeight, r.PropagateAcross, r.MicroF1.Mean, r.MicroF1.Std)
 				}
 			})
 			if err != nil {
