@@ -2,7 +2,6 @@ package dpmne
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -72,13 +71,7 @@ func TestFitFeatureKNN(t *testing.T) {
 			net = smallNet(t, 300)
 		}
 		fit := func(k int) []byte {
-			c := quickConfig()
-			c.FeatureKNN = k
-			m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return embBytes(m)
+			return fitBytes(t, net, func(c *Config) { c.FeatureKNN = k })
 		}
 		if changed := !bytes.Equal(fit(0), fit(8)); changed != tc.partial {
 			t.Errorf("%s network: the feature graph changed the embedding: %v, want %v", tc.name, changed, tc.partial)

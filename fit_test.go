@@ -55,6 +55,19 @@ func quickConfig() Config {
 	return Config{Dim: 16, Hidden: []int{32}, Iterations: 5, Pretrain: 3, Batch: 64}
 }
 
+// fitBytes fits net with quickConfig changed by set (seed 1) and returns
+// the embedding's bytes.
+func fitBytes(t testing.TB, net *multiplex.Network, set func(*Config)) []byte {
+	t.Helper()
+	c := quickConfig()
+	set(&c)
+	m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return embBytes(m)
+}
+
 func embBytes(m *Model) []byte {
 	var b bytes.Buffer
 	binary.Write(&b, binary.LittleEndian, m.Y.RawMatrix().Data)

@@ -2,7 +2,6 @@ package dpmne
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -209,13 +208,7 @@ func BenchmarkPropagate(b *testing.B) {
 // fit without it.
 func TestFitPropagateAcross(t *testing.T) {
 	fit := func(net *multiplex.Network, across int) []byte {
-		c := quickConfig()
-		c.PropagateAcross = across
-		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return embBytes(m)
+		return fitBytes(t, net, func(c *Config) { c.PropagateAcross = across })
 	}
 	net := smallNet(t, 300)
 	with := fit(net, 2)

@@ -228,15 +228,7 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
-	g := Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 8, 0}}
-	var seen []TuneResult
-	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 4 {
-		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
-	}
+	seen := tuneSeen(t, net, base, Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 8, 0}}, 4)
 	for _, r := range seen[:3] {
 		if r.NonzeroWeight != 8 {
 			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 8", r.NonzeroWeight)
@@ -275,15 +267,7 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
-	g := Grid{Lambda: []float64{100, 1e4}, RefineNonzeroWeight: []float64{4}, RefinePropagateAcross: []int{1, 0, 1}}
-	var seen []TuneResult
-	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 4 {
-		t.Fatalf("%d points, want 2 grid points and one for each later stage", len(res))
-	}
+	seen := tuneSeen(t, net, base, Grid{Lambda: []float64{100, 1e4}, RefineNonzeroWeight: []float64{4}, RefinePropagateAcross: []int{1, 0, 1}}, 4)
 	for _, r := range seen[:3] {
 		if r.PropagateAcross != 0 {
 			t.Errorf("point before the fifth stage with %d steps across views, want 0", r.PropagateAcross)
@@ -353,6 +337,21 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 
 // firstBest returns the first point of the highest CV micro-F1, the one a
 // later stage of Tune refines.
+// tuneSeen runs Tune on net with 2 folds and returns its points in the
+// order it fitted them, failing unless there are want of them.
+func tuneSeen(t *testing.T, net *multiplex.Network, base dpmne.Config, g Grid, want int) []TuneResult {
+	t.Helper()
+	var seen []TuneResult
+	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != want || len(seen) != want {
+		t.Fatalf("%d points, want %d: the grid's and one for each later stage", len(res), want)
+	}
+	return seen
+}
+
 func firstBest(rs []TuneResult) TuneResult {
 	top := rs[0]
 	for _, r := range rs[1:] {

@@ -5,29 +5,14 @@
 # otherwise it falls back to the pure-Go build, which needs nothing but Go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/apt.sh
 
 have_openblas() {
 	[ -e /usr/lib/x86_64-linux-gnu/libopenblas.so ] || [ -e /usr/lib/aarch64-linux-gnu/libopenblas.so ] ||
 		ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so '
 }
 
-install_openblas() {
-	local sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null && sudo -n true 2>/dev/null || return 1
-		sudo="sudo -n"
-	fi
-	command -v apt-get >/dev/null || return 1
-	# A large install can fail once with "cannot access archive": retry once.
-	for try in 1 2; do
-		if $sudo apt-get update -qq && $sudo apt-get install -y -qq libopenblas-dev >/dev/null; then
-			return 0
-		fi
-		echo "build.sh: apt-get failed (try $try)" >&2
-		sleep 2
-	done
-	return 1
-}
+install_openblas() { apt_install libopenblas-dev; }
 
 mkdir -p bin
 if [ "${DPMNE_PURE_GO:-}" != "1" ] && (have_openblas || install_openblas) && command -v gcc >/dev/null; then

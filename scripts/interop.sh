@@ -10,27 +10,12 @@
 # never download anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/apt.sh
 
 PY=${PYTHON:-/usr/bin/python3}
 have_modules() { "$PY" -c 'import numpy, gensim' 2>/dev/null; }
 
-install_modules() {
-	local sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null && sudo -n true 2>/dev/null || return 1
-		sudo="sudo -n"
-	fi
-	command -v apt-get >/dev/null || return 1
-	# A large install can fail once with "cannot access archive": retry once.
-	for try in 1 2; do
-		if $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-numpy python3-gensim >/dev/null; then
-			return 0
-		fi
-		echo "interop.sh: apt-get failed (try $try)" >&2
-		sleep 2
-	done
-	return 1
-}
+install_modules() { apt_install python3-numpy python3-gensim; }
 
 if ! have_modules; then
 	install_modules || true
