@@ -265,9 +265,13 @@ func TestMisuseErrors(t *testing.T) {
 	}
 	// Sizes past the allocator's reach are an error, not a makeslice panic.
 	huge := quickConfig()
-	huge.Hidden = []int{1 << 40}
+	huge.Hidden = []int{1 << 40, 16}
 	wide := quickConfig()
 	wide.Dim, wide.NoAutoencoder = 1<<40, true
+	square := quickConfig() // Y itself small enough on 100 nodes
+	square.Dim, square.NoAutoencoder = 1<<24, true
+	basis := quickConfig()
+	basis.Dim, basis.Hidden = 1<<20, []int{1 << 30}
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -275,6 +279,8 @@ func TestMisuseErrors(t *testing.T) {
 	}{
 		{"hidden", huge, "an autoencoder layer of"},
 		{"dim", wide, "Y would be 100×1099511627776"},
+		{"dim², few nodes", square, "the Y step's 16777216×16777216 matrices"},
+		{"basis", basis, "each basis B would be"},
 	} {
 		if _, err := Fit(context.Background(), net, tc.cfg, rand.New(rand.NewPCG(1, 1)), Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)

@@ -116,7 +116,9 @@ type Config struct {
 	// along the graph of every view without features of its own (Cora's
 	// citations), in the views' order, before anything else reads them
 	// (FeatureKNN, Propagate, FillHops): the lazy step of Propagate over the
-	// nodes observed in both views, a node's rows elsewhere kept. A
+	// nodes observed in both views, a node's rows elsewhere kept. A row the
+	// fill copies from another view with the same features is copied as
+	// that view was given, as under Propagate. A
 	// featureless view's autoencoder reads its adjacency rows, so its graph
 	// reaches the featured views' autoencoders only through the proximity
 	// and Y; this hands it to them directly. Off by default (0 or

@@ -117,13 +117,14 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		nnz := int64(x.NNZ())
 		obs := int64(v.NumObserved())
 		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0 || cfg.PropagateAcross > 0) {
+			c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
 			var extra int64
 			if linked(v) {
 				// Each step, a row also reads about k feature neighbours'
-				// rows, of the mean observed support.
-				extra = int64(cfg.FeatureKNN) * int64(x.NNZ()) / max(int64(v.NumObserved()), 1)
+				// rows, of the mean observed support (after the steps
+				// across views, which come first).
+				extra = int64(cfg.FeatureKNN) * totalNNZ(c) / max(int64(v.NumObserved()), 1)
 			}
-			c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
 			c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 			if cfg.FillHops > 0 {
 				have := v.Observed
@@ -297,18 +298,25 @@ func filledRowNNZ(c []int64, views []*multiplex.View, s int, have []bool, hops, 
 const maxAlloc = 1 << 46
 
 // checkSizes returns an error when one of a fit's arrays would exceed
-// maxAlloc: Y (n×d float64) or an autoencoder's weight matrix (float32,
-// one per pair of consecutive widths from the view's input width through
-// cfg.Hidden and back). The products are taken in float64, which does not
-// overflow. It does not judge whether the fit fits the machine: that is
-// EstimateMemory's.
+// maxAlloc: Y (n×d float64), the d×d matrices of the Y step, a basis B
+// (d×h float64, h the code width), or an autoencoder's weight matrix
+// (float32, one per pair of consecutive widths from the view's input width
+// through cfg.Hidden and back). The products are taken in float64, which
+// does not overflow. It does not judge whether the fit fits the machine:
+// that is EstimateMemory's.
 func checkSizes(net *multiplex.Network, cfg Config) error {
-	n := float64(net.N())
-	if b := 8 * n * float64(cfg.Dim); b > maxAlloc {
+	n, d := float64(net.N()), float64(cfg.Dim)
+	if b := 8 * n * d; b > maxAlloc {
 		return fmt.Errorf("dpmne: Y would be %d×%d, %.3g bytes: want at most %d", net.N(), cfg.Dim, b, int64(maxAlloc))
+	}
+	if b := 8 * d * d; b > maxAlloc {
+		return fmt.Errorf("dpmne: the Y step's %d×%d matrices would be %.3g bytes each: want at most %d", cfg.Dim, cfg.Dim, b, int64(maxAlloc))
 	}
 	if cfg.NoAutoencoder {
 		return nil
+	}
+	if b := 8 * d * float64(cfg.Hidden[len(cfg.Hidden)-1]); b > maxAlloc {
+		return fmt.Errorf("dpmne: each basis B would be %d×%d, %.3g bytes: want at most %d", cfg.Dim, cfg.Hidden[len(cfg.Hidden)-1], b, int64(maxAlloc))
 	}
 	for _, v := range net.Views {
 		w := append([]int{v.FeatureMatrix().Cols}, cfg.Hidden...)

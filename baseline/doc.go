@@ -26,7 +26,8 @@
 // in the views where the node is observed. Features and SmoothedFeatures
 // leave missing blocks at zero (smoothing fills them from the neighbours).
 // The settings the paper states are the defaults (walks of 80 nodes, 10
-// per node, window 10; 200 hidden units; d = 128, 64 per view for DANE);
+// per node, window 10; 200 hidden units; d = 128, 64 per view for DANE on
+// two views, ⌈128/t⌉ on t);
 // the rest follow the methods' own papers or were set on Cora as each
 // type's documentation says.
 //

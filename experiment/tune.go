@@ -430,7 +430,7 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // 1, but at ACM's PDR 0.2 it collapses (0.873 against 0.929; 0.5: 0.934) and
 // it costs Cora's point 0.008. The grid weighs the features' non-zero
 // entries as the zeros (NonzeroWeight 1, where the default weighs them 8
-// times), and the last stage tries the default's 8 (RefineNonzeroWeight):
+// times), and the fourth stage tries the default's 8 (RefineNonzeroWeight):
 // ACM's raw-features point scores 0.943 unweighted against 0.926 with 8,
 // while with 30 pretraining epochs Cora's scores 0.882 / 0.886 / 0.880 with
 // 8 against 0.876 / 0.872 / 0.876 (README, "The paper's experiments").

@@ -335,8 +335,6 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 	}
 }
 
-// firstBest returns the first point of the highest CV micro-F1, the one a
-// later stage of Tune refines.
 // tuneSeen runs Tune on net with 2 folds and returns its points in the
 // order it fitted them, failing unless there are want of them.
 func tuneSeen(t *testing.T, net *multiplex.Network, base dpmne.Config, g Grid, want int) []TuneResult {
@@ -352,6 +350,8 @@ func tuneSeen(t *testing.T, net *multiplex.Network, base dpmne.Config, g Grid, w
 	return seen
 }
 
+// firstBest returns the first point of the highest CV micro-F1, the one a
+// later stage of Tune refines.
 func firstBest(rs []TuneResult) TuneResult {
 	top := rs[0]
 	for _, r := range rs[1:] {

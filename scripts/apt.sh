@@ -9,8 +9,9 @@ apt_install() {
 		sudo="sudo -n"
 	fi
 	command -v apt-get >/dev/null || return 1
+	local try
 	for try in 1 2; do
-		if $sudo apt-get update -qq && $sudo apt-get install -y -qq "$@" >/dev/null; then
+		if $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; then
 			return 0
 		fi
 		echo "$(basename "$0"): apt-get failed (try $try)" >&2

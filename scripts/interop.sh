@@ -48,7 +48,8 @@ diff = np.abs(np.stack([kv[i] for i in ids]) - e).max()
 assert diff == 0, f"npy and word2vec differ by {diff}"
 c = np.load(f"{d}/c.npy")
 bits = np.unpackbits(c, axis=1)[:, : e.shape[1]].astype(bool)
-assert (bits == (e - e.mean(axis=0) > 0)).all(), "packbits codes are not the centred signs"
+e64 = e.astype(np.float64)  # dpmne centres in float64
+assert (bits == (e64 - e64.mean(axis=0) > 0)).all(), "packbits codes are not the centred signs"
 ours = open(f"{d}/search.txt").read().split()
 theirs = [k for k, _ in kv.most_similar(ids[0], topn=5)]
 assert ours == theirs, f"dpmne search {ours}, gensim most_similar {theirs}"

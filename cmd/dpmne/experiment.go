@@ -56,9 +56,12 @@ dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
 (none or one step), the heat filter (τ 2 or none) and, on a partial network
 with features, the feature graph (--feature-knn 0 or 8) for each network it
 fits, by 5-fold cross-validation on one training half (as dpmne tune does),
-then refits the winner with 30 pretraining epochs, λ_B 0.5 and 0.25, and
-the non-zero weight 8, keeping the best: up to 12 fits per cell, 20 on such
-a partial network; the tables list its choices.
+then refits the winner with 30 pretraining epochs, λ_B 0.5 and 0.25, the
+non-zero weight 8 and, on a network with views with and without features
+(Cora), one step of the features along the featureless views' graphs
+(--propagate-across 1), keeping the best: up to 12 fits per cell, 20 on such
+a partial network, one more on such a network (13, 21); the tables list its
+choices.
 
 A cell is one embedding (fit seed --seed) scored on --repeats splits; with
 --fit-seeds K it is K embeddings (fit seeds --seed … --seed+K−1), each

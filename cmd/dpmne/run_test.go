@@ -725,9 +725,9 @@ func TestTune(t *testing.T) {
 		// one more; then (the synthetic network's third view has no
 		// features) with one step across views: one more.
 		{"default grid", []string{"--refine-pretrain", "2"}, 25, func(out string) bool {
-			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +1 +1 +1 `).FindAllString(out, -1)
-			refined := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +2 +1 +1 `).FindAllString(out, -1)
-			ridges := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +0\.(5|25) +1 `).FindAllString(out, -1)
+			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +1 +1 +1 +0 `).FindAllString(out, -1)
+			refined := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +2 +1 +1 +0 `).FindAllString(out, -1)
+			ridges := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +0\.(5|25) +1 +0 `).FindAllString(out, -1)
 			weighed := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +8 +0 `).FindAllString(out, -1)
 			across := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +[18] +1 `).FindAllString(out, -1)
 			return len(rows) == 16 && len(refined) == 1 && len(ridges) == 2 && len(weighed) == 1 && len(across) == 1 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02] --feature-knn [08] --pretrain [12] --lambda-b (1|0\.5|0\.25) --nonzero-weight [18] --propagate-across [01]\n`)(out)
