@@ -118,10 +118,10 @@ type Config struct {
 	// (FeatureKNN, Propagate, FillHops): the lazy step of Propagate over the
 	// nodes observed in both views, a node's rows elsewhere kept. A row the
 	// fill copies from another view with the same features is copied as
-	// that view was given, as under Propagate. A
-	// featureless view's autoencoder reads its adjacency rows, so its graph
-	// reaches the featured views' autoencoders only through the proximity
-	// and Y; this hands it to them directly. Off by default (0 or
+	// that view was given, as under Propagate. A featureless view's
+	// autoencoder reads its adjacency rows, so its graph reaches the
+	// featured views' autoencoders only through the proximity and Y; this
+	// hands it to them directly. Off by default (0 or
 	// negative); it changes nothing on a network whose views all have
 	// features, or none has. At Cora's tuned point (λ = 100, raw features,
 	// no filter, 30 pretraining epochs; fit seeds 1-6, README) one step

@@ -162,9 +162,10 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // stands (Y and B of the last completed steps) together with an error
 // wrapping ErrCanceled and ctx.Err().
 //
-// Sizes that no machine could allocate (Y or an autoencoder weight matrix
-// past 2⁴⁶ bytes) are an error before anything is allocated; whether a fit
-// fits this machine's memory is EstimateMemory's to say.
+// Sizes that no machine could allocate (Y, the Y step's d×d matrices, a
+// basis B or an autoencoder weight matrix past 2⁴⁶ bytes) are an error
+// before anything is allocated; whether a fit fits this machine's memory
+// is EstimateMemory's to say.
 func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
 	if rng == nil {
 		return nil, errors.New("dpmne: Fit: nil random generator")

@@ -237,18 +237,13 @@ func rowCounts(x *sparse.CSR) []int64 {
 // counts of x for k = 0).
 func acrossRowNNZ(x *sparse.CSR, views []*multiplex.View, s, k int) []int64 {
 	c := rowCounts(x)
+	if k <= 0 {
+		return c
+	}
 	for g, v := range views {
-		if k <= 0 {
-			break
+		if g != s && v.Features == nil {
+			c = propagatedCounts(c, x.Cols, v.Adj, observedInBoth(v, views[s]), k, 0)
 		}
-		if g == s || v.Features != nil {
-			continue
-		}
-		both := make([]bool, len(v.Observed))
-		for i := range both {
-			both[i] = v.Observed[i] && views[s].Observed[i]
-		}
-		c = propagatedCounts(c, x.Cols, v.Adj, both, k, 0)
 	}
 	return c
 }

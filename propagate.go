@@ -152,14 +152,18 @@ func (r *rowBuilder) copyRow(x *sparse.CSR, i int) {
 // nothing.
 func propagateAcross(x *sparse.CSR, views []*multiplex.View, s, k, workers int) *sparse.CSR {
 	for g, v := range views {
-		if g == s || v.Features != nil {
-			continue
+		if g != s && v.Features == nil {
+			x = propagateFeatures(x, v.Adj, observedInBoth(v, views[s]), k, workers)
 		}
-		both := make([]bool, len(v.Observed))
-		for i := range both {
-			both[i] = v.Observed[i] && views[s].Observed[i]
-		}
-		x = propagateFeatures(x, v.Adj, both, k, workers)
 	}
 	return x
+}
+
+// observedInBoth returns which nodes both views observe.
+func observedInBoth(a, b *multiplex.View) []bool {
+	both := make([]bool, len(a.Observed))
+	for i := range both {
+		both[i] = a.Observed[i] && b.Observed[i]
+	}
+	return both
 }
