@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -204,12 +205,8 @@ func TestTuneRefineLambdaB(t *testing.T) {
 			t.Errorf("grid or second-stage point with λ_B = %g, want the base's 2", r.LambdaB)
 		}
 	}
-	top := firstBest(seen[:3])
-	got := seen[3]
-	if got.LambdaB != 0.5 || got.Lambda != top.Lambda || got.Pretrain != top.Pretrain {
-		t.Errorf("refined point λ_B %g, λ %g, pretrain %d; want 0.5 at the best so far (λ %g, pretrain %d)", got.LambdaB, got.Lambda, got.Pretrain, top.Lambda, top.Pretrain)
-	}
-	if c := got.Config(base); c.LambdaB != 0.5 || c.Lambda != top.Lambda {
+	got := checkRefined(t, seen, func(r *TuneResult) { r.LambdaB = 0.5 })
+	if c := got.Config(base); c.LambdaB != 0.5 || c.Lambda != got.Lambda {
 		t.Errorf("refined point's config: λ_B %g, λ %g", c.LambdaB, c.Lambda)
 	}
 	if _, err := Tune(context.Background(), net, base, Grid{RefineLambdaB: []float64{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "-1") {
@@ -234,11 +231,7 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 			t.Errorf("point before the fourth stage with non-zero weight %g, want the default 8", r.NonzeroWeight)
 		}
 	}
-	top := firstBest(seen[:3])
-	got := seen[3]
-	if got.NonzeroWeight != 4 || got.Lambda != top.Lambda || got.LambdaB != top.LambdaB {
-		t.Errorf("refined point: weight %g, λ %g, λ_B %g; want 4 at the best so far (λ %g, λ_B %g)", got.NonzeroWeight, got.Lambda, got.LambdaB, top.Lambda, top.LambdaB)
-	}
+	got := checkRefined(t, seen, func(r *TuneResult) { r.NonzeroWeight = 4 })
 	if c := got.Config(base); c.NonzeroWeight != 4 {
 		t.Errorf("refined point's config: non-zero weight %g", c.NonzeroWeight)
 	}
@@ -273,11 +266,7 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 			t.Errorf("point before the fifth stage with %d steps across views, want 0", r.PropagateAcross)
 		}
 	}
-	top := firstBest(seen[:3])
-	got := seen[3]
-	if got.PropagateAcross != 1 || got.Lambda != top.Lambda || got.NonzeroWeight != top.NonzeroWeight {
-		t.Errorf("refined point: %d steps, λ %g, weight %g; want 1 at the best so far (λ %g, weight %g)", got.PropagateAcross, got.Lambda, got.NonzeroWeight, top.Lambda, top.NonzeroWeight)
-	}
+	got := checkRefined(t, seen, func(r *TuneResult) { r.PropagateAcross = 1 })
 	if c := got.Config(base); c.PropagateAcross != 1 {
 		t.Errorf("refined point's config: %d steps across views", c.PropagateAcross)
 	}
@@ -348,6 +337,23 @@ func tuneSeen(t *testing.T, net *multiplex.Network, base dpmne.Config, g Grid, w
 		t.Fatalf("%d points, want %d: the grid's and one for each later stage", len(res), want)
 	}
 	return seen
+}
+
+// checkRefined fails unless the last point of seen (in fitted order) is
+// the best point before it (firstBest) with set applied and nothing else
+// changed, as a later stage of Tune fits it; it returns that last point.
+func checkRefined(t *testing.T, seen []TuneResult, set func(*TuneResult)) TuneResult {
+	t.Helper()
+	last := seen[len(seen)-1]
+	want := firstBest(seen[:len(seen)-1])
+	set(&want)
+	got := last
+	got.MicroF1, got.MacroF1 = eval.Stat{}, eval.Stat{}
+	want.MicroF1, want.MacroF1 = eval.Stat{}, eval.Stat{}
+	if got != want {
+		t.Errorf("refined point %+v, want the best so far with the stage's value: %+v", got, want)
+	}
+	return last
 }
 
 // firstBest returns the first point of the highest CV micro-F1, the one a

@@ -214,7 +214,8 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	if quiet {
 		stderr = io.Discard
 	}
-	d, iters := cfg.Defaults().Dim, cfg.Defaults().Iterations
+	def := cfg.Defaults()
+	d, iters := def.Dim, def.Iterations
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
 	if d >= net.N() {
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
