@@ -100,6 +100,10 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
 	}
 	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
 	a.Iterations, b.Iterations = 0, 0
+	// Off is 0 or any negative count for these (their defaults are off).
+	for _, c := range []*Config{&a, &b} {
+		c.FeatureKNN, c.PropagateAcross = max(c.FeatureKNN, 0), max(c.PropagateAcross, 0)
+	}
 	if !reflect.DeepEqual(a, b) {
 		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
 		for i := range ra.NumField() {

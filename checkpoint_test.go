@@ -128,6 +128,33 @@ func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 	}
 }
 
+// TestCheckpointResumeOffCounts: FeatureKNN and PropagateAcross are off at
+// 0 and at any negative count alike, so either resumes a checkpoint made with
+// the other; a positive count still differs.
+func TestCheckpointResumeOffCounts(t *testing.T) {
+	net, cfg, cp := lastCheckpoint(t)
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		ok   bool
+	}{
+		{"FeatureKNN", func(c *Config) { c.FeatureKNN = -1 }, true},
+		{"PropagateAcross", func(c *Config) { c.PropagateAcross = -3 }, true},
+		{"FeatureKNN", func(c *Config) { c.FeatureKNN = 2 }, false},
+		{"PropagateAcross", func(c *Config) { c.PropagateAcross = 1 }, false},
+	} {
+		other := cfg
+		tc.set(&other)
+		_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
+		if tc.ok && err != nil {
+			t.Errorf("resume with %s off as a negative count: %v", tc.name, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), tc.name)) {
+			t.Errorf("resume with %s on: err = %v, want one naming %s", tc.name, err, tc.name)
+		}
+	}
+}
+
 // TestCheckpointResumeRejectsOtherData: a network with the same nodes and
 // views but another edge weight, feature value or observed node is not
 // resumed, through a written and read checkpoint as well; a checkpoint
