@@ -122,6 +122,41 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	return s, nil
 }
 
+// SetValues replaces the values of the experiment's setting: the partial
+// data ratios of pdr (each in [0, 1)) or the dimensions of dim (each a
+// whole number ≥ 1), sorted increasing. Experiments without a setting, and
+// views, whose values are the data set's views, have none to set; an empty
+// list, a value given twice and a value out of range are errors.
+func (s *Spec) SetValues(values []float64) error {
+	switch s.Setting {
+	case "pdr", "dim":
+	case "views":
+		return fmt.Errorf("experiment views leaves out each view of the data set in turn: its values cannot be given")
+	default:
+		return fmt.Errorf("experiment %s varies no setting: values are for pdr and dim", s.Name)
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("experiment %s: no values", s.Name)
+	}
+	v := slices.Clone(values)
+	for _, x := range v {
+		switch {
+		case s.Setting == "pdr" && !(x >= 0 && x < 1):
+			return fmt.Errorf("experiment pdr: partial data ratio %v: want 0 ≤ pdr < 1", x)
+		case s.Setting == "dim" && !(x >= 1 && x <= 1<<20 && x == math.Trunc(x)):
+			return fmt.Errorf("experiment dim: dimension %v: want a whole number from 1 to %d", x, 1<<20)
+		}
+	}
+	slices.Sort(v)
+	for i := 1; i < len(v); i++ {
+		if v[i] == v[i-1] {
+			return fmt.Errorf("experiment %s: value %v given twice", s.Name, v[i])
+		}
+	}
+	s.Values = v
+	return nil
+}
+
 // Partial returns the partial network that the pdr experiment fits at
 // ratio pdr with seed: multiplex.Partial drawing from the experiment's own
 // random stream. `dpmne data info --pdr`, `train --pdr` and `tune --pdr`

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,6 +196,45 @@ func TestNamedErrors(t *testing.T) {
 	}
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "dpmne") {
 		t.Errorf("Lookup: %v", err)
+	}
+}
+
+// TestSetValues: pdr and dim take values of their own, sorted; the other
+// experiments, empty lists, repeats and values out of range are refused.
+func TestSetValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []float64
+		want   []float64
+		err    string
+	}{
+		{"pdr", []float64{0.5, 0, 0.3}, []float64{0, 0.3, 0.5}, ""},
+		{"pdr", []float64{0.99}, []float64{0.99}, ""},
+		{"dim", []float64{256, 8}, []float64{8, 256}, ""},
+		{"pdr", []float64{1}, nil, "partial data ratio 1: want 0 ≤ pdr < 1"},
+		{"pdr", []float64{-0.1}, nil, "partial data ratio -0.1"},
+		{"pdr", []float64{math.NaN()}, nil, "partial data ratio NaN"},
+		{"pdr", []float64{0.2, 0.2}, nil, "value 0.2 given twice"},
+		{"pdr", nil, nil, "no values"},
+		{"dim", []float64{2.5}, nil, "dimension 2.5: want a whole number"},
+		{"dim", []float64{0}, nil, "dimension 0"},
+		{"dim", []float64{math.Inf(1)}, nil, "dimension +Inf"},
+		{"views", []float64{0}, nil, "its values cannot be given"},
+		{"table2", []float64{0}, nil, "varies no setting"},
+	} {
+		s, err := Named(tc.name, []string{"cora"}, nil, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.SetValues(tc.values)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s %v: %v", tc.name, tc.values, err)
+		case tc.err == "" && !slices.Equal(s.Values, tc.want):
+			t.Errorf("%s %v: values %v, want %v", tc.name, tc.values, s.Values, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s %v: err = %v, want %q", tc.name, tc.values, err, tc.err)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var repeats, fitSeeds int
 	var quiet, stratified bool
 	var score string
+	var values []float64
 	cmd := &cobra.Command{
 		Use:   "experiment NAME --data D --out DIR",
 		Short: "Run one of the paper's experiments: table2, table3, table4, table5, linkpred, pdr, dim, views",
@@ -47,7 +48,9 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           queries all others, ranked by cosine for float embeddings and by
           Hamming distance for codes)
   pdr     partial data ratio 0, 0.2, 0.4, 0.6 on one data set (Fig. 1), with a plot
+          (--values for other ratios)
   dim     embedding dimension 16…512 on one data set (Fig. 3), with a plot
+          (--values for other dimensions)
   views   all views, then each view left out, on one data set (Fig. 2), with a
           bar chart; nodes observed only in the left-out view are dropped
           from that cell
@@ -89,6 +92,11 @@ flags set the base configuration of every DPMNE method.`,
 			spec, err := experiment.Named(args[0], data, methods, repeats, mf.seed)
 			if err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("values") {
+				if err := spec.SetValues(values); err != nil {
+					return fmt.Errorf("--values: %w", err)
+				}
 			}
 			for _, m := range spec.Methods {
 				if _, err := experiment.Lookup(m); err != nil {
@@ -137,6 +145,7 @@ flags set the base configuration of every DPMNE method.`,
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
 	f.IntVar(&fitSeeds, "fit-seeds", 1, "embed every cell this many times (seeds --seed, --seed+1, …) and pool the scores over fits × repeats (not with linkpred)")
+	f.Float64SliceVar(&values, "values", nil, "the values of pdr's partial data ratio (each in [0, 1)) or dim's dimension, in place of the experiment's own (comma-separated)")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")

@@ -597,6 +597,11 @@ func TestExperiment(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	// Ratios of one's own, given in any order, come out sorted.
+	args = append([]string{"experiment", "pdr", "--data", "synthetic", "--methods", "dpmne", "--values", "0.5,0.1", "--out", t.TempDir()}, quick...)
+	if out, stderr, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| method | pdr = 0.1 | pdr = 0.5 |") {
+		t.Errorf("pdr --values 0.5,0.1: %v\n%s\n%s", err, out, stderr)
+	}
 	png, _ := os.ReadFile(filepath.Join(dir, "pdr.png"))
 	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Error("pdr.png is not a PNG")
@@ -630,6 +635,8 @@ func TestExperiment(t *testing.T) {
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", dir, "--methods", "word2vec"}, `unknown method "word2vec"`},
 		{[]string{"experiment", "table2", "--data", "synthetic"}, "--out"},
 		{[]string{"experiment", "linkpred", "--data", "synthetic", "--out", dir, "--fit-seeds", "2"}, "give --repeats, not 2 fit seeds"},
+		{[]string{"experiment", "pdr", "--data", "synthetic", "--out", dir, "--values", "0.2,1"}, "--values: experiment pdr: partial data ratio 1: want 0 ≤ pdr < 1"},
+		{[]string{"experiment", "table2", "--data", "synthetic", "--out", dir, "--values", "0.2"}, "--values: experiment table2 varies no setting"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
