@@ -134,6 +134,7 @@ func init() {
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(Tuned())
+	Register(TunedTop2())
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 		c.NonzeroWeight = 0         // the squared error's: a base weight would be an error

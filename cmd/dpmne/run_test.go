@@ -788,6 +788,7 @@ func TestTune(t *testing.T) {
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
 		{"--refine-propagate-across", "-1", "refined propagate-across steps -1"},
+		{"--refine-top", "-1", "refine top -1"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
 		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
 	} {
