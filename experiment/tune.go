@@ -77,10 +77,11 @@ type Grid struct {
 	// the grid, by the same cross-validation, each start a chain of the
 	// later stages, each stage refining the best point of its own chain,
 	// and every fit joins one ranking. The stages gain more at some
-	// points than at others (Cora at PDR 0.4: the pretraining, the B
-	// ridge and the step across views lift λ = 100's points and not
-	// λ = 10⁴'s), so the grid's best point is not always the best start.
-	// Each chain costs the fits of the stages again.
+	// points than at others (Cora at PDR 0.4, fit seed 2: they lift the
+	// grid's eighth point, at λ = 100, past its best, at λ = 10⁴; README,
+	// "The paper's experiments"), so the grid's best point is not always
+	// the best start. Each chain costs the fits of the stages again; at
+	// K = 2 Cora's PDR 0.4 cell scored as at K = 1 (RESULTS.md).
 	RefineTop int
 }
 
