@@ -214,7 +214,7 @@ type sage struct {
 	qs, qn   []float64 // level 2 × ds, level 1 × ds
 	z, e     []float64 // level 2 × Dim
 	norm     []float64 // ‖z‖, or −√ε where it was clamped
-	de, dz   []float64
+	de       []float64
 	dqs, dqn []float64
 	dh1      []float64
 	dpn      []float64 // level 0 × hs

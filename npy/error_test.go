@@ -34,7 +34,6 @@ func TestReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := good.Bytes() // 128-byte header and 48 bytes of data
-	const d = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
 	data := make([]byte, 16)
 	withVersion := func(major, minor byte) []byte {
 		b := bytes.Clone(g)
