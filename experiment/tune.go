@@ -318,7 +318,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	for i := range first {
 		first[i] = i
 	}
-	slices.SortStableFunc(first, func(a, b int) int { return cmp.Compare(out[b].MicroF1.Mean, out[a].MicroF1.Mean) })
+	slices.SortStableFunc(first, func(a, b int) int { return byScore(out[a], out[b]) })
 	first = first[:min(max(g.RefineTop, 1), len(first))]
 	// The later stages of one chain, each on the chain's best point so
 	// far (at): fit its new points, growing the progress total by them.
@@ -366,9 +366,14 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, err
 		}
 	}
-	slices.SortStableFunc(out, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
+	slices.SortStableFunc(out, byScore)
 	return out, best, nil
 }
+
+// byScore orders tune results by decreasing mean micro-F1 (NaN last, by
+// cmp.Compare): Tune's ranking, and under a stable sort the order of the
+// chains' starts.
+func byScore(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) }
 
 // crossable reports whether net has a view with features of its own and
 // one without, where dpmne.Config.PropagateAcross changes something.
