@@ -296,9 +296,9 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return 0, err
 		}
 		r.MicroF1, r.MacroF1 = res.MicroF1, res.MacroF1
-		// The first point of the highest mean (by cmp.Compare, NaN lowest)
-		// is the one the stable sort below puts first.
-		if bestAt < 0 || cmp.Compare(r.MicroF1.Mean, out[bestAt].MicroF1.Mean) > 0 {
+		// The first point that byScore ranks highest is the one the stable
+		// sort below puts first.
+		if bestAt < 0 || byScore(r, out[bestAt]) < 0 {
 			best, bestAt = e, len(out)
 		}
 		out = append(out, r)
@@ -331,7 +331,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 				if err != nil {
 					return err
 				}
-				if cmp.Compare(out[i].MicroF1.Mean, out[at].MicroF1.Mean) > 0 {
+				if byScore(out[i], out[at]) < 0 {
 					at = i
 				}
 			}
@@ -371,8 +371,9 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 }
 
 // byScore orders tune results by decreasing mean micro-F1 (NaN last, by
-// cmp.Compare): Tune's ranking, and under a stable sort the order of the
-// chains' starts.
+// cmp.Compare): Tune's ranking, under a stable sort the order of the
+// chains' starts, and which fit replaces the best so far (one that ranks
+// strictly before it).
 func byScore(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) }
 
 // crossable reports whether net has a view with features of its own and
