@@ -1,9 +1,12 @@
 package baseline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/dpmne/dpmne/multiplex"
@@ -167,4 +170,56 @@ func BenchmarkSmoothedFeatures(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkProNE embeds with ProNE at its defaults (d = 128, order 10) the
+// SBM of the root package's BenchmarkScale: 4 planted classes, 3 views
+// with about 10 neighbours per node each (7 inside the class, 3 across),
+// 20% of the nodes missing from each view (the features, which ProNE does
+// not read, are generated too). It reports the process's peak RSS (VmHWM,
+// where /proc can be read: run one size per process). 10⁶ nodes needs a
+// few GB for the n×138 and n×128 float64 blocks. Example:
+//
+//	go test -run '^$' -bench 'ProNE/n=100000$' -benchtime 1x ./baseline/
+func BenchmarkProNE(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			net, err := synth.Generate(synth.Config{
+				Nodes: n, Classes: 4, Views: 3,
+				DegreeIn: []float64{7}, DegreeOut: []float64{3},
+				FeatureDims: []int{1000, 1000, 0}, FeatureNNZ: []int{10, 10, 0},
+				Signal: []float64{0.3, 0.3, 0}, Missing: []float64{0.2},
+			}, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := (ProNE{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if kb := vmHWM(); kb > 0 {
+				b.ReportMetric(float64(kb)/1024, "MiB-peak-RSS")
+			}
+		})
+	}
+}
+
+// vmHWM returns the process's peak resident set size in KiB, 0 where
+// /proc/self/status cannot be read.
+func vmHWM() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(data) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) > 0 {
+				v, _ := strconv.ParseInt(string(f[0]), 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
 }

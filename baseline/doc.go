@@ -9,6 +9,7 @@
 //	GraphSAGE         unsupervised GraphSAGE, mean aggregator, two layers
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos, Eigs)
+//	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

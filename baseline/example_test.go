@@ -27,6 +27,7 @@ func ExampleMethods() {
 	// graphsage
 	// dane
 	// spectral
+	// prone
 	// features
 	// smoothed-features
 }

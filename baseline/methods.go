@@ -38,6 +38,9 @@ func Methods() []Method {
 		{"spectral", "Laplacian eigenmaps of the union graph", func(d int) Embedder {
 			return Spectral{Dim: d}
 		}},
+		{"prone", "ProNE on the union graph: sparse factorisation, then Chebyshev spectral propagation (order 10, μ = 0.2, θ = 0.5)", func(d int) Embedder {
+			return ProNE{Dim: d}
+		}},
 		{"features", "raw features of all views, PCA to d", func(d int) Embedder {
 			return Features{Dim: d}
 		}},
