@@ -136,6 +136,9 @@ func (cp *Checkpoint) restoreViews(trainers []*nn.Trainer, pcgs []*rand.PCG) err
 				if sl.T != lay.T {
 					return fmt.Errorf("resume: view %q: layer %d's weights are stored transposed=%v in the checkpoint, %v now: resume with the dpmne that wrote it", cp.Model.Views[s].Name, l, sl.T, lay.T)
 				}
+				if sl.Act != lay.Act {
+					return fmt.Errorf("resume: view %q: layer %d has activation %s in the checkpoint, %s now: resume with the dpmne that wrote it", cp.Model.Views[s].Name, l, sl.Act, lay.Act)
+				}
 				copy(lay.W, sl.W)
 				copy(lay.B, sl.B)
 			}

@@ -41,6 +41,9 @@ func TestCheckpointResume(t *testing.T) {
 		// Nodes without edges, solved exactly each Y step with a ridge
 		// estimated from the state at the iteration's start.
 		{"edgeless-nodes", quickConfig(), 7, 3, stripEdges(net, 20)},
+		// A view of signed features, read standardised through the
+		// scale that the resumed fit computes again.
+		{"signed-features", quickConfig(), 7, 3, signedNet(t, 300)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			net := net

@@ -138,19 +138,23 @@ type Config struct {
 	Hidden     []int // encoder widths; the last is the code size (default [200])
 	Activation nn.Activation
 	// Loss is the reconstruction loss, by the name nn.ParseLoss takes:
-	// "bce" (default), "mse" (the paper's eq. 1) or "weighted-mse". Binary
-	// cross-entropy suits the sparse 0/1 features of the datasets: with it,
-	// the learning rate and the pretraining below, ACM's micro-F1 went from
-	// 0.853 to 0.897 and DBLP4057's from 0.888 to 0.900, Cora's stayed
-	// (0.864 → 0.862; README, "Beyond the paper"). It is made for inputs
-	// in [0, 1]: on a network whose features leave that range the default
-	// is "mse" (ForNetwork), and Fit refuses such features under "bce";
-	// adjacency rows standing in for a view's features are read clipped
-	// to [0, 1].
+	// "bce", "mse" (the paper's eq. 1), "weighted-mse" or "poisson", or
+	// "auto" for the one the view's features take (FeatureKindOf); one name
+	// for every view, or one per view, comma-separated ("auto,mse"). The
+	// default, "" or "auto", is per view: "bce" on features in [0, 1]
+	// (binary, or fractions) and on adjacency rows standing in for a
+	// view's features, which are read clipped to [0, 1]; "poisson" on
+	// counts; "mse" on other real-valued or signed features ("weighted-mse"
+	// where NonzeroWeight above 1 is given). ForNetwork fills it in. The
+	// loss chooses the decoder's output layer, and the squared errors read
+	// features outside [0, 1] scaled column by column (Reconstructions).
+	// Fit refuses features that a named loss cannot reconstruct: outside
+	// [0, 1] under "bce", negative under "poisson".
 	Loss string
 	// NonzeroWeight (≥ 1) weighs the features' non-zero entries in the
 	// reconstruction loss against the zeros (SDNE's β, nn.Config). Default
-	// 8 for "bce" and "weighted-mse", 1 for "mse", which weighs nothing.
+	// 8 for "bce", "poisson" and "weighted-mse", 1 for "mse", which weighs
+	// nothing (a view under "mse" takes 1 whatever this says).
 	// The sparse features are mostly zeros, and an unweighted loss is
 	// mostly paid for predicting them; with 8, ACM's micro-F1
 	// in `dpmne experiment table2` rose from 0.901 to 0.922, Cora's from
@@ -371,13 +375,12 @@ type Config struct {
 
 // ForNetwork returns c with its defaults for net filled in: on a network
 // none of whose views has features of its own, β = 3000 where c has none
-// and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; where
-// c names no loss and some view's features leave [0, 1] on an observed
-// node, the squared error (the paper's; weighted-mse with a NonzeroWeight
-// above 1) instead of the cross-entropy, which cannot reconstruct them (a
-// loss that is named is kept, and Fit refuses such features under "bce");
-// then Defaults. FeaturedDefaults is cleared on a network with features,
-// where it changes nothing. Fit takes its configuration through it.
+// and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; the
+// loss of each view for which Loss names none (or "auto"), by the kind of
+// its features (see Loss), as one name where the views agree or one per
+// view; then Defaults. FeaturedDefaults is cleared on a network with
+// features, where it changes nothing. Fit takes its configuration through
+// it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
 	for _, v := range net.Views {
@@ -394,15 +397,7 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 		}
 		c.OrthAllNodes = true
 	}
-	if c.Loss == "" && !unitFeatures(net, c.RowNormalize) {
-		// Real-valued features: the cross-entropy is made for [0, 1]
-		// (checkUnitRange); the squared error is stable on any value. A
-		// non-zero weight that is given keeps its weighing.
-		c.Loss = nn.SquaredError.String()
-		if c.NonzeroWeight > 1 {
-			c.Loss = nn.WeightedSquaredError.String()
-		}
-	}
+	c.Loss = c.resolveLoss(net)
 	return c.Defaults()
 }
 
@@ -425,7 +420,7 @@ func (c Config) Defaults() Config {
 	if c.Loss == "" {
 		c.Loss = nn.CrossEntropy.String()
 	}
-	if c.Loss == nn.SquaredError.String() {
+	if onlyLoss(c.Loss, nn.SquaredError) {
 		set(&c.NonzeroWeight, 1) // the squared error weighs nothing
 	}
 	set(&c.NonzeroWeight, 8)
@@ -478,7 +473,7 @@ func (c Config) Validate() error {
 		return bad("laplacian", c.Laplacian, "unnormalized or normalized")
 	}
 	if _, err := nn.ParseActivation(c.Activation.String()); err != nil {
-		return bad("activation", c.Activation, "sigmoid, relu, tanh or identity")
+		return bad("activation", c.Activation, "sigmoid, relu, tanh, identity or softplus")
 	}
 	if !(c.YTol >= 0) || math.IsInf(c.YTol, 0) {
 		return bad("y-tol", c.YTol, "finite and ≥ 0")
@@ -499,9 +494,9 @@ func (c Config) Validate() error {
 			return bad(f.name, f.v, "finite and ≥ 0")
 		}
 	}
-	if c.Loss != "" {
-		if _, err := nn.ParseLoss(c.Loss); err != nil {
-			return bad("loss", c.Loss, "mse, weighted-mse or bce")
+	for _, name := range lossNames(c.Loss) {
+		if _, err := nn.ParseLoss(name); err != nil && name != "auto" {
+			return bad("loss", c.Loss, "auto, bce, mse, weighted-mse or poisson, or one of them per view, comma-separated")
 		}
 	}
 	switch c.YSolver {
@@ -523,7 +518,7 @@ func (c Config) Validate() error {
 	if !(c.NonzeroWeight >= 1) || math.IsInf(c.NonzeroWeight, 0) {
 		return bad("nonzero-weight", c.NonzeroWeight, "finite and ≥ 1")
 	}
-	if c.NonzeroWeight != 1 && c.Loss == nn.SquaredError.String() {
+	if c.NonzeroWeight != 1 && onlyLoss(c.Loss, nn.SquaredError) {
 		return bad("nonzero-weight", c.NonzeroWeight, "1 with loss mse, which weighs nothing")
 	}
 	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.Iterations < 0 || c.YSteps < 1 {
@@ -539,14 +534,19 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func (c Config) nnConfig() nn.Config {
-	loss, _ := nn.ParseLoss(c.Loss) // checked by Validate
+// nnConfig returns the configuration of the autoencoder of a view that r
+// describes.
+func (c Config) nnConfig(r ViewReconstruction) nn.Config {
+	nzw := c.NonzeroWeight
+	if r.Loss == nn.SquaredError {
+		nzw = 1 // the squared error weighs nothing
+	}
 	return nn.Config{
 		Hidden:          c.Hidden,
 		Activation:      c.Activation,
-		OutActivation:   nn.Sigmoid,
-		Loss:            loss,
-		NonzeroWeight:   float32(c.NonzeroWeight),
+		OutActivation:   r.Output,
+		Loss:            r.Loss,
+		NonzeroWeight:   float32(nzw),
 		LearningRate:    float32(c.LearningRate),
 		NegativeSamples: max(c.NegativeSamples, 0),
 		WeightDecay:     float32(c.LambdaW),
@@ -570,7 +570,11 @@ func (r *YReg) UnmarshalText(b []byte) error {
 // (Propagate −1), missing nodes left missing (FillHops −1), R(Y) over
 // every node (OrthAllNodes), and every other
 // setting at its default, which is the paper's method with its slips
-// corrected (README, "The method"). Its row in the experiments is
+// corrected (README, "The method"). The squared error's output layer
+// follows the features (Reconstructions): the paper's sigmoid on features
+// in [0, 1], as Cora's, ACM's and DBLP4057's are, and an identity output
+// on standardised features outside that range, which a sigmoid cannot
+// reach. Its row in the experiments is
 // dpmne-paper.
 func Paper() Config {
 	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, FillHops: -1, OrthAllNodes: true}

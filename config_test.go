@@ -26,6 +26,8 @@ func TestConfigValidate(t *testing.T) {
 		{Config{NonzeroWeight: 0.5}, "nonzero-weight = 0.5"},
 		{Config{NonzeroWeight: math.Inf(1)}, "nonzero-weight = +Inf"},
 		{Config{Loss: "mse", NonzeroWeight: 8}, "nonzero-weight = 8: want 1 with loss mse"},
+		{Config{Loss: "mse,mse", NonzeroWeight: 8}, "nonzero-weight = 8: want 1 with loss mse"},
+		{Config{Loss: "bce,l1"}, "loss = bce,l1: want auto, bce, mse, weighted-mse or poisson"},
 	} {
 		if err := tc.cfg.Defaults().Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
@@ -52,7 +54,7 @@ func TestConfigValidate(t *testing.T) {
 		loss string
 		w    float64
 		want float64
-	}{{"", 0, 8}, {"bce", 0, 8}, {"weighted-mse", 0, 8}, {"mse", 0, 1}, {"bce", 1, 1}, {"weighted-mse", 3, 3}} {
+	}{{"", 0, 8}, {"bce", 0, 8}, {"weighted-mse", 0, 8}, {"mse", 0, 1}, {"bce", 1, 1}, {"weighted-mse", 3, 3}, {"poisson", 0, 8}, {"mse,mse", 0, 1}, {"bce,mse", 0, 8}} {
 		if got := (Config{Loss: tc.loss, NonzeroWeight: tc.w}).Defaults().NonzeroWeight; got != tc.want {
 			t.Errorf("loss %q, non-zero weight %g: default %g, want %g", tc.loss, tc.w, got, tc.want)
 		}
@@ -138,7 +140,8 @@ func TestForNetwork(t *testing.T) {
 			t.Errorf("%s: the other settings are not Defaults'", tc.name)
 		}
 	}
-	// Features outside [0, 1]: the squared error where no loss is named.
+	// Features outside [0, 1]: the squared error where no loss is named,
+	// on that view alone (view2 has no features of its own: adjacency rows).
 	realNet := smallNet(t, 60)
 	_, val := realNet.Views[1].Features.Row(slices.Index(realNet.Views[1].Observed, true))
 	val[0] = 2.5
@@ -147,11 +150,16 @@ func TestForNetwork(t *testing.T) {
 		loss   string
 		weight float64
 	}{
-		{Config{}, "mse", 1},
+		{Config{}, "bce,mse,bce", 8},
+		{Config{Loss: "auto"}, "bce,mse,bce", 8},
 		{Config{Loss: "bce"}, "bce", 8},
+		{Config{Loss: "mse"}, "mse", 1},
 		{Config{Loss: "weighted-mse"}, "weighted-mse", 8},
-		{Config{NoAutoencoder: true}, "mse", 1}, // unused, but as a tune grid's autoencoder points need it
-		{Config{NonzeroWeight: 4}, "weighted-mse", 4},
+		{Config{Loss: "auto,poisson,auto"}, "bce,poisson,bce", 8},
+		{Config{Loss: "mse,auto,mse"}, "mse", 1},        // one name where the views agree
+		{Config{Loss: "auto,mse"}, "auto,mse", 8},       // not one per view: Reconstructions refuses it
+		{Config{NoAutoencoder: true}, "bce,mse,bce", 8}, // unused, but as a tune grid's autoencoder points need it
+		{Config{NonzeroWeight: 4}, "bce,weighted-mse,bce", 4},
 	} {
 		got := tc.cfg.ForNetwork(realNet)
 		if got.Loss != tc.loss || got.NonzeroWeight != tc.weight {

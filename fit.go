@@ -75,6 +75,10 @@ type ViewModel struct {
 	Weight float64
 	B      *mat.Dense      // d×h basis
 	AE     *nn.Autoencoder // nil for the no-autoencoder ablation
+	// Scale is the column-wise map the view's features go through before
+	// its autoencoder reads them (features outside [0, 1] under the squared
+	// error, Config.Reconstructions), or nil for none.
+	Scale *FeatureScale
 }
 
 // Embedding returns the n×d embedding, one row per node in IDs order.
@@ -173,9 +177,17 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}
+	given := cfg
 	cfg = cfg.ForNetwork(net)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if !cfg.NoAutoencoder {
+		// A loss that cannot reconstruct a view's features, refused with
+		// the loss the view would take where none is named.
+		if _, err := given.Reconstructions(net); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkSizes(net, cfg); err != nil {
 		return nil, err
@@ -198,9 +210,12 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		beta = 0
 	}
 	t := len(net.Views)
-	// The cross-entropy reconstructs inputs in [0, 1] (checkUnitRange,
-	// clipUnit).
-	bce := !cfg.NoAutoencoder && cfg.Loss == nn.CrossEntropy.String()
+	// Each view's loss and how its features are read (clipped, scaled).
+	recs, recErr := cfg.Reconstructions(net)
+	if recErr != nil && !cfg.NoAutoencoder {
+		return nil, recErr
+	}
+	scales := make([]*FeatureScale, t)
 	xs := make([]*sparse.CSR, t)
 	obsRows := make([][]int, t)
 	trainers := make([]*nn.Trainer, t)
@@ -213,12 +228,8 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		// Propagation and the fill act on the view's own features, not on
 		// adjacency rows standing in for them (Config.Propagate).
 		own := v.Features != nil
-		if bce && own {
-			if err := checkUnitRange(v, net.Nodes, cfg.RowNormalize); err != nil {
-				return nil, err
-			}
-		} else if bce && !cfg.RowNormalize {
-			xs[s] = clipUnit(xs[s]) // unit-length rows are in range already
+		if !cfg.NoAutoencoder && recs[s].Clip {
+			xs[s] = clipUnit(xs[s])
 		}
 		// Own features smoothed along the featureless views' graphs first
 		// (Config.PropagateAcross).
@@ -250,6 +261,10 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		if cfg.RowNormalize {
 			xs[s] = xs[s].NormalizeRows()
 		}
+		if !cfg.NoAutoencoder && recs[s].Scale {
+			scales[s] = newFeatureScale(xs[s], obs, recs[s].Centre)
+			xs[s] = scales[s].apply(xs[s], obs)
+		}
 		for i, o := range obs {
 			if o {
 				obsRows[s] = append(obsRows[s], i)
@@ -260,7 +275,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			// I^s H^s: only observed rows, whatever the matrix holds elsewhere.
 			vf.h = newSparseCodes(xs[s].RowSelect(obs), cfg.Workers)
 		} else {
-			ae, err := nn.New(xs[s].Cols, cfg.nnConfig(), rng)
+			ae, err := nn.New(xs[s].Cols, cfg.nnConfig(recs[s]), rng)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: %w", v.Name, err)
 			}
@@ -422,7 +437,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 		sub.updateLY()
 	}
-	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs, false) }
+	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs, scales, false) }
 	report := func(it, ysteps int, vw []float64, yt, bt, at time.Duration) error {
 		terms := sub.termsAfterB()
 		terms.Reconstruction, terms.RegW = recon, regW
@@ -532,7 +547,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	// The fit is over: the model takes Y and the autoencoders themselves
 	// rather than copies, so the end of a large fit needs no extra memory.
-	return buildModel(net, cfg, sub, trainers, xs, true), nil
+	return buildModel(net, cfg, sub, trainers, xs, scales, true), nil
 }
 
 // lyRefresh is how often (in iterations) the L·Y carried along the Y steps
@@ -844,8 +859,9 @@ func gramSchmidt(z []float64, n, k int, rng *rand.Rand) {
 }
 
 // buildModel returns the model as the fit stands: a copy of its state, or
-// with share (at the end) the state itself.
-func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, share bool) *Model {
+// with share (at the end) the state itself. scales are the views' feature
+// scales (nil: none), which the model shares.
+func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, scales []*FeatureScale, share bool) *Model {
 	y := sub.y
 	if !share {
 		y = append([]float64(nil), y...)
@@ -853,7 +869,7 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, y)}
 	for s, v := range net.Views {
 		h := sub.views[s].h.Dim()
-		vm := ViewModel{Name: v.Name, In: xs[s].Cols, Weight: 1, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...))}
+		vm := ViewModel{Name: v.Name, In: xs[s].Cols, Weight: 1, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...)), Scale: scales[s]}
 		if op, ok := sub.lap.(*proximity.Operator); ok {
 			vm.Weight = op.ViewWeight(s)
 		}
@@ -919,45 +935,14 @@ func smallComponentRows(graphs []*sparse.CSR, n, d int) (free, single []int) {
 	return free, single
 }
 
-// checkUnitRange reports the first entry of a view's features, on a node
-// observed there, outside [0, 1] (only the negative ones with
-// rowNormalized, whose rows are scaled to unit length first). The binary
-// cross-entropy is made for inputs in that range: on a target x > 1 its
-// −x·log p − (1−x)·log(1−p) falls without bound as p → 1, and training
-// runs away instead of failing. Propagation and the fill take means, which
-// stay in the range.
-func checkUnitRange(v *multiplex.View, nodes *multiplex.Nodes, rowNormalized bool) error {
-	x := v.Features
-	for i := range x.Rows {
-		if !v.Observed[i] {
-			continue // rows the model never reads
-		}
-		ind, val := x.Row(i)
-		for k, f := range val {
-			if f < 0 || (f > 1 && !rowNormalized) {
-				return fmt.Errorf("view %q: node %q, feature %d is %g: the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or use --loss mse (the default on such features)", v.Name, nodes.ID(i), ind[k], f)
-			}
-		}
-	}
-	return nil
-}
-
-// unitFeatures reports whether every view's features lie in [0, 1] on the
-// nodes observed there (checkUnitRange).
-func unitFeatures(net *multiplex.Network, rowNormalized bool) bool {
-	for _, v := range net.Views {
-		if v.Features != nil && checkUnitRange(v, net.Nodes, rowNormalized) != nil {
-			return false
-		}
-	}
-	return true
-}
-
 // clipUnit returns x with its entries clipped to [0, 1], or x itself when
 // none is outside: the adjacency rows that a view without features gives its
-// autoencoder, read under the cross-entropy (checkUnitRange) as their
-// pattern where a weight reaches 1 (a metapath view's counts, say; the
-// loaders admit positive weights only), and Model.Embed's inputs.
+// autoencoder, read under the cross-entropy (Config.Reconstructions) as
+// their pattern where a weight reaches 1 (a metapath view's counts, say;
+// the loaders admit positive weights only), and Model.Embed's inputs. The
+// binary cross-entropy is made for inputs in [0, 1]: on a target x > 1 its
+// −x·log p − (1−x)·log(1−p) falls without bound as p → 1, and training
+// runs away instead of failing.
 func clipUnit(x *sparse.CSR) *sparse.CSR {
 	if !slices.ContainsFunc(x.Val, func(f float32) bool { return f > 1 || f < 0 }) {
 		return x

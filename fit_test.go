@@ -407,9 +407,11 @@ func TestFitOrthAllNodes(t *testing.T) {
 }
 
 // TestFeatureRange: the cross-entropy refuses features outside [0, 1] on
-// an observed node, naming the view, node and value; the squared error, and
-// unit-length rows, take them; and where no loss is named, such features
-// choose the squared error (Config.ForNetwork).
+// an observed node, and the Poisson loss negative ones, naming the view,
+// node and value; the squared error, and unit-length rows, take them; and
+// where no loss is named, the view with such features takes the loss of
+// their kind, Poisson for counts and the squared error for signed values
+// (Config.ForNetwork), the other views the cross-entropy.
 func TestFeatureRange(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -421,12 +423,16 @@ func TestFeatureRange(t *testing.T) {
 		{"above 1, bce", 7, func(c *Config) { c.Loss = "bce" }, `view "view0": node "3", feature`, ""},
 		{"negative, bce", -0.5, func(c *Config) { c.Loss = "bce" }, "is -0.5: the cross-entropy loss", ""},
 		{"within, no loss named", 0.5, func(*Config) {}, "", "bce"},
-		{"above 1, no loss named", 7, func(*Config) {}, "", "mse"},
-		{"negative, no loss named", -0.5, func(*Config) {}, "", "mse"},
+		{"above 1, no loss named", 7, func(*Config) {}, "", "poisson,bce,bce"},
+		{"fraction above 1, no loss named", 7.5, func(*Config) {}, "", "mse,bce,bce"},
+		{"negative, no loss named", -0.5, func(*Config) {}, "", "mse,bce,bce"},
+		{"negative, poisson", -0.5, func(c *Config) { c.Loss = "poisson" }, `node "3", feature 0 is -0.5: the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out: the view's features are signed, which take --loss mse`, ""},
+		{"above 1, poisson", 7, func(c *Config) { c.Loss = "poisson" }, "", "poisson"},
+		{"two names for three views", 0.5, func(c *Config) { c.Loss = "bce,mse" }, "loss = bce,mse: 2 names for 3 views: want one, or one per view", ""},
 		{"above 1, mse", 7, func(c *Config) { c.Loss = "mse" }, "", "mse"},
 		{"row-normalised, bce", 7, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "", "bce"},
 		{"row-normalised, negative, bce", -0.5, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "is -0.5", ""},
-		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "mse"},
+		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "poisson,bce,bce"},
 	} {
 		net := smallNet(t, 120)
 		v := net.Views[0]

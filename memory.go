@@ -111,6 +111,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		m.Subspace += 3 * n * d * 8
 	}
 	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
+	recs, _ := cfg.Reconstructions(net) // a refusal is Fit's to report
 	for s, v := range net.Views {
 		x := v.FeatureMatrix()
 		in := int64(x.Cols)
@@ -144,6 +145,14 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 				c, obs = filledRowNNZ(c, net.Views, s, have, cfg.FillHops, x.Cols)
 			}
 			nnz = totalNNZ(c)
+			m.Codes += 8*nnz + 8*(n+1)
+		}
+		if !cfg.NoAutoencoder && recs != nil && recs[s].Scale {
+			// The scaled copy the autoencoder reads, in full on the
+			// observed rows where centred (FeatureScale).
+			if recs[s].Centre {
+				nnz = obs * in
+			}
 			m.Codes += 8*nnz + 8*(n+1)
 		}
 		if cfg.NoAutoencoder {

@@ -36,9 +36,11 @@ import (
 // among them), with Config.PropagateAcross first along the featureless
 // views' graphs, and a view the node lacks may be given its own row from a
 // view with the same features, or its neighbours' mean features there, and
-// marked present, as Config.FillHops does in the fit. Under the
-// cross-entropy loss (the default) the autoencoders read x clipped to
-// [0, 1], as the fit reads a featureless view's adjacency rows.
+// marked present, as Config.FillHops does in the fit. An autoencoder under
+// the cross-entropy loss (the default on features in [0, 1]) reads x
+// clipped to [0, 1], as the fit reads a featureless view's adjacency rows,
+// and one with a feature scale (ViewModel.Scale) reads x through it, as in
+// the fit.
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s
@@ -75,14 +77,19 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	if k <= 0 {
 		return nil, errors.New("embed: no features in any view, or no rows")
 	}
-	if !m.Config.NoAutoencoder && m.Config.Loss == nn.CrossEntropy.String() {
-		// As Fit reads them (clipUnit): the cross-entropy's inputs are in
-		// [0, 1].
-		x = slices.Clone(x)
-		for s, xs := range x {
-			if xs != nil {
-				x[s] = clipUnit(xs)
-			}
+	// As Fit reads them: the cross-entropy's inputs clipped to [0, 1]
+	// (clipUnit), the scaled views' through their scales.
+	x = slices.Clone(x)
+	for s, xs := range x {
+		v := m.Views[s]
+		if xs == nil || v.AE == nil {
+			continue
+		}
+		if v.AE.Cfg.Loss == nn.CrossEntropy {
+			x[s] = clipUnit(xs)
+		}
+		if v.Scale != nil {
+			x[s] = v.Scale.apply(x[s], nil)
 		}
 	}
 	_, d := m.Y.Dims()
@@ -207,7 +214,9 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 // are the rows of y (k×d, rows of Embedding or of Embed): the code y·B^s of
 // the fitted y (the heat filter undone and the column means added back,
 // where the model has them), decoded by the view's autoencoder (the
-// paper's h_i^s = y_i B^s, §3.3). It returns k×In values.
+// paper's h_i^s = y_i B^s, §3.3), mapped back to the features' own units
+// where the view has a feature scale (ViewModel.Scale). It returns k×In
+// values.
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	if s < 0 || s >= len(m.Views) {
 		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
@@ -260,6 +269,9 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 		for j := range v.In {
 			res.Set(i, j, float64(out[i*v.In+j]))
 		}
+	}
+	if v.Scale != nil {
+		v.Scale.invert(res.RawMatrix().Data, v.In)
 	}
 	return res, nil
 }
@@ -324,7 +336,8 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
 
 // The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
 // little-endian uint64 length and that many bytes of JSON header (the
-// Config, ids, dimensions and layer shapes), then little-endian arrays: Y
+// Config, ids, dimensions, layer shapes and feature scales), then
+// little-endian arrays: Y
 // (n×d float64), and per view B (d×h float64) followed, when the view has an
 // autoencoder, by each layer's W (In×Out float32, or Out×In where the
 // layer's header has "T": true, see nn.Layer.T) and bias (Out float32).
@@ -349,6 +362,8 @@ type viewHeader struct {
 	Weight *float64      `json:"weight,omitempty"` // ω_s; absent (files before it) means 1
 	AE     *nn.Config    `json:"autoencoder,omitempty"`
 	Layers []layerHeader `json:"layers,omitempty"`
+	// Scale is ViewModel.Scale; absent (files before it) means none.
+	Scale *FeatureScale `json:"scale,omitempty"`
 }
 
 type layerHeader struct {
@@ -377,7 +392,7 @@ func (m *Model) Write(w io.Writer) error {
 			return fmt.Errorf("write model: view %q has no basis B", v.Name)
 		}
 		_, h := v.B.Dims()
-		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight}
+		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight, Scale: v.Scale}
 		if v.AE != nil {
 			cfg := v.AE.Cfg
 			vh.AE = &cfg
@@ -554,6 +569,12 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 				return nil, fmt.Errorf("view %s: weight %v: want ≥ 0", vh.Name, *vh.Weight)
 			}
 			vm.Weight = *vh.Weight
+		}
+		if vh.Scale != nil {
+			if err := vh.Scale.check(vh.In); err != nil {
+				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
+			}
+			vm.Scale = vh.Scale
 		}
 		if vh.AE != nil {
 			ae := &nn.Autoencoder{In: vh.In, Cfg: *vh.AE}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,7 +171,9 @@ func TestTuneRefinePretrain(t *testing.T) {
 		t.Errorf("refined point's config: pretrain %d, λ %g", c.Pretrain, c.Lambda)
 	}
 	id := Grid{Encoders: []string{"identity"}, RefinePretrain: []int{2}}
-	if res, err := Tune(context.Background(), net, base, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+	idBase := base
+	idBase.NoAutoencoder = true // else the base's own point, with autoencoders, joins the grid
+	if res, err := Tune(context.Background(), net, idBase, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
 		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
 	}
 	if _, err := Tune(context.Background(), net, base, Grid{RefinePretrain: []int{-1}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "-1") {
@@ -237,7 +240,9 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 		t.Errorf("refined point's config: non-zero weight %g", c.NonzeroWeight)
 	}
 	id := Grid{Encoders: []string{"identity"}, RefineNonzeroWeight: []float64{4}}
-	if res, err := Tune(context.Background(), net, base, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
+	idBase := base
+	idBase.NoAutoencoder = true // else the base's own point, with autoencoders, joins the grid
+	if res, err := Tune(context.Background(), net, idBase, id, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
 		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
 	}
 	mse := base
@@ -286,8 +291,9 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 }
 
 // TestTuneNonzeroWeightGrid: the grid's weights multiply its points, each
-// fitted with its own weight; below 1, or other than 1 with the squared
-// error, is an error naming the value.
+// fitted with its own weight, and the base's own point (weight 8) follows
+// them; below 1, or other than 1 with the squared error, is an error naming
+// the value.
 func TestTuneNonzeroWeightGrid(t *testing.T) {
 	net, err := load("")
 	if err != nil {
@@ -299,8 +305,8 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 4 || !slices.Equal(seen, []float64{1, 4, 1, 4}) {
-		t.Errorf("%d points with weights %v; want 4 with [1 4 1 4]", len(res), seen)
+	if len(res) != 5 || !slices.Equal(seen, []float64{1, 4, 1, 4, 8}) {
+		t.Errorf("%d points with weights %v; want 5 with [1 4 1 4 8]", len(res), seen)
 	}
 	if a, b := res[0].Config(base), res[0]; a.NonzeroWeight != b.NonzeroWeight {
 		t.Errorf("best point's config: weight %g, want %g", a.NonzeroWeight, b.NonzeroWeight)
@@ -402,4 +408,53 @@ func firstBest(rs []TuneResult) TuneResult {
 		}
 	}
 	return top
+}
+
+// TestTuneIncludesBase: whatever the grid, the base configuration's own
+// point is one of Tune's, fitted once (after the grid's points where the
+// grid lacks it; a point the grid repeats is fitted once too), and it
+// fits the base: its score is that of the base's embedding, so the point
+// ranked first scores at least as well.
+func TestTuneIncludesBase(t *testing.T) {
+	net, err := load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, Lambda: 500}
+	for _, tc := range []struct {
+		name    string
+		g       Grid
+		lambdas []float64 // in fitting order
+	}{
+		{"grid without the base", Grid{Lambda: []float64{100, 1e4}}, []float64{100, 1e4, 500}},
+		{"grid with the base", Grid{Lambda: []float64{500, 100}}, []float64{500, 100}},
+		{"repeated values", Grid{Lambda: []float64{100, 100, 500, 100}}, []float64{100, 500}},
+		{"other starts", Grid{Start: []string{"spectral"}}, []float64{500, 500}},
+	} {
+		var seen []TuneResult
+		res, err := Tune(context.Background(), net, base, tc.g, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float64
+		for _, r := range seen {
+			got = append(got, r.Lambda)
+		}
+		if !slices.Equal(got, tc.lambdas) || len(res) != len(tc.lambdas) {
+			t.Errorf("%s: fitted λ %v, want %v", tc.name, got, tc.lambdas)
+			continue
+		}
+		i := slices.IndexFunc(seen, func(r TuneResult) bool { return r.Lambda == 500 && r.Start == "codes" })
+		if i < 0 {
+			t.Errorf("%s: no point of the base's", tc.name)
+			continue
+		}
+		own := seen[i]
+		if c, want := own.Config(base).ForNetwork(net), base.ForNetwork(net); !reflect.DeepEqual(c, want) {
+			t.Errorf("%s: the base's point fits %+v, want %+v", tc.name, c, want)
+		}
+		if res[0].MicroF1.Mean < own.MicroF1.Mean {
+			t.Errorf("%s: first point scores %.4f, below the base's %.4f", tc.name, res[0].MicroF1.Mean, own.MicroF1.Mean)
+		}
+	}
 }

@@ -21,15 +21,16 @@ type Config struct {
 	// included (default Sigmoid, as in the paper).
 	Activation Activation
 	// OutActivation is the decoder's output non-linearity for SquaredError
-	// and WeightedSquaredError (default Sigmoid). CrossEntropy always uses a
-	// sigmoid output, whatever this says.
+	// and WeightedSquaredError (default Sigmoid; Identity for targets
+	// outside [0, 1]). CrossEntropy always uses a sigmoid output and Poisson
+	// a softplus one, whatever this says.
 	OutActivation Activation
 	// Loss is the reconstruction loss (default SquaredError).
 	Loss Loss
 	// NonzeroWeight (≥ 1, default 1 = unweighted) is SDNE's weight on the
-	// non-zero inputs for WeightedSquaredError and the weight of the positive
-	// terms for CrossEntropy. SquaredError is unweighted and rejects a
-	// weight above 1.
+	// non-zero inputs for WeightedSquaredError and Poisson, and the weight
+	// of the positive terms for CrossEntropy. SquaredError is unweighted and
+	// rejects a weight above 1.
 	NonzeroWeight float32
 	// LearningRate is Adam's step size (default 1e-3).
 	LearningRate float32
@@ -221,10 +222,7 @@ func New(in int, cfg Config, rng *rand.Rand) (*Autoencoder, error) {
 	}
 	out := ae.Layers[len(ae.Layers)-1]
 	out.T = in >= WideInput && cfg.NegativeSamples > 0
-	out.Act = cfg.OutActivation
-	if cfg.Loss == CrossEntropy {
-		out.Act = Sigmoid
-	}
+	out.Act = cfg.Loss.outActivation(cfg.OutActivation)
 	return ae, nil
 }
 
@@ -265,10 +263,23 @@ func (ae *Autoencoder) Check() error {
 		}
 		prev = lay.Out
 	}
-	if out := ae.Layers[len(ae.Layers)-1]; ae.Cfg.Loss == CrossEntropy && out.Act != Sigmoid {
-		return fmt.Errorf("nn: output layer has activation %s, but Loss %s needs %s", out.Act, CrossEntropy, Sigmoid)
+	if out := ae.Layers[len(ae.Layers)-1]; out.Act != ae.Cfg.Loss.outActivation(out.Act) {
+		return fmt.Errorf("nn: output layer has activation %s, but Loss %s needs %s", out.Act, ae.Cfg.Loss, ae.Cfg.Loss.outActivation(out.Act))
 	}
 	return nil
+}
+
+// outActivation returns the output activation the loss computes its terms
+// from, the sigmoid for CrossEntropy and the softplus for Poisson, or a,
+// the configured one, for the squared errors.
+func (l Loss) outActivation(a Activation) Activation {
+	switch l {
+	case CrossEntropy:
+		return Sigmoid
+	case Poisson:
+		return Softplus
+	}
+	return a
 }
 
 // CodeDim returns the width of the code, the last of Cfg.Hidden.

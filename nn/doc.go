@@ -12,8 +12,10 @@
 //
 // where T = Y·B^s is a target code computed elsewhere (nil to train the plain
 // autoencoder) and λ is Config.WeightDecay. The reconstruction loss is the
-// paper's squared error, SDNE's weighted squared error, or binary
-// cross-entropy, which suits sparse 0/1 inputs better (see Loss).
+// paper's squared error, SDNE's weighted squared error, binary
+// cross-entropy, which suits sparse 0/1 inputs better, or the Poisson
+// deviance of a softplus output, for counts (see Loss); the squared errors
+// reconstruct inputs outside [0, 1] through an Identity output activation.
 //
 // The code is float32 throughout, with float64 loss accumulators. The first
 // layer reads X in CSR form (package sparse) and costs O(nnz·width) forward

@@ -81,8 +81,8 @@ func TestGradientFiniteDifference(t *testing.T) {
 		target[i] = rng.Float32()
 	}
 	for _, hidden := range [][]int{{5, 3}, {3}} {
-		for _, loss := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy} {
-			for _, act := range []Activation{Sigmoid, ReLU, Tanh, Identity} {
+		for _, loss := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy, Poisson} {
+			for _, act := range []Activation{Sigmoid, ReLU, Tanh, Identity, Softplus} {
 				for _, extra := range []bool{false, true} {
 					name := fmt.Sprintf("%s/%s", loss, act)
 					if len(hidden) == 1 {

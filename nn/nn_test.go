@@ -36,6 +36,8 @@ func denseForward64(ae *Autoencoder, x *sparse.CSR) (codes, recon [][]float64) {
 					z[o] = math.Max(z[o], 0)
 				case Tanh:
 					z[o] = math.Tanh(z[o])
+				case Softplus:
+					z[o] = math.Log1p(math.Exp(z[o]))
 				}
 			}
 			h = z
@@ -57,7 +59,7 @@ func TestSparseMatchesDense(t *testing.T) {
 	for _, tc := range []struct {
 		act    Activation
 		hidden []int
-	}{{Sigmoid, []int{9, 4}}, {ReLU, []int{9, 4}}, {Tanh, []int{9, 4}}, {Identity, []int{9, 4}}, {Sigmoid, []int{4}}} {
+	}{{Sigmoid, []int{9, 4}}, {ReLU, []int{9, 4}}, {Tanh, []int{9, 4}}, {Identity, []int{9, 4}}, {Softplus, []int{9, 4}}, {Sigmoid, []int{4}}} {
 		act := tc.act
 		t.Run(fmt.Sprint(act, tc.hidden), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, 12))
@@ -384,7 +386,7 @@ func TestConfigErrors(t *testing.T) {
 		{50, Config{Hidden: []int{8}, NonzeroWeight: 5}, "Config.NonzeroWeight = 5 has no effect with Loss mse"},
 		{50, Config{Hidden: []int{8}, Activation: 9}, "Config.Activation = 9"},
 		{50, Config{Hidden: []int{8}, OutActivation: -1}, "Config.OutActivation = -1"},
-		{50, Config{Hidden: []int{8}, Loss: 3}, "Config.Loss = 3"},
+		{50, Config{Hidden: []int{8}, Loss: 9}, "Config.Loss = 9"},
 		{50, Config{Hidden: []int{8}, LearningRate: -1}, "Config.LearningRate = -1"},
 		{50, Config{Hidden: []int{8}, Beta1: 1}, "Config.Beta1 = 1"},
 		{50, Config{Hidden: []int{8}, Beta2: 1.5}, "Config.Beta2 = 1.5"},
@@ -408,12 +410,12 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestParseRoundTrip(t *testing.T) {
-	for _, a := range []Activation{Sigmoid, ReLU, Tanh, Identity} {
+	for _, a := range []Activation{Sigmoid, ReLU, Tanh, Identity, Softplus} {
 		if got, err := ParseActivation(a.String()); err != nil || got != a {
 			t.Errorf("ParseActivation(%q) = %v, %v", a.String(), got, err)
 		}
 	}
-	for _, l := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy} {
+	for _, l := range []Loss{SquaredError, WeightedSquaredError, CrossEntropy, Poisson} {
 		if got, err := ParseLoss(l.String()); err != nil || got != l {
 			t.Errorf("ParseLoss(%q) = %v, %v", l.String(), got, err)
 		}

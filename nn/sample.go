@@ -266,6 +266,8 @@ func elemLoss(loss Loss, out Activation, nzw, z, x float32) (float64, float32) {
 			sig = e / (1 + e)
 		}
 		return wx*(sp-zz) + (1-xi)*sp, float32(wx*(sig-1) + (1-xi)*sig)
+	case Poisson:
+		return poissonLoss(nzw, z, x)
 	default:
 		panic("nn: unknown loss " + loss.String())
 	}

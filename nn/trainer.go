@@ -625,6 +625,14 @@ func reconstruction(loss Loss, out Activation, nzw float32, z, x, d []float32) f
 				d[i] = float32(wx*(sig-1) + (1-xi)*sig)
 			}
 		}
+	case Poisson:
+		for i, zi := range z {
+			l, g := poissonLoss(nzw, zi, x[i])
+			s += l
+			if d != nil {
+				d[i] = g
+			}
+		}
 	default:
 		panic("nn: unknown loss " + loss.String())
 	}

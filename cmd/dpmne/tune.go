@@ -36,7 +36,9 @@ far with those entries weighed 8 (--refine-nonzero-weight; 0 for none),
 and on a network with views with and without features of their own (Cora)
 the best so far with one step of the features along the featureless views'
 graphs (--refine-propagate-across; 0 for none); those fits join the
-ranking. With --refine-top K those later stages run from each of the grid's
+ranking. The configuration the other flags give (without any, the
+default) is always one of the grid's points, fitted once, so the best
+point never scores below it on this cross-validation. With --refine-top K those later stages run from each of the grid's
 K best points in turn, each chain refining its own best point.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

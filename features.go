@@ -1,0 +1,389 @@
+package dpmne
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+// FeatureKind is what a view's features are on the nodes observed in it
+// (FeatureKindOf). It chooses the reconstruction loss of the view's
+// autoencoder where Config.Loss names none, and with it the decoder's output
+// layer and whether the features are scaled (Config.Reconstructions).
+type FeatureKind int
+
+const (
+	// AdjacencyRows: the view has no features of its own, and its
+	// autoencoder reads its adjacency rows instead.
+	AdjacencyRows FeatureKind = iota
+	Binary                    // every value 0 or 1, or none stored
+	UnitInterval              // every value in [0, 1], some strictly between
+	Counts                    // non-negative integers, some above 1
+	NonNegative               // non-negative, some above 1, some not an integer
+	Signed                    // some value negative
+)
+
+var kindNames = [...]string{AdjacencyRows: "adjacency", Binary: "binary", UnitInterval: "unit", Counts: "counts", NonNegative: "real", Signed: "signed"}
+
+// String returns the kind's name: adjacency, binary, unit, counts, real or
+// signed.
+func (k FeatureKind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("FeatureKind(%d)", int(k))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (k FeatureKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// FeatureKindOf returns the kind of v's features over the nodes observed
+// in v: AdjacencyRows without features of its own, else the first of
+// Signed, NonNegative, Counts, UnitInterval and Binary that describes every
+// value (a view with no stored value is Binary; a NaN is passed over).
+func FeatureKindOf(v *multiplex.View) FeatureKind {
+	if v.Features == nil {
+		return AdjacencyRows
+	}
+	var frac, big, nonint bool
+	x := v.Features
+	for i := range x.Rows {
+		if !v.Observed[i] {
+			continue
+		}
+		_, val := x.Row(i)
+		for _, f := range val {
+			switch {
+			case math.IsNaN(float64(f)):
+				// NaN, which Network.Validate refuses: left to the fit,
+				// whose loss it makes NaN.
+			case f < 0:
+				return Signed
+			case f == 0 || f == 1:
+			case f < 1:
+				frac, nonint = true, true
+			default:
+				big = true
+				nonint = nonint || f != float32(math.Trunc(float64(f)))
+			}
+		}
+	}
+	switch {
+	case big && nonint:
+		return NonNegative
+	case big:
+		return Counts
+	case frac:
+		return UnitInterval
+	}
+	return Binary
+}
+
+// ViewReconstruction is how a fit reads and reconstructs one view's
+// features (Config.Reconstructions).
+type ViewReconstruction struct {
+	View string      `json:"view"`
+	Kind FeatureKind `json:"kind"`
+	// Loss is the reconstruction loss of the view's autoencoder and Output
+	// its decoder's output activation.
+	Loss   nn.Loss       `json:"loss"`
+	Output nn.Activation `json:"output"`
+	// Clip marks adjacency rows read clipped to [0, 1] under the
+	// cross-entropy. Scale marks features whose columns are divided by
+	// their root mean square over the observed nodes, and Centre those
+	// centred on their means first (so divided by their standard
+	// deviation), as the squared error reads features outside [0, 1]
+	// (FeatureScale).
+	Clip   bool `json:"clip,omitempty"`
+	Scale  bool `json:"scale,omitempty"`
+	Centre bool `json:"centre,omitempty"`
+}
+
+// String describes r, e.g. "bce, sigmoid output" or "mse, identity output,
+// columns standardised".
+func (r ViewReconstruction) String() string {
+	s := fmt.Sprintf("%s, %s output", r.Loss, r.Output)
+	switch {
+	case r.Clip:
+		s += ", clipped to [0, 1]"
+	case r.Centre:
+		s += ", columns standardised"
+	case r.Scale:
+		s += ", columns scaled"
+	}
+	return s
+}
+
+// lossNames returns the names in Config.Loss: none for "", else one for
+// every view or one per view, comma-separated; "auto" stands for the kind's
+// own.
+func lossNames(s string) []string {
+	if s == "" {
+		return nil
+	}
+	names := strings.Split(s, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}
+
+// onlyLoss reports whether Config.Loss names l for every view.
+func onlyLoss(s string, l nn.Loss) bool {
+	names := lossNames(s)
+	return len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return n != l.String() })
+}
+
+// kindLoss returns the loss a view of kind k takes where Config.Loss names
+// none: the cross-entropy on features in [0, 1] (as rowNormalized makes
+// every non-negative row), Poisson on counts, and the squared error on the
+// rest, weighted when a NonzeroWeight above 1 is given.
+func kindLoss(k FeatureKind, rowNormalized bool, nzw float64) nn.Loss {
+	switch {
+	case k <= UnitInterval, rowNormalized && k != Signed:
+		return nn.CrossEntropy
+	case k == Counts:
+		return nn.Poisson
+	case nzw > 1:
+		return nn.WeightedSquaredError
+	}
+	return nn.SquaredError
+}
+
+// resolveLoss returns Config.Loss with each "auto" (or all, for "") replaced
+// by the loss of the view's kind (kindLoss), as one name where every view
+// takes the same; a Loss that names every view's loss, or that has neither
+// one name nor one per view (Reconstructions reports it), is returned as
+// it is.
+func (c Config) resolveLoss(net *multiplex.Network) string {
+	names := lossNames(c.Loss)
+	if len(names) == 0 {
+		names = []string{"auto"}
+	}
+	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(net.Views)) || len(net.Views) == 0 {
+		return c.Loss
+	}
+	out := make([]string, len(net.Views))
+	for s, v := range net.Views {
+		out[s] = names[min(s, len(names)-1)]
+		if out[s] == "auto" {
+			out[s] = kindLoss(FeatureKindOf(v), c.RowNormalize, c.NonzeroWeight).String()
+		}
+	}
+	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
+		return out[0]
+	}
+	return strings.Join(out, ",")
+}
+
+// Reconstructions returns how a fit of net with c reads and reconstructs
+// each view's features. The loss is Config.Loss's for the view, after
+// ForNetwork; the output layer and the reading follow from the loss and the
+// view's kind:
+//
+//   - bce: a sigmoid output, for features in [0, 1]: adjacency rows are
+//     read clipped to [0, 1] (unless RowNormalize), and counts, real or
+//     signed features are refused (unless RowNormalize scales non-negative
+//     rows into [0, 1]);
+//   - poisson: a softplus output, the rate, for any features ≥ 0; signed
+//     ones are refused;
+//   - mse and weighted-mse: a sigmoid output on features in [0, 1] (the
+//     paper's, and as RowNormalize makes non-negative rows), else an
+//     identity output on the features scaled column by column
+//     (FeatureScale): divided by their root mean square over the observed
+//     nodes, and centred first where at least half of their entries are
+//     stored, so that centring costs no sparsity.
+//
+// A refusal names the view, the node, the value and what the loss wants.
+func (c Config) Reconstructions(net *multiplex.Network) ([]ViewReconstruction, error) {
+	given := c
+	c = c.ForNetwork(net)
+	names := lossNames(c.Loss)
+	if len(names) != 1 && len(names) != len(net.Views) {
+		return nil, fmt.Errorf("loss = %s: %d names for %d views: want one, or one per view", c.Loss, len(names), len(net.Views))
+	}
+	recs := make([]ViewReconstruction, len(net.Views))
+	for s, v := range net.Views {
+		loss, err := nn.ParseLoss(names[min(s, len(names)-1)])
+		if err != nil {
+			return nil, fmt.Errorf("loss = %s: %w", c.Loss, err)
+		}
+		k := FeatureKindOf(v)
+		r := ViewReconstruction{View: v.Name, Kind: k, Loss: loss, Output: nn.Sigmoid}
+		unit := k <= UnitInterval || (c.RowNormalize && k != Signed)
+		switch loss {
+		case nn.CrossEntropy:
+			if !unit {
+				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 || (f > 1 && !c.RowNormalize) },
+					"the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or leave --loss out", k, given)
+			}
+			r.Clip = k == AdjacencyRows && !c.RowNormalize
+		case nn.Poisson:
+			if k == Signed {
+				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 }, "the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out", k, given)
+			}
+			r.Output = nn.Softplus
+		default:
+			if !unit {
+				r.Output, r.Scale = nn.Identity, true
+				r.Centre = 2*observedNNZ(v) >= v.NumObserved()*v.Features.Cols
+			}
+		}
+		recs[s] = r
+	}
+	return recs, nil
+}
+
+// refusal returns the error for the first value of v's features on an
+// observed node that bad reports, saying what the loss wants (want) and
+// what the view's kind takes where c, as given, names no loss.
+func refusal(v *multiplex.View, nodes *multiplex.Nodes, bad func(float32) bool, want string, k FeatureKind, c Config) error {
+	x := v.Features
+	for i := range x.Rows {
+		if !v.Observed[i] {
+			continue
+		}
+		ind, val := x.Row(i)
+		for p, f := range val {
+			if bad(f) {
+				return fmt.Errorf("view %q: node %q, feature %d is %g: %s: the view's features are %s, which take --loss %s", v.Name, nodes.ID(i), ind[p], f, want, k, kindLoss(k, c.RowNormalize, c.NonzeroWeight))
+			}
+		}
+	}
+	return fmt.Errorf("view %q: %s", v.Name, want) // not reached: the kind came from such a value
+}
+
+// observedNNZ returns the number of values stored in v's feature rows of
+// observed nodes.
+func observedNNZ(v *multiplex.View) int {
+	var nnz int
+	for i, o := range v.Observed {
+		if o {
+			nnz += v.Features.Ptr[i+1] - v.Features.Ptr[i]
+		}
+	}
+	return nnz
+}
+
+// FeatureScale is the column-wise map x_j ↦ (x_j − Shift_j)·Scale_j that a
+// view's features go through before its autoencoder reads them
+// (ViewReconstruction.Scale), fitted on the rows that the autoencoder
+// trains on and kept in the model for Model.Embed.
+type FeatureScale struct {
+	// Shift holds the columns' means, or is nil where the features are not
+	// centred (their zeros stay zeros).
+	Shift []float32 `json:"shift,omitempty"`
+	// Scale holds the reciprocals of the columns' standard deviations (of
+	// their root mean squares where not centred), 1 for a constant column.
+	Scale []float32 `json:"scale"`
+}
+
+// newFeatureScale fits the scale of x's rows marked in rows, centred or not.
+func newFeatureScale(x *sparse.CSR, rows []bool, centre bool) *FeatureScale {
+	// Two passes: the means, then the squares about them, Σ over the
+	// stored values of (x − μ)² plus μ² for each zero.
+	mean, sq, stored := make([]float64, x.Cols), make([]float64, x.Cols), make([]int, x.Cols)
+	var n float64
+	each := func(f func(j int32, v float64)) {
+		for i, o := range rows {
+			if o {
+				ind, val := x.Row(i)
+				for k, j := range ind {
+					f(j, float64(val[k]))
+				}
+			}
+		}
+	}
+	for _, o := range rows {
+		if o {
+			n++
+		}
+	}
+	n = max(n, 1)
+	if centre {
+		each(func(j int32, v float64) { mean[j] += v / n })
+	}
+	each(func(j int32, v float64) { sq[j] += (v - mean[j]) * (v - mean[j]); stored[j]++ })
+	fs := &FeatureScale{Scale: make([]float32, x.Cols)}
+	if centre {
+		fs.Shift = make([]float32, x.Cols)
+	}
+	for j := range fs.Scale {
+		if centre {
+			fs.Shift[j] = float32(mean[j])
+		}
+		// A column constant to float32's precision keeps its scale.
+		sd := math.Sqrt((sq[j] + (n-float64(stored[j]))*mean[j]*mean[j]) / n)
+		fs.Scale[j] = 1
+		if sd > 1e-7*math.Abs(mean[j]) && sd > 1e-30 {
+			fs.Scale[j] = float32(1 / sd)
+		}
+	}
+	return fs
+}
+
+// apply returns x mapped by fs: every row scaled, or with Shift the rows
+// marked in rows (nil: all) centred too, each then stored in full, and the
+// others left empty.
+func (fs *FeatureScale) apply(x *sparse.CSR, rows []bool) *sparse.CSR {
+	if fs.Shift == nil {
+		c := *x
+		c.Val = slices.Clone(x.Val)
+		for k, j := range x.Ind {
+			c.Val[k] *= fs.Scale[j]
+		}
+		return &c
+	}
+	out := &sparse.CSR{Rows: x.Rows, Cols: x.Cols, Ptr: make([]int, x.Rows+1)}
+	dense := make([]float32, x.Cols)
+	for i := range x.Rows {
+		if rows == nil || rows[i] {
+			clear(dense)
+			ind, val := x.Row(i)
+			for k, j := range ind {
+				dense[j] = val[k]
+			}
+			for j, f := range dense {
+				out.Ind = append(out.Ind, int32(j))
+				out.Val = append(out.Val, (f-fs.Shift[j])*fs.Scale[j])
+			}
+		}
+		out.Ptr[i+1] = len(out.Ind)
+	}
+	return out
+}
+
+// invert maps reconstructed values (k rows of In, row-major) back to the
+// features' own units: x_j = v_j/Scale_j + Shift_j.
+func (fs *FeatureScale) invert(v []float64, in int) {
+	for p := range v {
+		j := p % in
+		v[p] /= float64(fs.Scale[j])
+		if fs.Shift != nil {
+			v[p] += float64(fs.Shift[j])
+		}
+	}
+}
+
+// check reports a scale that does not fit features of width in.
+func (fs *FeatureScale) check(in int) error {
+	if len(fs.Scale) != in || (fs.Shift != nil && len(fs.Shift) != in) {
+		return fmt.Errorf("feature scale of %d columns (shift %d) for %d features", len(fs.Scale), len(fs.Shift), in)
+	}
+	for j, s := range fs.Scale {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return fmt.Errorf("feature scale %d is %v: want finite and > 0", j, s)
+		}
+	}
+	for j, s := range fs.Shift {
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+			return fmt.Errorf("feature shift %d is %v: want finite", j, s)
+		}
+	}
+	return nil
+}
