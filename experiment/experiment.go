@@ -20,6 +20,7 @@ import (
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
 )
 
 // Spec defines an experiment: which data sets, which values of one varied
@@ -27,7 +28,7 @@ import (
 type Spec struct {
 	Name    string
 	Title   string
-	Data    []string  // data set names or manifests
+	Data    []string  // data set names or manifests, or PartialName(NAME, P): "NAME@pdr=P"
 	Methods []string  // registered method names
 	Setting string    // "pdr", "dim" or "" (one column per data set)
 	Values  []float64 // the setting's values
@@ -58,6 +59,17 @@ type Spec struct {
 	// networks and the link-prediction hold-outs stay those of Seed;
 	// linkpred refits per hold-out already (Repeats) and takes 0 or 1.
 	FitSeeds int
+	// Cluster, with Task classify, also scores every cell by k-means on
+	// the L2-normalised rows of the same embeddings (ACC, NMI and ARI over
+	// Repeats k-means seeds), as table3 does.
+	Cluster bool `json:",omitempty"`
+	// KeepGoing records a data set that fails to load, or a cell whose
+	// method fails, in the cells (Cell.Error) and goes on with the next,
+	// instead of ending the run; a cancelled context still ends it.
+	KeepGoing bool `json:",omitempty"`
+	// Reference, when set, is the method Markdown's summary ranks against
+	// the others and the best baseline (Summarize, SuiteMetrics).
+	Reference string `json:",omitempty"`
 	// DPMNE is the base configuration of the DPMNE methods.
 	DPMNE dpmne.Config `json:"-"`
 }
@@ -67,7 +79,10 @@ type Spec struct {
 // baseline of package baseline, table4 (ablations), table5 (binary
 // codes), pdr (Fig. 1: partial data ratio 0, 0.2, 0.4, 0.6), dim (Fig. 3:
 // 16…512), views (Fig. 2: leave one view out) and linkpred (link
-// prediction on held-out edges).
+// prediction on held-out edges); and suite, the transfer suite: DPMNE,
+// its paper preset and every baseline on SuiteData (the default data),
+// each cell scored by classification and k-means, with a summary ranking
+// dpmne (Spec.Reference).
 func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
 	s := Spec{Name: name, Data: data, Methods: methods, Repeats: repeats, Seed: seed, Task: "classify", Metric: "micro-F1"}
 	if len(s.Methods) == 0 {
@@ -99,6 +114,15 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		if len(methods) == 0 {
 			s.Methods = []string{"dpmne", "bi-dpmne", "bi-dpmne-itq", "cca-itq"}
 		}
+	case "suite":
+		s.Title = "Transfer suite: node classification (micro-F1 / macro-F1, mean ± std) and k-means ACC on L2-normalised rows"
+		s.Cluster, s.KeepGoing, s.Reference = true, true, "dpmne"
+		if len(methods) == 0 {
+			s.Methods = comparison()
+		}
+		if len(data) == 0 {
+			s.Data = SuiteData()
+		}
 	case "pdr":
 		s.Title = "Effect of the partial data ratio (micro-F1)"
 		s.Setting, s.Values, s.Figure = "pdr", []float64{0, 0.2, 0.4, 0.6}, true
@@ -111,13 +135,13 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		s.Title = "Leaving one view out (micro-F1)"
 		s.Setting, s.Figure = "views", true
 	default:
-		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, linkpred, pdr, dim or views", name)
+		return s, fmt.Errorf("unknown experiment %q: want table2, table3, table4, table5, linkpred, pdr, dim, views or suite", name)
 	}
-	if len(data) == 0 {
+	if len(s.Data) == 0 {
 		return s, fmt.Errorf("experiment %s: give at least one data set", name)
 	}
-	if s.Setting != "" && len(data) != 1 {
-		return s, fmt.Errorf("experiment %s varies %s on one data set; got %d", name, s.Setting, len(data))
+	if s.Setting != "" && len(s.Data) != 1 {
+		return s, fmt.Errorf("experiment %s varies %s on one data set; got %d", name, s.Setting, len(s.Data))
 	}
 	return s, nil
 }
@@ -165,6 +189,65 @@ func Partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Netwo
 	return multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 7)))
 }
 
+// PartialName returns the data name of the network Partial draws from the
+// data set base at ratio pdr: "base@pdr=P" (P in strconv's shortest form),
+// which Run loads as such (Spec.Data).
+func PartialName(base string, pdr float64) string {
+	return base + partialMark + strconv.FormatFloat(pdr, 'g', -1, 64)
+}
+
+const partialMark = "@pdr="
+
+// splitPartial splits a PartialName into the data set and the ratio; ok is
+// false for a name without "@pdr=".
+func splitPartial(name string) (base string, pdr float64, ok bool, err error) {
+	i := strings.LastIndex(name, partialMark)
+	if i < 0 {
+		return name, 0, false, nil
+	}
+	base, p := name[:i], name[i+len(partialMark):]
+	pdr, err = strconv.ParseFloat(p, 64)
+	if err != nil || !(pdr >= 0 && pdr < 1) || base == "" {
+		return "", 0, true, fmt.Errorf("data %q: want NAME@pdr=P with a data set NAME and 0 ≤ P < 1", name)
+	}
+	return base, pdr, true, nil
+}
+
+// loadPartial loads name with load, or for a PartialName its data set
+// with load and then the partial network Partial draws with seed, named
+// by PartialName.
+func loadPartial(load func(string) (*multiplex.Network, error), name string, seed uint64) (*multiplex.Network, error) {
+	base, pdr, ok, err := splitPartial(name)
+	if err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
+		return load(name)
+	}
+	net, err := load(base)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Partial(net, pdr, seed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p.Name = PartialName(net.Name, pdr)
+	return p, nil
+}
+
+// SuiteData returns the default data of the suite experiment: cora, acm
+// and dblp4057, each also at PDR 0.4 (PartialName), freebase, aminer,
+// ckm, lazega and the synthetic families (synth.Families).
+func SuiteData() []string {
+	data := []string{"cora", "acm", "dblp4057"}
+	for _, d := range data[:3] {
+		data = append(data, PartialName(d, 0.4))
+	}
+	data = append(data, "freebase", "aminer", "ckm", "lazega")
+	return append(data, synth.FamilyData()...)
+}
+
 // Cell is one result: a method on a data set at one setting value.
 type Cell struct {
 	Data    string  `json:"data"`
@@ -194,6 +277,9 @@ type Cell struct {
 	// Note is what the method reported about the cell (Params.Note); with
 	// several fits, each fit's note after its seed.
 	Note string `json:"note,omitempty"`
+	// Error is why the cell has no scores: its data set did not load or
+	// its method failed (Spec.KeepGoing).
+	Error string `json:"error,omitempty"`
 	// Fits is the number of embeddings pooled into the cell (Spec.FitSeeds;
 	// omitted for one). Seconds is then the mean over them.
 	Fits int `json:"fits,omitempty"`
@@ -236,6 +322,8 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	if s.Setting == "" {
 		values = []float64{0}
 	}
+	load0 := load
+	load = func(name string) (*multiplex.Network, error) { return loadPartial(load0, name, s.Seed) }
 	if s.Setting == "views" {
 		base, err := load(s.Data[0])
 		if err != nil {
@@ -257,11 +345,25 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	start := time.Now()
 	for _, dname := range s.Data {
 		base, err := load(dname)
-		if err != nil {
-			return nil, err
+		if err == nil && base.Labels == nil && s.Task != "linkpred" {
+			err = fmt.Errorf("data set %s has no labels", dname)
 		}
-		if base.Labels == nil && s.Task != "linkpred" {
-			return nil, fmt.Errorf("data set %s has no labels", dname)
+		if err != nil {
+			if !s.KeepGoing || ctx.Err() != nil {
+				return nil, err
+			}
+			// Every cell of the data set records why it has no scores.
+			for _, v := range values {
+				for _, mname := range s.Methods {
+					c := Cell{Data: dname, Method: mname, Setting: s.Setting, Value: v, Error: err.Error()}
+					cells = append(cells, c)
+					if progress != nil {
+						done := len(cells)
+						progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
+					}
+				}
+			}
+			continue
 		}
 		for _, v := range values {
 			net, dim, variant := base, 0, ""
@@ -312,7 +414,11 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					continue
 				}
 				if err := scoreCell(ctx, &c, s, m, net, dim, groups); err != nil {
-					return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
+					err = fmt.Errorf("%s on %s: %w", mname, dname, err)
+					if !s.KeepGoing || ctx.Err() != nil {
+						return nil, err
+					}
+					c = Cell{Data: c.Data, Method: c.Method, Setting: c.Setting, Value: c.Value, Variant: c.Variant, EffectivePDR: c.EffectivePDR, Error: err.Error()}
 				}
 				cells = append(cells, c)
 				if progress != nil {
@@ -327,9 +433,9 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 }
 
 // scoreCell embeds net by m once per fit seed (Spec.FitSeeds) and fills c
-// with the scores of Spec.Task, pooled over the fits: the per-repeat scores
-// of every fit summarised together, which for one fit are the evaluation's
-// own summaries.
+// with the scores of Spec.Task, and with Spec.Cluster the k-means scores
+// too, pooled over the fits: the per-repeat scores of every fit summarised
+// together, which for one fit are the evaluation's own summaries.
 func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, dim int, groups []int) error {
 	fits := max(s.FitSeeds, 1)
 	var classified []eval.RepeatResult
@@ -369,6 +475,13 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 				}
 			}
 			classified = append(classified, r.PerRepeat...)
+			if s.Cluster {
+				r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+				if err != nil {
+					return err
+				}
+				clustered = append(clustered, r.PerRepeat...)
+			}
 			if s.Retrieval > 0 {
 				if err := retrieval(ctx, c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
 					return err
@@ -389,11 +502,12 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 		st := eval.Summarize(v)
 		return &st
 	}
-	if s.Task == "cluster" {
-		n := len(clustered)
+	if n := len(clustered); n > 0 {
 		c.ACC = stat(n, func(i int) float64 { return clustered[i].ACC })
 		c.NMI = stat(n, func(i int) float64 { return clustered[i].NMI })
 		c.ARI = stat(n, func(i int) float64 { return clustered[i].ARI })
+	}
+	if s.Task == "cluster" {
 		return nil
 	}
 	n := len(classified)
@@ -606,9 +720,13 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		a, b = "AUC", "AP"
 	}
 	retr := s.Retrieval > 0 && s.Task == "classify"
+	clus := s.Cluster && s.Task == "classify"
 	fmt.Fprintf(w, "| method |")
 	for _, d := range dataNames(cells) {
 		fmt.Fprintf(w, " %s %s | %s %s |", d, a, d, b)
+		if clus {
+			fmt.Fprintf(w, " %s ACC |", d)
+		}
 		if retr {
 			k := s.Retrieval // lowered to the labelled nodes − 1 on small data
 			for _, c := range cells {
@@ -621,6 +739,9 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 		}
 	}
 	cols := "---|---|"
+	if clus {
+		cols += "---|"
+	}
 	if retr {
 		cols += "---|---|"
 	}
@@ -628,19 +749,24 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	for _, m := range s.Methods {
 		fmt.Fprintf(w, "| %s |", m)
 		for _, d := range dataNames(cells) {
-			for _, c := range cells {
-				if c.Method == m && c.Data == d {
-					switch s.Task {
-					case "cluster":
-						fmt.Fprintf(w, " %s | %s |", pm(c.ACC), pm(c.NMI))
-					case "linkpred":
-						fmt.Fprintf(w, " %s | %s |", pm(c.AUC), pm(c.AP))
-					default:
-						fmt.Fprintf(w, " %s | %s |", pm(c.MicroF1), pm(c.MacroF1))
-						if retr {
-							fmt.Fprintf(w, " %s | %s |", mean(c.PrecisionAtK), mean(c.MAP))
-						}
-					}
+			// A cell not (yet) computed, as in the files written while
+			// the experiment runs, or one that failed, is all dashes.
+			var c Cell
+			if i := slices.IndexFunc(cells, func(c Cell) bool { return c.Method == m && c.Data == d }); i >= 0 {
+				c = cells[i]
+			}
+			switch s.Task {
+			case "cluster":
+				fmt.Fprintf(w, " %s | %s |", pm(c.ACC), pm(c.NMI))
+			case "linkpred":
+				fmt.Fprintf(w, " %s | %s |", pm(c.AUC), pm(c.AP))
+			default:
+				fmt.Fprintf(w, " %s | %s |", pm(c.MicroF1), pm(c.MacroF1))
+				if clus {
+					fmt.Fprintf(w, " %s |", pm(c.ACC))
+				}
+				if retr {
+					fmt.Fprintf(w, " %s | %s |", mean(c.PrecisionAtK), mean(c.MAP))
 				}
 			}
 		}
@@ -649,6 +775,9 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	writeNotes(w, s, cells)
 	writeByViews(w, s, cells)
 	writeLinksByView(w, s, cells)
+	if s.Reference != "" {
+		writeSummary(w, s, cells)
+	}
 	return nil
 }
 
@@ -727,17 +856,21 @@ func writeLinksByView(w io.Writer, s Spec, cells []Cell) {
 	}
 }
 
-// writeNotes lists the cells' notes (what dpmne-tuned chose), one line
-// each, after the table.
+// writeNotes lists the cells' notes (what dpmne-tuned chose) and errors
+// (Cell.Error), one line each, after the table.
 func writeNotes(w io.Writer, s Spec, cells []Cell) {
 	first := true
 	for _, c := range cells {
-		if c.Note == "" {
+		if c.Note == "" && c.Error == "" {
 			continue
 		}
 		if first {
 			fmt.Fprintln(w)
 			first = false
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "- %s on %s: failed: %s\n", c.Method, where(s, c), c.Error)
+			continue
 		}
 		fmt.Fprintf(w, "- %s on %s: %s\n", c.Method, where(s, c), c.Note)
 	}

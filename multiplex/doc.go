@@ -5,10 +5,11 @@
 // optional Labels. Each View has its own symmetric weighted adjacency and
 // sparse node features (both sparse.CSR), and an Observed mask: the nodes
 // missing from a view have empty rows there. A view's partial data ratio is
-// PDR = 1 − observed/n.
+// PDR = 1 − observed/n. A node may be observed in no view at all
+// (NumUnobserved): it carries no information but stays a node.
 //
 // Every data set is described by a Manifest: the named data sets (cora, acm,
-// dblp4057, ckm, lazega, vickers, aarhus, euair) are built-in manifests
+// dblp4057, freebase, aminer, ckm, lazega, vickers, aarhus, euair) are built-in manifests
 // resolved under a data directory, and a user's own data is a manifest.json
 // in the native format described on Manifest. Load resolves either and
 // validates the result.

@@ -45,7 +45,8 @@ import (
 //     "file.mat:VAR" (dense or sparse). Edges are made undirected,
 //     duplicates combined by Merge ("max" by default, or "sum", "first",
 //     "error") and self-loops dropped (a node whose only edge is a
-//     self-loop still counts as observed in the view).
+//     self-loop still counts as observed in the view, unless
+//     IgnoreDiagonal is set).
 //   - Features: a sparse text file of lines "<id> <index>:<value> …"
 //     (0-based indices; FeatureDim gives the width, by default the largest
 //     index + 1), a dense 2-D .npy, a scipy sparse .npz, or "file.mat:VAR".
@@ -97,6 +98,14 @@ type ViewSpec struct {
 	KNN        int           `json:"knn,omitempty"`
 	Metapath   *MetapathSpec `json:"metapath,omitempty"`
 	Merge      string        `json:"merge,omitempty"`
+	// IgnoreDiagonal discards the edges' self-loops before anything else,
+	// so that they do not make a node observed in the view: a node is
+	// then observed only through an edge to another node or a feature
+	// row. It is for adjacency files that set every diagonal entry, as
+	// HeCo's meta-path products do, where a loop says nothing about the
+	// node. False by default: a node whose only edge is a self-loop is
+	// observed.
+	IgnoreDiagonal bool `json:"ignore_diagonal,omitempty"`
 	// SelfLoops is read for the manifests of older versions, which had
 	// the option: false (their default) is accepted, true is an error, as
 	// a view's self-loops are always dropped.

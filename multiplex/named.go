@@ -35,6 +35,8 @@ const (
 	aar  = dedo + "CS-Aarhus_Multiplex_Social/CS-Aarhus"
 	eua  = dedo + "EUAir_Multiplex_Transport/EUAirTransportation"
 	dblp = "dblp4057-heco/"
+	fb   = "heco-freebase/"
+	am   = "heco-aminer/"
 )
 
 // named holds the built-in manifests, with paths relative to the data
@@ -49,6 +51,20 @@ var named = map[string]Manifest{
 		{Name: "APA", Edges: dblp + "apa.npz", Features: dblp + "a_feat.npz"},
 		{Name: "APCPA", Edges: dblp + "apcpa.npz", Features: dblp + "a_feat.npz"},
 		{Name: "APTPA", Metapath: &MetapathSpec{Groups: dblp + "pa.txt", Attributes: dblp + "pt.txt"}, Features: dblp + "a_feat.npz"},
+	}},
+	// HeCo's Freebase movies and AMiner papers: no features (each view's
+	// adjacency rows serve, as in the De Domenico sets), partial by nature.
+	// Their meta-path matrices set every diagonal entry, so a movie or
+	// paper is observed in a view only when it has an edge there; 425
+	// AMiner papers have none in either view (see Network.NumUnobserved).
+	"freebase": {Name: "freebase", Labels: fb + "labels.npy", Views: []ViewSpec{
+		{Name: "MAM", Edges: fb + "mam.npz", IgnoreDiagonal: true},
+		{Name: "MDM", Edges: fb + "mdm.npz", IgnoreDiagonal: true},
+		{Name: "MWM", Edges: fb + "mwm.npz", IgnoreDiagonal: true},
+	}},
+	"aminer": {Name: "aminer", Labels: am + "labels.npy", Views: []ViewSpec{
+		{Name: "PAP", Edges: am + "pap.npz", IgnoreDiagonal: true},
+		{Name: "PRP", Edges: am + "prp.npz", IgnoreDiagonal: true},
 	}},
 	"ckm": {Name: "ckm", Format: "multiplex-edges", Edges: ckm + "_multiplex.edges", Layers: ckm + "_layers.txt",
 		Nodes: ckm + "_nodes.txt", LabelColumn: "nodeCity"},

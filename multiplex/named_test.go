@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/dpmne/dpmne/internal/testenv"
@@ -81,4 +82,62 @@ func TestNamedAll(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// heco checks a HeCo set against ../shared/data/README.md: its nodes, each
+// view's undirected edges without self-loops and nodes with no edge there
+// (unobserved: the loader ignores the diagonal the files set), the nodes in
+// no view, and the class sizes. Every view is featureless (adjacency rows).
+func heco(t *testing.T, name string, nodes int, views []hecoView, unobserved int, classes []int) {
+	t.Helper()
+	net, err := Load(name, testenv.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.N() != nodes {
+		t.Errorf("nodes = %d, want %d", net.N(), nodes)
+	}
+	if len(net.Views) != len(views) {
+		t.Fatalf("%d views, want %d", len(net.Views), len(views))
+	}
+	for k, c := range views {
+		v := net.Views[k]
+		if v.Name != c.name {
+			t.Errorf("view %d is %s, want %s", k, v.Name, c.name)
+		}
+		if v.NumEdges() != c.edges {
+			t.Errorf("%s: %d edges, want %d", c.name, v.NumEdges(), c.edges)
+		}
+		if got := nodes - v.NumObserved(); got != c.edgeless {
+			t.Errorf("%s: %d unobserved, want %d (the nodes with no edge there)", c.name, got, c.edgeless)
+		}
+		for i := range nodes {
+			if v.Observed[i] != (v.Adj.RowNNZ(i) > 0) {
+				t.Fatalf("%s: node %d observed %v with %d edges", c.name, i, v.Observed[i], v.Adj.RowNNZ(i))
+			}
+		}
+		if v.Features != nil {
+			t.Errorf("%s: own features, want none (adjacency rows)", c.name)
+		}
+	}
+	if got := net.NumUnobserved(); got != unobserved {
+		t.Errorf("%d nodes in no view, want %d", got, unobserved)
+	}
+	counts, unknown := net.Labels.Counts()
+	if !slices.Equal(counts, classes) || unknown != 0 {
+		t.Errorf("classes %v (unknown %d), want %v", counts, unknown, classes)
+	}
+}
+
+type hecoView struct {
+	name            string
+	edges, edgeless int
+}
+
+func TestNamedFreebase(t *testing.T) {
+	heco(t, "freebase", 3492, []hecoView{{"MAM", 125605, 13}, {"MDM", 2456, 1627}, {"MWM", 3607, 1401}}, 11, []int{1327, 618, 1547})
+}
+
+func TestNamedAMiner(t *testing.T) {
+	heco(t, "aminer", 6564, []hecoView{{"PAP", 7706, 2363}, {"PRP", 61630, 791}}, 425, []int{1333, 1114, 526, 3591})
 }

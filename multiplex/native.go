@@ -509,9 +509,13 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 	var err error
 	switch {
 	case lv.adj != nil:
-		adj, err = lv.adj.DropDiagonal().Symmetrize(sparse.MergeMax)
+		raw := lv.adj.DropDiagonal()
+		adj, err = raw.Symmetrize(sparse.MergeMax)
 		if err == nil {
-			markEntries(v.Observed, lv.adj)
+			if !spec.IgnoreDiagonal {
+				raw = lv.adj
+			}
+			markEntries(v.Observed, raw)
 		}
 	case spec.KNN > 0:
 		adj, err = KNNGraph(v.Features, spec.KNN, v.Observed, 0)
@@ -527,6 +531,9 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 		b.Grow(len(lv.er))
 		for k := range lv.er {
 			b.Add(int(lv.er[k]), int(lv.ec[k]), lv.ew[k])
+			if lv.er[k] == lv.ec[k] && spec.IgnoreDiagonal {
+				continue
+			}
 			v.Observed[lv.er[k]] = true
 			v.Observed[lv.ec[k]] = true
 		}
@@ -608,7 +615,8 @@ func firstLineNaming(p string, ids int, id string) int {
 // markEntries marks as observed every node with a stored entry in its row
 // or its column of the raw adjacency, which may hold one triangle only
 // (self-loops included: a node whose only entry is on the diagonal is
-// present in the view, though the loop is dropped).
+// present in the view, though the loop is dropped; the caller passes the
+// adjacency without its diagonal for ViewSpec.IgnoreDiagonal).
 func markEntries(observed []bool, raw *sparse.CSR) {
 	for i := range raw.Rows {
 		ind, _ := raw.Row(i)

@@ -160,6 +160,100 @@ func TestNativeMultiLabel(t *testing.T) {
 	}
 }
 
+// TestNativeNodeObservedNowhere: a node listed in nodes.txt with no edge,
+// feature row or observed entry in any view is kept (it carries nothing),
+// counted by NumUnobserved and Summarize, written and read back.
+func TestNativeNodeObservedNowhere(t *testing.T) {
+	files := tinyFiles(t)
+	files["nodes.txt"] = "a\nb\nc\nd\ne\n"
+	net, err := Load(writeFiles(t, files), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.N() != 5 || net.NumUnobserved() != 1 {
+		t.Fatalf("%d nodes, %d unobserved; want 5, 1 (e)", net.N(), net.NumUnobserved())
+	}
+	if s := Summarize(net); s.Unobserved != 1 {
+		t.Errorf("summary: %d unobserved, want 1", s.Unobserved)
+	}
+	pat := net.ViewPatterns()
+	if pat[4] != 0 || net.PatternName(pat[4]) != "none" {
+		t.Errorf("node e: pattern %b (%s), want 0 (none)", pat[4], net.PatternName(pat[4]))
+	}
+	part, err := Partial(net, 0.25, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Partial keeps every node observed somewhere in net observed
+	// somewhere: e stays the one node in no view.
+	if part.NumUnobserved() != 1 {
+		t.Errorf("partial: %d unobserved, want 1", part.NumUnobserved())
+	}
+	dir := t.TempDir()
+	if err := WriteNative(net, dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.N() != 5 || back.NumUnobserved() != 1 {
+		t.Errorf("read back: %d nodes, %d unobserved; want 5, 1", back.N(), back.NumUnobserved())
+	}
+}
+
+// TestNativeIgnoreDiagonal: with "ignore_diagonal" a self-loop does not make
+// its node observed (a matrix with every diagonal entry set, as HeCo's, and
+// a text self-loop); without it, it does. The loop is dropped either way.
+func TestNativeIgnoreDiagonal(t *testing.T) {
+	// Nodes 0–3: edge 0–1, every diagonal entry set; 2 and 3 have only
+	// their loop.
+	adj := npyBytes(t, func(b *bytes.Buffer) error {
+		return npy.WriteFloat32(b, []int{4, 4}, []float32{
+			1, 1, 0, 0,
+			1, 1, 0, 0,
+			0, 0, 1, 0,
+			0, 0, 0, 1,
+		})
+	})
+	for _, c := range []struct {
+		ignore bool
+		mat    []bool
+		text   []bool
+	}{
+		{false, []bool{true, true, true, true}, []bool{true, true, true, true}},
+		{true, []bool{true, true, false, false}, []bool{true, true, true, false}},
+	} {
+		ig := ""
+		if c.ignore {
+			ig = `, "ignore_diagonal": true`
+		}
+		files := map[string]string{
+			"manifest.json": `{"views":[{"name":"m","edges":"a.npy"` + ig + `},{"name":"t","edges":"t.edges"` + ig + `}]}`,
+			"a.npy":         adj,
+			// 2–0 links node 2; 3 has only its loop.
+			"t.edges": "0 1\n2 0\n3 3\n0 0\n",
+		}
+		net, err := Load(writeFiles(t, files), "")
+		if err != nil {
+			t.Fatalf("ignore %v: %v", c.ignore, err)
+		}
+		m, _ := net.View("m")
+		tv, _ := net.View("t")
+		if !reflect.DeepEqual(m.Observed, c.mat) || !reflect.DeepEqual(tv.Observed, c.text) {
+			t.Errorf("ignore %v: observed %v and %v, want %v and %v", c.ignore, m.Observed, tv.Observed, c.mat, c.text)
+		}
+		if m.NumEdges() != 1 || m.Adj.CountDiagonal() != 0 || tv.NumEdges() != 2 || tv.Adj.CountDiagonal() != 0 {
+			t.Errorf("ignore %v: %d and %d edges, want 1 and 2 and no loops", c.ignore, m.NumEdges(), tv.NumEdges())
+		}
+		// Node 3 has only loops in both views: observed nowhere when
+		// they are ignored.
+		if got, want := net.NumUnobserved(), map[bool]int{false: 0, true: 1}[c.ignore]; got != want {
+			t.Errorf("ignore %v: %d unobserved, want %d", c.ignore, got, want)
+		}
+	}
+}
+
 // TestNativeErrors checks that each kind of bad input gives an error naming
 // the file and the line (or byte offset) and what was expected.
 func TestNativeErrors(t *testing.T) {
@@ -206,7 +300,6 @@ func TestNativeErrors(t *testing.T) {
 		{"mat without variable", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat"}]}`, "x.mat": "MATLAB"}, []string{"x.mat", "file.mat:VAR"}},
 		{"truncated mat", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.mat:A"}]}`, "x.mat": "MATLAB 5.0 MAT-file"}, []string{"x.mat"}},
 		{"truncated npz", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.npz"}]}`, "x.npz": "PK\x03\x04trunc"}, []string{"x.npz"}},
-		{"node observed nowhere", map[string]string{"nodes.txt": "a\nb\nc\nd\ne\n"}, []string{`"e"`, "observed in no view"}},
 		{"weights summed past float32", map[string]string{
 			"manifest.json": strings.Replace(good["manifest.json"], `"edges": "friends.edges",`, `"edges": "friends.edges", "merge": "sum",`, 1),
 			"friends.edges": "a b 3e38\nb a 3e38\n",

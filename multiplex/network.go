@@ -205,10 +205,37 @@ func (net *Network) PatternName(p int) string {
 	return strings.Join(names, "+")
 }
 
+// NumUnobserved returns the number of nodes observed in no view. Such a
+// node carries no information (no edge, no feature row anywhere), yet it is
+// a node of the network: data such as AMiner's has them, and the loaders,
+// Validate and every method keep them. DPMNE gives each the zero row of Y
+// (nothing to reconstruct, no neighbour), so all of them share one
+// embedding, minus Y's column means once centred; a baseline gives them
+// what it gives a node without edges or features. The evaluation scores
+// them with the rest, and apart under the observation pattern "none"
+// (ViewPatterns).
+func (net *Network) NumUnobserved() int {
+	c := 0
+	for i := range net.N() {
+		seen := false
+		for _, v := range net.Views {
+			if i < len(v.Observed) && v.Observed[i] {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			c++
+		}
+	}
+	return c
+}
+
 // Validate checks the shapes and invariants that every consumer relies on:
 // adjacency square, symmetric, without self-loops and empty outside observed
 // nodes; features with n rows, empty outside observed nodes; finite values;
-// labels in range; every node observed in at least one view.
+// labels in range; every view observing at least one node. A node observed
+// in no view is valid (NumUnobserved counts them).
 func (net *Network) Validate() error {
 	if net == nil || net.Nodes == nil {
 		return fmt.Errorf("network: nil, or without Nodes")
@@ -263,15 +290,6 @@ func (net *Network) Validate() error {
 			if err := checkRows(v.Name, "features", v.Features, v.Observed); err != nil {
 				return err
 			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		any := false
-		for _, v := range net.Views {
-			any = any || v.Observed[i]
-		}
-		if !any {
-			return fmt.Errorf("node %q is observed in no view", net.Nodes.ID(i))
 		}
 	}
 	if l := net.Labels; l != nil {

@@ -15,9 +15,10 @@ import (
 // view, round(pdr·n) nodes drawn uniformly from all n nodes lose their
 // features and edges there. A node then missing from every view is restored
 // in one of the views it was removed from, drawn at random, so every node
-// stays observed somewhere; the effective PDR per view (View.PDR) is
-// therefore a little below pdr, more so with few views. Nodes already
-// missing from a view in net stay missing. Labels and ids are shared with
+// observed somewhere in net stays observed somewhere; the effective PDR per
+// view (View.PDR) is therefore a little below pdr, more so with few views.
+// Nodes already missing from a view in net stay missing (and a node
+// observed in no view of net, NumUnobserved, in none). Labels and ids are shared with
 // net; the result is deterministic for a given rng state.
 func Partial(net *Network, pdr float64, rng *rand.Rand) (*Network, error) {
 	var t int
@@ -116,6 +117,9 @@ type Summary struct {
 	// DPMNE leaves them out of R(Y), dpmne.Config.OrthAllNodes).
 	Components int `json:"components"`
 	Edgeless   int `json:"edgeless"`
+	// Unobserved is the number of nodes observed in no view
+	// (Network.NumUnobserved); they are among the Edgeless.
+	Unobserved int `json:"unobserved"`
 }
 
 // ViewSummary describes one view.
@@ -145,7 +149,7 @@ type ClassCount struct {
 // Summarize computes the statistics of net.
 func Summarize(net *Network) *Summary {
 	n := net.N()
-	s := &Summary{Name: net.Name, Nodes: n}
+	s := &Summary{Name: net.Name, Nodes: n, Unobserved: net.NumUnobserved()}
 	adjs := make([]*sparse.CSR, len(net.Views))
 	for k, v := range net.Views {
 		f := v.FeatureMatrix()

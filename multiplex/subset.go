@@ -8,8 +8,8 @@ import (
 )
 
 // SelectViews returns the network made of the named views only, in the given
-// order. Nodes observed in none of them are dropped (with their labels), so
-// the result validates; Dropped reports how many. Leaving one view out is the
+// order. Nodes observed in none of them are dropped (with their labels),
+// those of net observed in no view included; Dropped reports how many. Leaving one view out is the
 // paper's Fig. 2 experiment.
 func SelectViews(net *Network, names []string) (sub *Network, dropped int, err error) {
 	var views []*View

@@ -21,14 +21,19 @@ type Config struct {
 	// DegreeIn and DegreeOut are each view's expected number of
 	// neighbours of a node inside and outside its class: an edge exists
 	// between two nodes of one class with probability about
-	// DegreeIn/(n/c) and across classes about DegreeOut/(n − n/c).
+	// DegreeIn/(n/c) and across classes about DegreeOut/(n − n/c). The
+	// graph is random (no class signal) at DegreeOut = (c−1)·DegreeIn,
+	// and heterophilous above it.
 	DegreeIn, DegreeOut []float64
 
 	// FeatureDims is each view's feature width; 0 gives the view no
 	// features of its own (its adjacency rows serve). FeatureNNZ is the
 	// number of non-zero 0/1 features per node. Signal is the fraction of
 	// a node's features drawn from its class's block of dimensions (dims
-	// j with j mod Classes = class); the rest are uniform noise.
+	// j with j mod Classes = class); the rest are drawn uniformly from the
+	// other dims. Features carry no class signal at Signal = 1/Classes,
+	// the block's share of the dims; below it they are informative by the
+	// block a node's features avoid (at Signal 0, none lies in it).
 	FeatureDims []int
 	FeatureNNZ  []int
 	Signal      []float64

@@ -22,7 +22,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var values []float64
 	cmd := &cobra.Command{
 		Use:   "experiment NAME --data D --out DIR",
-		Short: "Run one of the paper's experiments: table2, table3, table4, table5, linkpred, pdr, dim, views",
+		Short: "Run one of the paper's experiments (table2, table3, table4, table5, linkpred, pdr, dim, views) or the transfer suite",
 		Long: `experiment runs a grid of data sets × settings × methods and scores every
 cell with the paper's protocol (logistic regression on 50% training splits, or
 k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
@@ -30,7 +30,7 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
   table2  node classification, one column pair per data set (default
           methods: dpmne, dpmne-tuned, dpmne-paper (--preset paper) and
           every baseline: deepwalk, node2vec, line, sdne, graphsage, dane,
-          spectral, features, smoothed-features)
+          spectral, prone, features, smoothed-features)
   table3  clustering (default methods as table2 less dpmne-tuned)
   table4  the ablations of Table 4 (default methods: dpmne, dpmne-paper,
           dpmne-mse, dpmne-unweighted, dpmne-short-pretrain,
@@ -54,6 +54,18 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
   views   all views, then each view left out, on one data set (Fig. 2), with a
           bar chart; nodes observed only in the left-out view are dropped
           from that cell
+  suite   the transfer suite: every cell scored by classification
+          (micro-F1 / macro-F1) and by k-means ACC on L2-normalised rows
+          of the same embedding, then a summary: per network the best
+          method, dpmne's rank, and dpmne against the best baseline as a
+          win, tie (means within the larger of the two standard
+          deviations) or loss, with dpmne's mean rank and W/T/L totals.
+          Default data: cora, acm, dblp4057, the same three at PDR 0.4
+          (cora@pdr=0.4, …), freebase, aminer, ckm, lazega and the
+          synthetic families synth-graph, synth-features, synth-mixed,
+          synth-noisy, synth-partial; default methods: dpmne, dpmne-paper
+          and every baseline. A data set that fails to load, or a method
+          that fails on one, is listed as failed and the run goes on
 
 dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
 (none or one step), the heat filter (τ 2 or none) and, on a partial network
@@ -66,14 +78,19 @@ non-zero weight 8 and, on a network with views with and without features
 a partial network, one more on such a network (13, 21); the tables list its
 choices.
 
+Any --data name may end in @pdr=P (cora@pdr=0.4): the partial network the
+pdr experiment fits at ratio P with the same --seed.
+
 A cell is one embedding (fit seed --seed) scored on --repeats splits; with
 --fit-seeds K it is K embeddings (fit seeds --seed … --seed+K−1), each
 scored on the same splits, and the mean ± std pool all their scores, which
 separates a method's expected score from one fit's luck.
 
 It writes NAME.md (a markdown table with the command that made it),
-NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out. The model
-flags set the base configuration of every DPMNE method.`,
+NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out, the
+first three again after every cell, so that an interrupted run keeps the
+cells it finished (those not run show as —). The model flags set the base
+configuration of every DPMNE method.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -111,7 +128,17 @@ flags set the base configuration of every DPMNE method.`,
 				spec.Title += ", " + score + " scores"
 			}
 			stderr := cmd.ErrOrStderr()
-			progress := func(done, total int, c experiment.Cell, eta time.Duration) {
+			command := "dpmne " + strings.Join(g.argv, " ")
+			// The results so far are written after every cell (without
+			// the figure), so that an interrupted run loses none.
+			var done []experiment.Cell
+			interim := spec
+			interim.Figure = false
+			progress := func(_, total int, c experiment.Cell, eta time.Duration) {
+				done = append(done, c)
+				if err := experiment.WriteAll(out, interim, done, command); err != nil {
+					fmt.Fprintf(stderr, "dpmne: writing the results so far to %s: %v\n", out, err)
+				}
 				if quiet {
 					return
 				}
@@ -124,15 +151,17 @@ flags set the base configuration of every DPMNE method.`,
 					note = "; chose " + c.Note
 				}
 				fmt.Fprintf(stderr, "[%d/%d] %s on %s%s: %s (embedding %.1fs%s; about %v left)\n",
-					done, total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, eta.Round(time.Second))
+					len(done), total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, eta.Round(time.Second))
 			}
 			cells, err := experiment.Run(cmd.Context(), spec, func(name string) (*multiplex.Network, error) {
 				return g.loadNetwork(name)
 			}, progress)
 			if err != nil {
+				if len(done) > 0 {
+					return fmt.Errorf("%w (cells finished: %d, their results written to %s)", err, len(done), out)
+				}
 				return err
 			}
-			command := "dpmne " + strings.Join(g.argv, " ")
 			if err := experiment.WriteAll(out, spec, cells, command); err != nil {
 				return err
 			}
@@ -155,6 +184,10 @@ flags set the base configuration of every DPMNE method.`,
 
 func scoreLine(c experiment.Cell) string {
 	switch {
+	case c.Error != "":
+		return "failed: " + c.Error
+	case c.MicroF1 != nil && c.ACC != nil:
+		return fmt.Sprintf("micro-F1 %.3f ± %.3f, macro-F1 %.3f, ACC %.3f", c.MicroF1.Mean, c.MicroF1.Std, c.MacroF1.Mean, c.ACC.Mean)
 	case c.MicroF1 != nil && c.MAP != nil:
 		return fmt.Sprintf("micro-F1 %.3f ± %.3f, P@%d %.3f, mAP %.3f", c.MicroF1.Mean, c.MicroF1.Std, c.RetrievalK, c.PrecisionAtK.Mean, c.MAP.Mean)
 	case c.MicroF1 != nil:

@@ -8,8 +8,10 @@
 //	dpmne generate [--nodes N --classes C --views T …] --out DIR
 //	dpmne version
 //
-// Data sets are named (cora, acm, dblp4057, ckm, lazega, vickers, aarhus,
-// euair, and synthetic, generated in memory), resolved under --data-dir or
+// Data sets are named (cora, acm, dblp4057, freebase, aminer, ckm, lazega,
+// vickers, aarhus, euair, and synthetic and the synthetic families
+// synth-graph, synth-features, synth-mixed, synth-noisy, synth-partial,
+// generated in memory), resolved under --data-dir or
 // $DPMNE_DATA, or given as a manifest.json or a directory holding one. See
 // the README for the native format.
 package main

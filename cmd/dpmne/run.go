@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/fetch"
 	"github.com/dpmne/dpmne/internal/fastblas"
@@ -69,10 +70,14 @@ func (g *globals) dir() string {
 // seed 1, generated in memory.
 const syntheticName = "synthetic"
 
-// loadNetwork loads a named data set, a manifest, or the synthetic default.
+// loadNetwork loads a named data set, a manifest, the synthetic default or
+// a synthetic family (synth.Families: synth-graph, …).
 func (g *globals) loadNetwork(name string) (*multiplex.Network, error) {
 	if name == syntheticName {
 		return synth.Generate(synth.Default(), rand.New(rand.NewPCG(1, 0)))
+	}
+	if f, ok := synth.LookupFamily(name); ok {
+		return f.Generate()
 	}
 	return multiplex.Load(name, g.dir())
 }
@@ -101,9 +106,10 @@ func newDataCmd(g *globals) *cobra.Command {
 	var asJSON bool
 	var pdr float64
 	var seed uint64
+	var loss string
 	info := &cobra.Command{
 		Use:   "info <name|manifest|dir>",
-		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features, labels",
+		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			net, err := g.loadNetwork(args[0])
@@ -114,17 +120,28 @@ func newDataCmd(g *globals) *cobra.Command {
 				return err
 			}
 			s := multiplex.Summarize(net)
+			recs, err := reconstructions(net, loss)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(s)
+				return enc.Encode(struct {
+					*multiplex.Summary
+					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
+				}{s, recs})
 			}
-			return printSummary(cmd.OutOrStdout(), s)
+			if err := printSummary(cmd.OutOrStdout(), s); err != nil {
+				return err
+			}
+			return printReconstructions(cmd.OutOrStdout(), recs, loss)
 		},
 	}
 	info.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
 	info.Flags().Float64Var(&pdr, "pdr", 0, "remove this fraction of nodes from each view first (the paper's partial-data protocol)")
 	info.Flags().Uint64Var(&seed, "seed", 1, "seed for --pdr")
+	info.Flags().StringVar(&loss, "loss", "auto", "state the reconstruction that dpmne train's --loss of this value gives")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -134,6 +151,9 @@ func newDataCmd(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "name\tfiles\tsource")
 			fmt.Fprintf(tw, "%s\tbuilt in\tgenerated in memory (synth.Default, seed 1)\n", syntheticName)
+			for _, f := range synth.Families() {
+				fmt.Fprintf(tw, "%s\tbuilt in\tgenerated in memory (synth family %s, %d nodes, seed %d: %s)\n", f.Data, f.Name, f.Config.Nodes, f.Seed, f.Description)
+			}
 			for _, name := range multiplex.Names() {
 				ds := fetch.Sources[name]
 				status := "present"
@@ -188,6 +208,7 @@ func printSummary(w io.Writer, s *multiplex.Summary) error {
 	}
 	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "isolated", "feature dims", "feature nnz"}, rows)
 	fmt.Fprintf(w, "\nunion of the views' graphs: connected components %d, nodes without an edge in any view %d\n", s.Components, s.Edgeless)
+	fmt.Fprintf(w, "nodes observed in no view: %d\n", s.Unobserved)
 	if len(s.Classes) > 0 {
 		fmt.Fprintln(w)
 		rows = rows[:0]

@@ -709,8 +709,11 @@ func TestBinarizeAndSearch(t *testing.T) {
 }
 
 func TestTune(t *testing.T) {
-	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet"}
-	one := []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}
+	// The base configuration's own point (the flags', --beta 3000 and
+	// --nonzero-weight 1 below) is one of every grid that holds it, so
+	// the grids' sizes are their own.
+	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet", "--nonzero-weight", "1"}
+	one := []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}
 	match := func(re string) func(string) bool { return regexp.MustCompile(re).MatchString }
 	// Each grid: its flags, the lines of output (header, one row per
 	// point, blank, best) and what else the output must show.
@@ -720,7 +723,7 @@ func TestTune(t *testing.T) {
 		lines int
 		ok    func(out string) bool
 	}{
-		{"betas", []string{"--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
+		{"betas", []string{"--beta", "3000", "--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
 			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
 		// The default grid, dpmne-tuned's: 2 values of λ × propagation
 		// 0 and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the
@@ -755,9 +758,12 @@ func TestTune(t *testing.T) {
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
 		// View weights: the best line names them.
 		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
-		{"propagation", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
-		{"filter", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
-		{"feature k-NN", []string{"--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08] --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"propagation", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"filter", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"feature k-NN", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08] --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		// A grid without the base's point (λ = 10⁴): that point joins it.
+		{"base point", []string{"--lambdas", "100", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
+			match(`(?m)^codes +autoencoder +1 +300 +10000 +1 +gd +1 +2 +0 +auto +1 +1 +1 +0 `)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
 		if !slices.Contains(tc.args, "--refine-pretrain") {
@@ -901,9 +907,11 @@ func TestGenerateViews(t *testing.T) {
 	}
 }
 
-// TestTrainRealValuedFeatures: without --loss, features outside [0, 1]
-// train squared-error autoencoders and say so; --loss bce refuses them,
-// naming the node and the value.
+// TestTrainRealValuedFeatures: without --loss, a view's features outside
+// [0, 1] train a squared-error autoencoder with an identity output on
+// scaled columns, the other view keeps the cross-entropy, and train and
+// data info say so; --loss bce refuses them, naming the node and the value,
+// and data info --loss states another loss's reconstruction.
 func TestTrainRealValuedFeatures(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"manifest.json", "nodes.txt", "labels.txt", "friends.edges", "work.edges", "friends.features"} {
@@ -926,11 +934,19 @@ func TestTrainRealValuedFeatures(t *testing.T) {
 	model := filepath.Join(dir, "m.dpmne")
 	args := append([]string{"train", "--data", dir, "--model", model}, slices.DeleteFunc(slices.Clone(quickModel), func(f string) bool { return f == "--quiet" })...)
 	_, stderr, err := runCLI(t, args...)
-	if err != nil || !strings.Contains(stderr, "features outside [0, 1]: the autoencoders take the squared error") {
+	if err != nil || !strings.Contains(stderr, "dpmne: view friends: real features: mse, identity output, columns scaled\n") {
 		t.Fatalf("err %v, stderr:\n%s", err, stderr)
 	}
-	if m, err := dpmne.Load(model); err != nil || m.Config.Loss != "mse" {
-		t.Errorf("the model's loss: %v, %v; want mse", err, m.Config.Loss)
+	if m, err := dpmne.Load(model); err != nil || m.Config.Loss != "mse,bce" || m.Views[0].Scale == nil {
+		t.Errorf("the model's loss: %v, %v; want mse,bce and a feature scale", err, m.Config.Loss)
+	}
+	for _, tc := range []struct{ loss, want string }{
+		{"auto", "friends       real   mse  identity  columns scaled to unit RMS\n"},
+		{"poisson,bce", "friends       real  poisson  softplus           as given\n"},
+	} {
+		if out, _, err := runCLI(t, "data", "info", dir, "--loss", tc.loss); err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("data info --loss %s: err %v, output:\n%s", tc.loss, err, out)
+		}
 	}
 	if _, _, err := runCLI(t, append(args, "--loss", "bce")...); err == nil || !strings.Contains(err.Error(), "is 2.5: the cross-entropy loss (--loss bce)") {
 		t.Errorf("--loss bce: err = %v", err)

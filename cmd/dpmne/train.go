@@ -45,8 +45,8 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
 	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
 	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
-	fs.StringVar(&f.loss, "loss", d.Loss, "reconstruction loss: bce, mse (the paper's), weighted-mse; without the flag, mse on a network whose features leave [0, 1]")
-	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight (≥ 1) of non-zero inputs in the loss (default: 8 for bce and weighted-mse, 1 for mse, which weighs nothing)")
+	fs.StringVar(&f.loss, "loss", "auto", "reconstruction loss: auto (each view's by its features, as dpmne data info lists: bce on [0, 1] and adjacency rows, poisson on counts, mse with an identity output on other real or signed values, scaled column by column), bce, mse (the paper's), weighted-mse, poisson; one for every view, or one per view, comma-separated (auto,mse)")
+	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight (≥ 1) of non-zero inputs in the loss (default: 8 for bce, poisson and weighted-mse, 1 for mse, which weighs nothing)")
 	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
 	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
@@ -120,7 +120,7 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 		c.Beta = 0 // the default, which depends on the network (dpmne.Config.ForNetwork)
 	}
 	if !f.fs.Changed("loss") {
-		c.Loss = "" // likewise: bce, or mse on features outside [0, 1]
+		c.Loss = "" // likewise: each view's by its features (dpmne.Config.Loss)
 	}
 	// The preset's settings, where no flag gave one.
 	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
@@ -130,8 +130,10 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
 		return c, fmt.Errorf("--activation: %w", err)
 	}
-	if _, err := nn.ParseLoss(c.Loss); c.Loss != "" && err != nil {
-		return c, fmt.Errorf("--loss: %w", err)
+	for _, name := range strings.Split(c.Loss, ",") {
+		if _, err := nn.ParseLoss(strings.TrimSpace(name)); c.Loss != "" && name != "auto" && err != nil {
+			return c, fmt.Errorf("--loss: %w", err)
+		}
 	}
 	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
 		return c, fmt.Errorf("--y-reg: %w", err)
@@ -223,8 +225,13 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		// without features").
 		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
 	}
-	if l := cfg.ForNetwork(net).Loss; cfg.Loss == "" && l != nn.CrossEntropy.String() {
-		fmt.Fprintf(stderr, "dpmne: features outside [0, 1]: the autoencoders take the squared error (--loss %s), not the cross-entropy\n", l)
+	if recs, err := cfg.Reconstructions(net); err == nil && !cfg.NoAutoencoder {
+		// Say how features outside [0, 1] are reconstructed.
+		for _, r := range recs {
+			if r.Kind > dpmne.UnitInterval {
+				fmt.Fprintf(stderr, "dpmne: view %s: %s features: %s\n", r.View, r.Kind, r)
+			}
+		}
 	}
 	// The bar only on a terminal: in a pipe or a log file, the per-iteration
 	// lines alone are readable.
@@ -286,7 +293,7 @@ current iteration and still writes the last state.
 
 --method embeds with another method of the experiment registry instead,
 with the same outputs (--model is DPMNE's only): the baselines deepwalk,
-node2vec, line, sdne, graphsage, dane, spectral, features and
+node2vec, line, sdne, graphsage, dane, spectral, prone, features and
 smoothed-features (package baseline), or a DPMNE variant. They take --dim
 and --seed; the other model flags are DPMNE's. Ctrl-C stops them without
 output.

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExperimentSuite runs the transfer suite on a tiny network and its
+// partial version (by name) with two cheap methods: the table has the
+// three scores per network, the summary follows, and the files hold every
+// cell.
+func TestExperimentSuite(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, err := runCLI(t, "experiment", "suite", "--data", "synthetic,synthetic@pdr=0.4", "--methods", "spectral,features",
+		"--repeats", "2", "--dim", "8", "--out", out, "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, w := range []string{
+		"| method | synthetic micro-F1 | synthetic macro-F1 | synthetic ACC | synthetic@pdr=0.4 micro-F1 |",
+		"Summary: per network and score",
+		"| synthetic@pdr=0.4 |",
+		"| **dpmne: mean rank; W/T/L** | | — | 0/0/0 |",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Cells []struct {
+			Data    string
+			Method  string
+			MicroF1 *struct{ Mean float64 } `json:"micro_f1"`
+			ACC     *struct{ Mean float64 } `json:"acc"`
+		}
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 4 {
+		t.Fatalf("%d cells in suite.json, want 4", len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		if c.MicroF1 == nil || c.ACC == nil {
+			t.Errorf("%s on %s: micro-F1 %v, ACC %v", c.Method, c.Data, c.MicroF1, c.ACC)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "suite.md"))
+	if err != nil || !strings.Contains(string(md), "Summary:") {
+		t.Errorf("suite.md: %v, summary missing", err)
+	}
+}
+
+// TestExperimentKeepsFinishedCells: an experiment that stops on an error
+// (table2 does not keep going) leaves the cells it finished in --out.
+func TestExperimentKeepsFinishedCells(t *testing.T) {
+	out := t.TempDir()
+	_, _, err := runCLI(t, "experiment", "table2", "--data", "synthetic,no-such-data", "--methods", "spectral",
+		"--repeats", "1", "--dim", "8", "--out", out, "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "no-such-data") || !strings.Contains(err.Error(), "cells finished: 1, their results written to") {
+		t.Fatalf("err = %v, want the load error and where the finished cell is", err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "table2.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| spectral | 0.") {
+		t.Errorf("table2.md lacks the finished cell:\n%s", md)
+	}
+}
+
+// TestSyntheticFamilyData: a synthetic family is a data name like any.
+func TestSyntheticFamilyData(t *testing.T) {
+	stdout, stderr, err := runCLI(t, "data", "info", "synth-noisy")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "synth-noisy") || !strings.Contains(stdout, "10000") {
+		t.Errorf("data info synth-noisy:\n%s", stdout)
+	}
+	stdout, _, err = runCLI(t, "data", "list")
+	if err != nil || !strings.Contains(stdout, "synth-partial") {
+		t.Errorf("data list (err %v) lacks synth-partial:\n%s", err, stdout)
+	}
+}
