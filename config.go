@@ -307,6 +307,13 @@ type Config struct {
 	// direction (the objective has changed).
 	// cg keeps three more n×d arrays (two carried between steps, and in
 	// checkpoints; one work).
+	// "stiefel" replaces R(Y) by the constraint Y_cᵀY_c = I over the
+	// nodes outside the proximity graph's small components (whose rows
+	// are solved from their codes alone) and runs up to YSteps generalized
+	// power iterations per outer iteration, each a polar decomposition
+	// that never raises the objective (stiefelStep); λ then plays no part.
+	// Without the consistency term its fixed points span the d smoothest
+	// eigenvectors of L. It keeps two more n×d arrays.
 	YSolver string
 	// OrthAllNodes takes R(Y) = ‖YᵀY − I‖² over every node, as the paper
 	// does. By default (YReg orth, with the proximity term) the nodes of
@@ -500,9 +507,9 @@ func (c Config) Validate() error {
 		}
 	}
 	switch c.YSolver {
-	case "", "gd", "cg":
+	case "", "gd", "cg", "stiefel":
 	default:
-		return bad("y-solver", c.YSolver, "gd or cg")
+		return bad("y-solver", c.YSolver, "gd, cg or stiefel")
 	}
 	for s, w := range c.ViewWeights {
 		if !(w >= 0) || math.IsInf(w, 0) {

@@ -395,7 +395,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		}
 	}
 	sub := newSubspace(n, d, views, lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
-	if lap != nil && cfg.YReg == Orth && !cfg.OrthAllNodes {
+	switch {
+	case lap != nil && cfg.YSolver == "stiefel":
+		// The constraint leaves out the small components, whose
+		// indicators are null directions of L: their rows are solved from
+		// their codes alone (stiefelStep).
+		sub.free, _ = smallComponentRows(graphs, n, d)
+		sub.setExact(sub.free)
+	case lap != nil && cfg.YReg == Orth && !cfg.OrthAllNodes:
 		var single []int
 		sub.free, single = smallComponentRows(graphs, n, d)
 		if !cfg.DescendIsolated {
@@ -505,7 +512,13 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			sub.cgValid = false
 		}
 		sub.estimateRidge()
-		steps, err := sub.yStep(cfg.YSteps, cfg.YTol)
+		var steps int
+		var err error
+		if cfg.YSolver == "stiefel" {
+			steps, err = sub.stiefelStep(cfg.YSteps, cfg.YTol)
+		} else {
+			steps, err = sub.yStep(cfg.YSteps, cfg.YTol)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}

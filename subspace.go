@@ -82,6 +82,10 @@ type subspace struct {
 	// more, counted in R(Y)'s term.
 	exact []exactGroup
 	mu    float64
+	// The Stiefel solver's (stiefelStep) shift η and the state it
+	// restores after a step the shift was too small for.
+	eta           float64
+	ysave, lysave []float64
 }
 
 // exactGroup is a set of rows that R(Y) and L do not reach, observed by

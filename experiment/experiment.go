@@ -44,6 +44,12 @@ type Spec struct {
 	// small data sets whose rare classes would otherwise miss the training
 	// part).
 	Stratified bool
+	// Validation scores every cell inside a training half: a fixed half of
+	// each network's labelled nodes, drawn from Seed (ValidationLabels),
+	// is never scored, and the classification splits and k-means accuracy
+	// are over the other half alone. Settings are chosen on these scores,
+	// never on the tables'.
+	Validation bool `json:",omitempty"`
 	// Retrieval, when positive, also scores every classification cell for
 	// retrieval by label agreement (eval.RetrievalCosine, or
 	// eval.RetrievalHamming for methods marked Codes): precision at this
@@ -457,15 +463,19 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			}
 			notes = append(notes, note)
 		}
+		labels := net.Labels.Class
+		if s.Validation {
+			labels = ValidationLabels(labels, s.Seed)
+		}
 		switch s.Task {
 		case "cluster":
-			r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+			r, err := eval.Cluster(ctx, emb, net.N(), d, labels, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
 			if err != nil {
 				return err
 			}
 			clustered = append(clustered, r.PerRepeat...)
 		default:
-			r, err := eval.Classify(ctx, emb, net.N(), d, net.Labels.Class, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
+			r, err := eval.Classify(ctx, emb, net.N(), d, labels, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
 			if err != nil {
 				return err
 			}
@@ -476,14 +486,14 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			}
 			classified = append(classified, r.PerRepeat...)
 			if s.Cluster {
-				r, err := eval.Cluster(ctx, emb, net.N(), d, net.Labels.Class, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+				r, err := eval.Cluster(ctx, emb, net.N(), d, labels, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
 				if err != nil {
 					return err
 				}
 				clustered = append(clustered, r.PerRepeat...)
 			}
 			if s.Retrieval > 0 {
-				if err := retrieval(ctx, c, m, emb, net.N(), d, net.Labels.Class, s.Retrieval); err != nil {
+				if err := retrieval(ctx, c, m, emb, net.N(), d, labels, s.Retrieval); err != nil {
 					return err
 				}
 				prec, mAP = append(prec, c.PrecisionAtK.Mean), append(mAP, c.MAP.Mean)
@@ -962,4 +972,20 @@ func WriteAll(dir string, s Spec, cells []Cell, command string) error {
 		return Plot(filepath.Join(dir, s.Name+".png"), s, cells)
 	}
 	return nil
+}
+
+// ValidationLabels returns labels with the held-out half of the labelled
+// nodes unlabelled (−1): each labelled node is held out with probability
+// ½, drawn from seed, so the same seed holds out the same nodes on every
+// run and for every method. Spec.Validation scores on what is left.
+func ValidationLabels(labels []int, seed uint64) []int {
+	out := make([]int, len(labels))
+	rng := rand.New(rand.NewPCG(seed, 0x7a11d))
+	for i, c := range labels {
+		out[i] = c
+		if rng.IntN(2) == 0 {
+			out[i] = -1
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/codes"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/proximity"
 )
 
 // Params are the settings a method receives for one cell.
@@ -157,6 +158,9 @@ func init() {
 	Register(DPMNE("dpmne-featured-defaults", "default off: on a network without features, the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node (--featured-defaults)", func(c *dpmne.Config) { c.FeaturedDefaults = true }))
 	Register(DPMNE("dpmne-descend-isolated", "default off: the nodes left out of R(Y) that have no edge moved by the descent steps of the rest of Y instead of solved each Y step for their posterior mean given B (--descend-isolated)", func(c *dpmne.Config) { c.DescendIsolated = true }))
 	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
+	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
+		c.YSolver, c.YSteps, c.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
+	}))
 	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))

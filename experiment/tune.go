@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -22,7 +23,7 @@ import (
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
-// (dpmne.Config.YSolver: "gd" or "cg"), Propagate the feature smoothing
+// (dpmne.Config.YSolver: "gd", "cg" or "stiefel"), Propagate the feature smoothing
 // steps (0: none, which is dpmne.Config.Propagate −1), FilterTau the heat
 // filter's τ (0: no filter, dpmne.Config.FilterTau −1), FeatureKNN the
 // feature neighbours a partial view's nodes are linked to (0: none,
@@ -184,7 +185,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	solvers := orDefault(g.YSolver, def.YSolver)
-	if err := oneOf("Y solver", solvers, "gd", "cg"); err != nil {
+	if err := oneOf("Y solver", solvers, "gd", "cg", "stiefel"); err != nil {
 		return nil, nil, err
 	}
 	views := g.ViewWeights
@@ -576,10 +577,10 @@ func tuned(name, description string, top int) Method {
 
 // oneOf reports the first of vals that is neither a nor b, naming the grid
 // by what.
-func oneOf(what string, vals []string, a, b string) error {
+func oneOf(what string, vals []string, want ...string) error {
 	for _, v := range vals {
-		if v != a && v != b {
-			return fmt.Errorf("tune: %s %q: want %s or %s", what, v, a, b)
+		if !slices.Contains(want, v) {
+			return fmt.Errorf("tune: %s %q: want %s or %s", what, v, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var data, methods []string
 	var out string
 	var repeats, fitSeeds int
-	var quiet, stratified bool
+	var quiet, stratified, validation bool
 	var score string
 	var values []float64
 	cmd := &cobra.Command{
@@ -123,7 +123,7 @@ configuration of every DPMNE method.`,
 			if score != "cosine" && score != "dot" {
 				return fmt.Errorf("--score %q: want cosine or dot", score)
 			}
-			spec.DPMNE, spec.Stratified, spec.Score, spec.FitSeeds = cfg, stratified, score, fitSeeds
+			spec.DPMNE, spec.Stratified, spec.Score, spec.FitSeeds, spec.Validation = cfg, stratified, score, fitSeeds, validation
 			if spec.Task == "linkpred" {
 				spec.Title += ", " + score + " scores"
 			}
@@ -178,6 +178,7 @@ configuration of every DPMNE method.`,
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")
+	f.BoolVar(&validation, "validation", false, "score inside a training half: a fixed half of the labelled nodes (drawn from --seed) is never scored, and the splits and k-means accuracy use the other half; for choosing settings")
 	mf.register(f)
 	return cmd
 }
