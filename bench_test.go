@@ -42,6 +42,7 @@ func BenchmarkFit(b *testing.B) {
 		// features (the previous default: propagation makes the features
 		// denser and the autoencoders slower).
 		{"cora-cg", cora, Config{YSolver: "cg"}},
+		{"cora-stiefel", cora, Config{YSolver: "stiefel", YSteps: 5, Laplacian: proximity.Normalized, Beta: 3000}},
 		{"cora-previous", cora, Config{Propagate: -1}},
 	}
 	for _, c := range cases {

@@ -38,6 +38,9 @@ func TestCheckpointResume(t *testing.T) {
 		// cg across a re-weighing, which drops the carried direction: the
 		// resumed fit must drop it at 20 too, and carry it in between.
 		{"cg-auto-view-weights", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 21, 11, nil},
+		// The Stiefel solver carries nothing but Y (its shift is set
+		// afresh each iteration), nodes without edges included.
+		{"stiefel", func() Config { c := quickConfig(); c.YSolver, c.YSteps = "stiefel", 3; return c }(), 7, 3, stripEdges(net, 20)},
 		// Nodes without edges, solved exactly each Y step with a ridge
 		// estimated from the state at the iteration's start.
 		{"edgeless-nodes", quickConfig(), 7, 3, stripEdges(net, 20)},
