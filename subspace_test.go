@@ -611,16 +611,7 @@ func TestSpectralInit(t *testing.T) {
 	if err := spectralInitY(context.Background(), s, rand.New(rand.NewPCG(1, 2))); err != nil {
 		t.Fatal(err)
 	}
-	dense := mat.NewSymDense(n, nil)
-	e, col := make([]float64, n), make([]float64, n)
-	for j := range n {
-		clear(e)
-		e[j] = 1
-		s.lap.ApplyL(col, e, 1)
-		for i := range n {
-			dense.SetSym(i, j, col[i])
-		}
-	}
+	dense := denseL(s)
 	var eig mat.EigenSym
 	if !eig.Factorize(dense, false) {
 		t.Fatal("dense eigendecomposition failed")

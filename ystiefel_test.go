@@ -23,16 +23,7 @@ func TestStiefelSpectralLimit(t *testing.T) {
 	if _, err := s.stiefelStep(3000, 1e-15); err != nil {
 		t.Fatal(err)
 	}
-	dense := mat.NewSymDense(n, nil)
-	e, col := make([]float64, n), make([]float64, n)
-	for j := range n {
-		clear(e)
-		e[j] = 1
-		s.lap.ApplyL(col, e, 1)
-		for i := range n {
-			dense.SetSym(i, j, col[i])
-		}
-	}
+	dense := denseL(s)
 	var eig mat.EigenSym
 	if !eig.Factorize(dense, true) {
 		t.Fatal("dense eigendecomposition failed")
@@ -126,6 +117,15 @@ func TestStiefelNeverIncreases(t *testing.T) {
 
 // exactLambdaMax returns λ_max of the subspace's exact Laplacian.
 func exactLambdaMax(s *subspace) float64 {
+	var eig mat.EigenSym
+	eig.Factorize(denseL(s), false)
+	v := eig.Values(nil)
+	return v[len(v)-1]
+}
+
+// denseL returns the subspace's Laplacian as a dense matrix, column by
+// column from products with the unit vectors.
+func denseL(s *subspace) *mat.SymDense {
 	n := s.n
 	dense := mat.NewSymDense(n, nil)
 	e, col := make([]float64, n), make([]float64, n)
@@ -137,8 +137,5 @@ func exactLambdaMax(s *subspace) float64 {
 			dense.SetSym(i, j, col[i])
 		}
 	}
-	var eig mat.EigenSym
-	eig.Factorize(dense, false)
-	v := eig.Values(nil)
-	return v[n-1]
+	return dense
 }

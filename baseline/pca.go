@@ -175,34 +175,44 @@ func orthonormalize(y []float64, r, l int) ([]float64, int) {
 	for range 2 {
 		g := make([]float64, l*l)
 		bl.Dgemm(blas.Trans, blas.NoTrans, l, l, r, 1, cur, l, cur, l, 0, g, l)
-		var es mat.EigenSym
-		if !es.Factorize(mat.NewSymDense(l, g), true) {
-			return nil, 0
-		}
-		lam := es.Values(nil) // ascending
-		var u mat.Dense
-		es.VectorsTo(&u)
-		top := lam[l-1]
-		var keep []int
-		for i := l - 1; i >= 0; i-- {
-			if top > 0 && lam[i] > 1e-24*top {
-				keep = append(keep, i)
-			}
-		}
-		l2 := len(keep)
+		t, l2 := gramInvSqrt(g, l)
 		if l2 == 0 {
 			return nil, 0
-		}
-		t := make([]float64, l*l2)
-		for jj, j := range keep {
-			s := 1 / math.Sqrt(lam[j])
-			for i := range l {
-				t[i*l2+jj] = u.At(i, j) * s
-			}
 		}
 		next := make([]float64, r*l2)
 		bl.Dgemm(blas.NoTrans, blas.NoTrans, r, l2, l, 1, cur, l, t, l2, 0, next, l2)
 		cur, l = next, l2
 	}
 	return cur, l
+}
+
+// gramInvSqrt returns, for the l×l Gram matrix g of l columns, the l×l2
+// row-major transform U·Λ^-½ over the eigenpairs (U, Λ) of g whose
+// eigenvalues exceed 10⁻²⁴ of the largest, largest first, and l2, their
+// number (0 where g is zero or its eigendecomposition fails): the columns
+// times it are an orthonormal basis of their span.
+func gramInvSqrt(g []float64, l int) ([]float64, int) {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(l, g), true) {
+		return nil, 0
+	}
+	lam := es.Values(nil) // ascending
+	var u mat.Dense
+	es.VectorsTo(&u)
+	top := lam[l-1]
+	var keep []int
+	for i := l - 1; i >= 0; i-- {
+		if top > 0 && lam[i] > 1e-24*top {
+			keep = append(keep, i)
+		}
+	}
+	l2 := len(keep)
+	t := make([]float64, l*l2)
+	for jj, j := range keep {
+		s := 1 / math.Sqrt(lam[j])
+		for i := range l {
+			t[i*l2+jj] = u.At(i, j) * s
+		}
+	}
+	return t, l2
 }

@@ -376,30 +376,9 @@ func orthonormalizeInPlace(y []float64, r, l int) int {
 	for range 2 {
 		g := make([]float64, l*l)
 		bl.Dgemm(blas.Trans, blas.NoTrans, l, l, r, 1, y, ld, y, ld, 0, g, l)
-		var es mat.EigenSym
-		if !es.Factorize(mat.NewSymDense(l, g), true) {
-			return 0
-		}
-		lam := es.Values(nil) // ascending
-		var u mat.Dense
-		es.VectorsTo(&u)
-		top := lam[l-1]
-		var keep []int
-		for i := l - 1; i >= 0; i-- {
-			if top > 0 && lam[i] > 1e-24*top {
-				keep = append(keep, i)
-			}
-		}
-		l2 := len(keep)
+		t, l2 := gramInvSqrt(g, l)
 		if l2 == 0 {
 			return 0
-		}
-		t := make([]float64, l*l2)
-		for jj, j := range keep {
-			s := 1 / math.Sqrt(lam[j])
-			for i := range l {
-				t[i*l2+jj] = u.At(i, j) * s
-			}
 		}
 		mulRowsInPlace(y, r, ld, l, t, l2)
 		l = l2
