@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
@@ -29,6 +31,10 @@ type Checkpoint struct {
 	// data is the fitted network's multiplex.Network.Fingerprint, or 0
 	// where the file predates it (then unchecked).
 	data uint64
+	// start is the fingerprint of the fit's random generator as it started
+	// (rngFingerprint), so that a resume with another seed is refused, or 0
+	// where the file predates it (then unchecked).
+	start uint64
 
 	recon, regW float64   // the reconstruction and weight terms last reported
 	ly          []float64 // n×d, L·Y
@@ -49,8 +55,8 @@ type viewState struct {
 	cursor    int
 }
 
-func newCheckpoint(m *Model, it int, data uint64, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
-	cp := &Checkpoint{Model: m, Iteration: it, data: data, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
+func newCheckpoint(m *Model, it int, data, start uint64, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
+	cp := &Checkpoint{Model: m, Iteration: it, data: data, start: start, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
 	if sub.cg && sub.cgValid {
 		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, slices.Clone(sub.gPrev), slices.Clone(sub.dPrev), sub.gzPrev
 	}
@@ -76,9 +82,24 @@ func newCheckpoint(m *Model, it int, data uint64, recon, regW float64, sub *subs
 	return cp, nil
 }
 
+// rngFingerprint hashes the first values a fit draws from its random
+// generator (the views' generator seeds), which depend on the generator's
+// state at the start, the seed, alone. It is never 0, which marks a
+// checkpoint without one.
+func rngFingerprint(draws []uint64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range draws {
+		binary.LittleEndian.PutUint64(b[:], x)
+		h.Write(b[:])
+	}
+	return max(h.Sum64(), 1)
+}
+
 // compatible returns an error unless the checkpoint was made by a fit of net
-// with cfg, Iterations aside.
-func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
+// with cfg, Iterations aside, from a random generator whose fingerprint
+// (rngFingerprint) is start: the same seed.
+func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config, start uint64) error {
 	m := cp.Model
 	if m == nil || m.Y == nil {
 		return errors.New("resume: the checkpoint holds no model: want one that ReadCheckpoint read or a fit's Options.Checkpoint wrote")
@@ -111,6 +132,11 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config) error {
 				return fmt.Errorf("resume: setting %s is %v in the checkpoint but %v now; only the number of iterations may change", ra.Type().Field(i).Name, ra.Field(i).Interface(), rb.Field(i).Interface())
 			}
 		}
+	}
+	// After the settings: another setting may draw differently from the
+	// same seed.
+	if cp.start != 0 && cp.start != start {
+		return errors.New("resume: the seed differs: the checkpoint was made by a fit whose random generator started in another state (dpmne train --seed); only the number of iterations may change")
 	}
 	if cp.Iteration < 0 {
 		return fmt.Errorf("resume: iteration %d", cp.Iteration)
@@ -171,6 +197,9 @@ type checkpointHeader struct {
 	// Data is the network's fingerprint (Checkpoint.data); absent in the
 	// files written before it.
 	Data uint64 `json:",omitempty"`
+	// Start is the fingerprint of the fit's random generator at its start
+	// (Checkpoint.start); absent in the files written before it.
+	Start uint64 `json:",omitempty"`
 }
 
 type viewHeaderCP struct {
@@ -194,7 +223,7 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 	if err := cp.Model.Write(w); err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev, Data: cp.data}
+	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev, Data: cp.data, Start: cp.start}
 	for _, vs := range cp.views {
 		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
 		for _, m := range vs.m {
@@ -263,7 +292,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // ReadCheckpoint reads a checkpoint of at most size bytes from r. Every
 // length in the header is checked against the bytes that remain before
-// anything is allocated.
+// anything is allocated. Its model is checked as ReadModel checks one, and
+// a value of its state that is not finite (L·Y, the conjugate-gradient
+// state, an Adam moment; a negative second moment) is an error naming it.
 func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cr := &countingReader{r: r}
 	m, err := ReadModel(cr, size)
@@ -331,9 +362,19 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	if !ok {
 		return nil, fmt.Errorf("state header describes more arrays than the %d bytes left", avail)
 	}
-	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
+	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, start: hdr.Start, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
 	if err := binary.Read(cr, binary.LittleEndian, cp.ly); err != nil {
 		return nil, errors.New("truncated L·Y")
+	}
+	// The state, like the model (Model.Check), holds finite values only.
+	finite := func(v []float64, what string) error {
+		if p := slices.IndexFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }); p >= 0 {
+			return fmt.Errorf("checkpoint state: %s [%d][%d] is %v, want a finite value", what, p/max(d, 1), p%max(d, 1), v[p])
+		}
+		return nil
+	}
+	if err := finite(cp.ly, "L·Y"); err != nil {
+		return nil, err
 	}
 	if hdr.CG {
 		cp.cg, cp.gzPrev = true, hdr.CGGZ
@@ -343,6 +384,12 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 		}
 		if err := binary.Read(cr, binary.LittleEndian, cp.dPrev); err != nil {
 			return nil, errors.New("truncated conjugate-gradient state")
+		}
+		if err := finite(cp.gPrev, "conjugate-gradient gradient"); err != nil {
+			return nil, err
+		}
+		if err := finite(cp.dPrev, "conjugate-gradient direction"); err != nil {
+			return nil, err
 		}
 	}
 	for s, vh := range hdr.Views {
@@ -364,6 +411,12 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 			}
 			if err := binary.Read(cr, binary.LittleEndian, vv); err != nil {
 				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
+			}
+			if p := nonFinite32(mm); p >= 0 {
+				return nil, fmt.Errorf("checkpoint state: view %q: Adam first moment of parameter %d [%d] is %v, want a finite value", m.Views[s].Name, len(vs.m), p, mm[p])
+			}
+			if p := slices.IndexFunc(vv, func(f float32) bool { return !(f >= 0) || math.IsInf(float64(f), 0) }); p >= 0 {
+				return nil, fmt.Errorf("checkpoint state: view %q: Adam second moment of parameter %d [%d] is %v, want finite and ≥ 0", m.Views[s].Name, len(vs.v), p, vv[p])
 			}
 			vs.m, vs.v = append(vs.m, mm), append(vs.v, vv)
 		}

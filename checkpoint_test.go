@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestCheckpointResume(t *testing.T) {
 				t.Fatalf("checkpoint at iteration %d, want %d", cp.Iteration, tc.at)
 			}
 			var iters []int
-			resumed, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(99, 99)), Options{Resume: cp, Progress: func(it Iteration) { iters = append(iters, it.Iteration) }})
+			resumed, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 1)), Options{Resume: cp, Progress: func(it Iteration) { iters = append(iters, it.Iteration) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,6 +132,43 @@ func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 	_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
 	if err == nil || !strings.Contains(err.Error(), "Beta") {
 		t.Errorf("resume with another β: err = %v, want one naming Beta", err)
+	}
+}
+
+// TestCheckpointResumeRejectsOtherSeed: a random generator in another state
+// (another seed) is refused, through a written and read checkpoint as
+// well, naming the seed; a checkpoint without the generator's fingerprint
+// (older files) is resumed.
+func TestCheckpointResumeRejectsOtherSeed(t *testing.T) {
+	net, cfg, cp := lastCheckpoint(t)
+	var b bytes.Buffer
+	if err := cp.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.start == 0 || read.start != cp.start {
+		t.Fatalf("generator fingerprint %x, read back %x", cp.start, read.start)
+	}
+	more := cfg
+	more.Iterations = 3
+	for _, c := range []*Checkpoint{cp, read} {
+		for _, seed := range [][2]uint64{{2, 1}, {1, 2}} {
+			_, err := Fit(context.Background(), net, more, rand.New(rand.NewPCG(seed[0], seed[1])), Options{Resume: c})
+			if err == nil || !strings.Contains(err.Error(), "resume: the seed differs") {
+				t.Errorf("resume with PCG%v: err = %v, want \"resume: the seed differs\"", seed, err)
+			}
+		}
+		if _, err := Fit(context.Background(), net, more, rand.New(rand.NewPCG(1, 1)), Options{Resume: c}); err != nil {
+			t.Errorf("resume with the same seed: %v", err)
+		}
+	}
+	legacy := *read
+	legacy.start = 0
+	if _, err := Fit(context.Background(), net, more, rand.New(rand.NewPCG(2, 1)), Options{Resume: &legacy}); err != nil {
+		t.Errorf("a checkpoint without a generator fingerprint: %v", err)
 	}
 }
 
@@ -209,6 +247,41 @@ func TestCheckpointResumeRejectsOtherData(t *testing.T) {
 	legacy.data = 0
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: &legacy}); err != nil {
 		t.Errorf("a checkpoint without a fingerprint: %v", err)
+	}
+}
+
+// TestReadCheckpointRefusesNonFinite: a checkpoint with a value that is
+// not finite in its model (the check Load makes) or in its state (L·Y, an
+// Adam moment) is refused, naming the part.
+func TestReadCheckpointRefusesNonFinite(t *testing.T) {
+	_, _, cp := lastCheckpoint(t)
+	var b bytes.Buffer
+	if err := cp.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	_, d := cp.Model.Y.Dims()
+	for _, tc := range []struct {
+		name  string
+		spoil func(c *Checkpoint)
+		want  string
+	}{
+		{"model", func(c *Checkpoint) { c.Model.Views[1].AE.Layers[0].B[0] = float32(math.NaN()) }, `model: view "view1": encoder layer 1 bias [0] is NaN`},
+		{"L·Y", func(c *Checkpoint) { c.ly[3*d+1] = math.Inf(1) }, "checkpoint state: L·Y [3][1] is +Inf"},
+		{"Adam m", func(c *Checkpoint) { c.views[0].m[1][2] = float32(math.NaN()) }, `checkpoint state: view "view0": Adam first moment of parameter 1 [2] is NaN`},
+		{"Adam v", func(c *Checkpoint) { c.views[2].v[0][0] = -1 }, `checkpoint state: view "view2": Adam second moment of parameter 0 [0] is -1`},
+	} {
+		c, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.spoil(c)
+		var spoilt bytes.Buffer
+		if err := c.Write(&spoilt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadCheckpoint(bytes.NewReader(spoilt.Bytes()), int64(spoilt.Len())); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }
 

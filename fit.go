@@ -45,7 +45,9 @@ type Options struct {
 	// the last; an error it returns stops the fit. Resume continues from
 	// such a state: the result is bit-identical to the uninterrupted fit
 	// (same configuration but for Iterations, same network, same Workers
-	// and GOMAXPROCS).
+	// and GOMAXPROCS). A resume with another configuration (Iterations
+	// aside), other data or a random generator seeded otherwise is an
+	// error naming what differs.
 	Checkpoint      func(*Checkpoint) error
 	CheckpointEvery int
 	Resume          *Checkpoint
@@ -289,12 +291,18 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	// and the result still depends only on rng.
 	viewPCG := make([]*rand.PCG, t)
 	viewRNG := make([]*rand.Rand, t)
+	seeds := make([]uint64, 0, 2*t)
 	for s := range viewRNG {
-		viewPCG[s] = rand.NewPCG(rng.Uint64(), rng.Uint64())
+		seeds = append(seeds, rng.Uint64(), rng.Uint64())
+		viewPCG[s] = rand.NewPCG(seeds[2*s], seeds[2*s+1])
 		viewRNG[s] = rand.New(viewPCG[s])
 	}
+	// What rng gave so far depends on its state at the start (the seed)
+	// alone, given the configuration and network: a resume with another
+	// seed is refused by it.
+	seedPrint := rngFingerprint(seeds)
 	if opt.Resume != nil {
-		if err := opt.Resume.compatible(net, cfg); err != nil {
+		if err := opt.Resume.compatible(net, cfg, seedPrint); err != nil {
 			return nil, err
 		}
 	}
@@ -549,7 +557,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 			if fingerprint == 0 {
 				fingerprint = net.Fingerprint() // once, at the first checkpoint
 			}
-			cp, err := newCheckpoint(model(), it, fingerprint, recon, regW, sub, trainers, viewPCG, cycle, cursor)
+			cp, err := newCheckpoint(model(), it, fingerprint, seedPrint, recon, regW, sub, trainers, viewPCG, cycle, cursor)
 			if err != nil {
 				return nil, err
 			}

@@ -464,7 +464,9 @@ func readFile[T any](path string, read func(io.Reader, int64) (T, error)) (T, er
 	return v, nil
 }
 
-// ReadModel reads a model of at most size bytes from r.
+// ReadModel reads a model of at most size bytes from r. A model that
+// Model.Check refuses (a value that is not finite anywhere, an id twice)
+// is an error, so every command that loads one refuses it alike.
 func ReadModel(r io.Reader, size int64) (*Model, error) {
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
@@ -608,5 +610,109 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 		}
 		m.Filter = mat.NewDense(hdr.D, hdr.D, f)
 	}
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// Check reports a model that no fit makes: ids that are not one per row of
+// the embedding or that repeat, a view without a basis of d rows, or a
+// value that is not finite anywhere — the embedding Y, a view's basis B,
+// an autoencoder's weight or bias, a feature scale or shift, a view
+// weight, the filter. The error names the part and the entry, as in
+//
+//	model: view "PAP": decoder layer 1 weight [3][17] is NaN, want a finite value
+//
+// where a weight [i][j] connects input i of the layer to its output j,
+// whichever way round the layer stores its weights (nn.Layer.T), and the
+// encoder's and decoder's layers count from 1. ReadModel checks every
+// model it reads, so Load and ReadCheckpoint do as well; call Check on a
+// model built or changed in memory before serving it.
+func (m *Model) Check() error {
+	if m == nil || m.Y == nil {
+		return errors.New("model: no embedding Y")
+	}
+	n, d := m.Y.Dims()
+	if len(m.IDs) != n {
+		return fmt.Errorf("model: %d ids for %d embedding rows", len(m.IDs), n)
+	}
+	seen := make(map[string]int, n)
+	for i, id := range m.IDs {
+		if j, dup := seen[id]; dup {
+			return fmt.Errorf("model: node id %q appears twice (rows %d and %d)", id, j, i)
+		}
+		seen[id] = i
+	}
+	if i, j, x, ok := firstNonFinite(m.Y); !ok {
+		return fmt.Errorf("model: embedding Y [%d][%d] (node %q) is %v, want a finite value", i, j, m.IDs[i], x)
+	}
+	for _, v := range m.Views {
+		if v.B == nil {
+			return fmt.Errorf("model: view %q has no basis B", v.Name)
+		}
+		if r, _ := v.B.Dims(); r != d {
+			return fmt.Errorf("model: view %q: basis B has %d rows, want d = %d", v.Name, r, d)
+		}
+		if i, j, x, ok := firstNonFinite(v.B); !ok {
+			return fmt.Errorf("model: view %q: basis B [%d][%d] is %v, want a finite value", v.Name, i, j, x)
+		}
+		if !(v.Weight >= 0) || math.IsInf(v.Weight, 0) {
+			return fmt.Errorf("model: view %q: weight %v, want finite and ≥ 0", v.Name, v.Weight)
+		}
+		if v.Scale != nil {
+			if err := v.Scale.check(v.In); err != nil {
+				return fmt.Errorf("model: view %q: %w", v.Name, err)
+			}
+		}
+		if v.AE == nil {
+			continue
+		}
+		k := len(v.AE.Layers) / 2
+		for l, lay := range v.AE.Layers {
+			if lay == nil {
+				return fmt.Errorf("model: view %q: autoencoder layer %d is nil", v.Name, l)
+			}
+			part := fmt.Sprintf("encoder layer %d", l+1)
+			if l >= k {
+				part = fmt.Sprintf("decoder layer %d", l-k+1)
+			}
+			if p := nonFinite32(lay.W); p >= 0 {
+				i, j := p/max(lay.Out, 1), p%max(lay.Out, 1)
+				if lay.T {
+					i, j = p%max(lay.In, 1), p/max(lay.In, 1)
+				}
+				return fmt.Errorf("model: view %q: %s weight [%d][%d] is %v, want a finite value", v.Name, part, i, j, lay.W[p])
+			}
+			if p := nonFinite32(lay.B); p >= 0 {
+				return fmt.Errorf("model: view %q: %s bias [%d] is %v, want a finite value", v.Name, part, p, lay.B[p])
+			}
+		}
+	}
+	if m.Filter != nil {
+		if i, j, x, ok := firstNonFinite(m.Filter); !ok {
+			return fmt.Errorf("model: embedding filter [%d][%d] is %v, want a finite value", i, j, x)
+		}
+	}
+	return nil
+}
+
+// firstNonFinite returns the first entry of a that is NaN or infinite, in
+// row order, and false, or true when there is none.
+func firstNonFinite(a *mat.Dense) (i, j int, x float64, ok bool) {
+	r, _ := a.Dims()
+	for i := range r {
+		for j, x := range a.RawRowView(i) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return i, j, x, false
+			}
+		}
+	}
+	return 0, 0, 0, true
+}
+
+// nonFinite32 returns the index of the first value of v that is NaN or
+// infinite, or -1.
+func nonFinite32(v []float32) int {
+	return slices.IndexFunc(v, func(f float32) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) })
 }

@@ -218,6 +218,57 @@ func TestReadModelHeaderSizes(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesNonFinite: a model file with one value that is not finite
+// (in the embedding, a basis, an autoencoder weight or bias, stored either
+// way round, the filter) or an id twice is refused by Load, the error
+// naming the file, the part and the entry.
+func TestLoadRefusesNonFinite(t *testing.T) {
+	net := smallNet(t, 30)
+	cfg := Config{Dim: 2, Hidden: []int{3}, Iterations: 1, Pretrain: 1, Batch: 8, FilterTau: 2}
+	_, b := fitWritten(t, net, cfg)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		name  string
+		spoil func(m *Model)
+		want  string
+	}{
+		{"Y", func(m *Model) { m.Y.Set(4, 1, nan) }, `model: embedding Y [4][1] (node "4") is NaN, want a finite value`},
+		{"B", func(m *Model) { m.Views[2].B.Set(1, 0, inf) }, `model: view "view2": basis B [1][0] is +Inf`},
+		{"encoder weight", func(m *Model) {
+			l := m.Views[0].AE.Layers[0]
+			l.W[5*l.Out+2] = float32(nan)
+		}, `model: view "view0": encoder layer 1 weight [5][2] is NaN`},
+		{"decoder weight", func(m *Model) {
+			l := m.Views[1].AE.Layers[1]
+			l.W[2*l.Out+7] = float32(-inf)
+		}, `model: view "view1": decoder layer 1 weight [2][7] is -Inf`},
+		{"transposed decoder weight", func(m *Model) {
+			l := m.Views[1].AE.Layers[1]
+			l.SetTransposed(true)
+			l.W[7*l.In+2] = float32(nan)
+		}, `model: view "view1": decoder layer 1 weight [2][7] is NaN`},
+		{"bias", func(m *Model) { m.Views[0].AE.Layers[1].B[3] = float32(nan) }, `model: view "view0": decoder layer 1 bias [3] is NaN`},
+		{"filter", func(m *Model) { m.Filter.Set(1, 1, nan) }, `model: embedding filter [1][1] is NaN`},
+		{"ids", func(m *Model) { m.IDs[7] = m.IDs[2] }, `model: node id "2" appears twice (rows 2 and 7)`},
+	} {
+		m, err := ReadModel(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.spoil(m)
+		p := filepath.Join(t.TempDir(), "m.dpmne")
+		if err := m.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), p+": "+tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+		if err := m.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Check: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 // FuzzReadModel feeds arbitrary bytes to the model reader: it must return a
 // model or an error, never panic or allocate past the input's size.
 func FuzzReadModel(f *testing.F) {

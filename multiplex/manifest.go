@@ -30,7 +30,12 @@ import (
 // these ids. Without it, the nodes are the rows of the first matrix file
 // (.npy, .npz, .mat) read, named "0", "1", …, and then any new id met in a
 // text file, in manifest order: labels, then each view's edges, features and
-// observed list.
+// observed list. A matrix file may claim no more rows than the inputs hold
+// nodes: a sparse matrix's rows past its last stored entry (nodes without
+// entries) must be held by the nodes file, the labels, a dense matrix or
+// the index pointers of a csr matrix, or the load is refused, naming the
+// file, its shape and the bound (a sparse file of a few bytes may claim
+// 2³¹ − 1 rows).
 //
 // Labels (optional) is either a text file of lines "<id> <class> [<class>…]"
 // (more than one class makes the data multi-label), a .npy integer vector
@@ -49,7 +54,9 @@ import (
 //     IgnoreDiagonal is set).
 //   - Features: a sparse text file of lines "<id> <index>:<value> …"
 //     (0-based indices; FeatureDim gives the width, by default the largest
-//     index + 1), a dense 2-D .npy, a scipy sparse .npz, or "file.mat:VAR".
+//     index + 1), a dense 2-D .npy, a scipy sparse .npz, or "file.mat:VAR"
+//     (its shape gives the width; more than MaxInferredFeatureDim columns
+//     past its last entry need a FeatureDim at least as wide).
 //     The rows of a matrix file are the nodes in order, or the ids listed in
 //     FeatureIDs (one per line) when given.
 //   - KNN: with Features and no Edges, the edges are the cosine KNN-nearest-

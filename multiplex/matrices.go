@@ -64,11 +64,51 @@ func (c *matCache) variable(p string) (*mat5.Var, error) {
 	return v, nil
 }
 
-// readMatrix reads a 2-D matrix from a dense .npy, a scipy sparse .npz or a
-// MAT-file variable, as CSR with float32 values. Duplicates in sparse input
-// are summed, as scipy does.
-func readMatrix(p string, mats *matCache) (*sparse.CSR, error) {
+// matrixFile is a 2-D matrix read from a dense .npy, a scipy sparse .npz
+// or a MAT-file variable, before anything in proportion to its claimed
+// shape is allocated: a sparse file of a few hundred bytes may claim
+// 2³¹ − 1 rows, and the loader checks the claim against what the inputs
+// hold (nodeBound) before making the matrix.
+type matrixFile struct {
+	path       string
+	rows, cols int    // the shape the file claims
+	claim      string // where and how it claims it, for errors: `member "shape" claims 5×5`
+	// heldRows and heldCols are the rows and columns the file's stored
+	// data account for: all of a dense matrix's (none when the other side
+	// is 0), the rows of a csr layout and the columns of a csc layout or a
+	// MAT-file sparse matrix (their index pointers hold one entry per
+	// row or column), else one past the largest index stored. rowsWhy and
+	// colsWhy say so, for errors.
+	heldRows, heldCols int
+	rowsWhy, colsWhy   string
+
+	v     *mat5.Var                   // the MAT-file variable, or nil
+	csr   *sparse.CSR                 // the matrix, once made
+	build func() (*sparse.CSR, error) // makes it, until then
+}
+
+// matrix returns the matrix, making it on the first call: its row
+// pointers take memory in proportion to the claimed rows, so callers
+// check those first when they exceed heldRows.
+func (f *matrixFile) matrix() (*sparse.CSR, error) {
+	if f.csr == nil {
+		m, err := f.build()
+		if err != nil {
+			return nil, err
+		}
+		f.csr, f.build = m, nil
+	}
+	return f.csr, nil
+}
+
+// readMatrixFile reads p, a dense .npy, a scipy sparse .npz or a MAT-file
+// variable (dense or sparse). A matrix whose stored data hold all its
+// claimed rows is made at once; the others wait for the caller's check.
+// The matrix has float32 values; duplicates in sparse input are summed, as
+// scipy does.
+func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 	file, _ := splitVar(p)
+	f := &matrixFile{path: p}
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".npy":
 		a, err := npy.ReadFile(p)
@@ -78,64 +118,168 @@ func readMatrix(p string, mats *matCache) (*sparse.CSR, error) {
 		if len(a.Shape) != 2 {
 			return nil, &InputError{File: p, Msg: fmt.Sprintf("array has shape %v, want a 2-D matrix", a.Shape)}
 		}
-		vals, err := a.Float64s()
-		if err != nil {
-			return nil, err
-		}
 		rows, cols := a.Shape[0], a.Shape[1]
-		at := func(i, j int) float64 { return vals[i*cols+j] }
-		if a.Fortran {
-			at = func(i, j int) float64 { return vals[i+j*rows] }
+		f.setDense(rows, cols, fmt.Sprintf("the header's shape (%d, %d)", rows, cols))
+		f.build = func() (*sparse.CSR, error) {
+			vals, err := a.Float64s()
+			if err != nil {
+				return nil, err
+			}
+			at := func(i, j int) float64 { return vals[i*cols+j] }
+			if a.Fortran {
+				at = func(i, j int) float64 { return vals[i+j*rows] }
+			}
+			return denseToCSR(p, rows, cols, at)
 		}
-		return denseToCSR(p, rows, cols, at)
 	case ".npz":
 		s, err := npy.ReadSparseNPZ(p)
 		if err != nil {
 			return nil, err
 		}
-		b := sparse.NewBuilder(s.Rows, s.Cols)
-		b.Grow(len(s.Data))
-		for k, v := range s.Data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %v, want a finite number", s.Row[k], s.Col[k], v)}
-			}
-			b.Add(int(s.Row[k]), int(s.Col[k]), float32(v))
+		f.rows, f.cols = s.Rows, s.Cols
+		f.claim = fmt.Sprintf("member \"shape\" claims %d×%d", s.Rows, s.Cols)
+		maxRow, maxCol := int32(-1), int32(-1)
+		for k := range s.Row {
+			maxRow, maxCol = max(maxRow, s.Row[k]), max(maxCol, s.Col[k])
 		}
-		m, err := b.Build(sparse.MergeSum)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		f.setEntries(int(maxRow), int(maxCol))
+		switch s.Format {
+		case "csr":
+			f.heldRows, f.rowsWhy = max(f.heldRows, s.Rows), fmt.Sprintf("%s has index pointers for %d rows", p, s.Rows)
+		case "csc":
+			f.heldCols, f.colsWhy = max(f.heldCols, s.Cols), fmt.Sprintf("%s has index pointers for %d columns", p, s.Cols)
 		}
-		return m.Filter(func(_, _ int, v float32) bool { return v != 0 }), nil
-	case ".mat":
-		v, err := mats.variable(p)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case v.Sparse != nil:
-			s := v.Sparse
+		f.build = func() (*sparse.CSR, error) {
 			b := sparse.NewBuilder(s.Rows, s.Cols)
 			b.Grow(len(s.Data))
-			for j := 0; j < s.Cols; j++ {
-				for k := s.Jc[j]; k < s.Jc[j+1]; k++ {
-					if s.Data[k] != 0 {
-						b.Add(s.Ir[k], j, float32(s.Data[k]))
-					}
+			for k, v := range s.Data {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %v, want a finite number", s.Row[k], s.Col[k], v)}
 				}
+				b.Add(int(s.Row[k]), int(s.Col[k]), float32(v))
 			}
 			m, err := b.Build(sparse.MergeSum)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, err)
 			}
-			return m, nil
+			return m.Filter(func(_, _ int, v float32) bool { return v != 0 }), nil
+		}
+	case ".mat":
+		v, err := mats.variable(p)
+		if err != nil {
+			return nil, err
+		}
+		f.v = v
+		switch {
+		case v.Sparse != nil:
+			s := v.Sparse
+			f.rows, f.cols = s.Rows, s.Cols
+			f.claim = fmt.Sprintf("variable %q claims %d×%d", v.Name, s.Rows, s.Cols)
+			maxRow, maxCol := -1, -1
+			for j := 0; j < s.Cols; j++ {
+				for k := s.Jc[j]; k < s.Jc[j+1]; k++ {
+					maxRow, maxCol = max(maxRow, s.Ir[k]), j
+				}
+			}
+			f.setEntries(maxRow, maxCol)
+			f.heldCols, f.colsWhy = s.Cols, fmt.Sprintf("%s has index pointers for %d columns", p, s.Cols)
+			f.build = func() (*sparse.CSR, error) {
+				b := sparse.NewBuilder(s.Rows, s.Cols)
+				b.Grow(len(s.Data))
+				for j := 0; j < s.Cols; j++ {
+					for k := s.Jc[j]; k < s.Jc[j+1]; k++ {
+						if s.Data[k] != 0 {
+							b.Add(s.Ir[k], j, float32(s.Data[k]))
+						}
+					}
+				}
+				m, err := b.Build(sparse.MergeSum)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", p, err)
+				}
+				return m, nil
+			}
 		case v.Numeric != nil && len(v.Dims) == 2:
 			rows, cols := v.Dims[0], v.Dims[1]
+			f.setDense(rows, cols, fmt.Sprintf("variable %q claims %d×%d", v.Name, rows, cols))
 			re := v.Numeric.Real
-			return denseToCSR(p, rows, cols, func(i, j int) float64 { return re[i+j*rows] })
+			f.build = func() (*sparse.CSR, error) {
+				return denseToCSR(p, rows, cols, func(i, j int) float64 { return re[i+j*rows] })
+			}
+		default:
+			return nil, &InputError{File: p, Msg: fmt.Sprintf("variable is a %v array of size %v, want a 2-D numeric or sparse matrix", v.Class, v.Dims)}
 		}
-		return nil, &InputError{File: p, Msg: fmt.Sprintf("variable is a %v array of size %v, want a 2-D numeric or sparse matrix", v.Class, v.Dims)}
+	default:
+		return nil, &InputError{File: p, Msg: "unknown matrix file type: want .npy, .npz or file.mat:VAR"}
 	}
-	return nil, &InputError{File: p, Msg: "unknown matrix file type: want .npy, .npz or file.mat:VAR"}
+	if f.rows <= f.heldRows {
+		// The row pointers cost no more than the data read.
+		if _, err := f.matrix(); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// setDense sets the shape of a dense rows×cols matrix, whose data hold
+// every row and column unless the other side is 0.
+func (f *matrixFile) setDense(rows, cols int, claim string) {
+	f.rows, f.cols, f.claim = rows, cols, claim
+	f.rowsWhy, f.colsWhy = f.path+" holds no elements", f.path+" holds no elements"
+	if rows > 0 && cols > 0 {
+		f.heldRows, f.heldCols = rows, cols
+		f.rowsWhy = fmt.Sprintf("%s holds %d dense rows", f.path, rows)
+		f.colsWhy = fmt.Sprintf("%s holds %d dense columns", f.path, cols)
+	}
+}
+
+// setEntries sets the rows and columns held by a sparse matrix's entries,
+// given the largest row and column index stored (-1 for none).
+func (f *matrixFile) setEntries(maxRow, maxCol int) {
+	f.heldRows, f.heldCols = maxRow+1, maxCol+1
+	f.rowsWhy, f.colsWhy = f.path+" stores no entries", f.path+" stores no entries"
+	if maxRow >= 0 {
+		f.rowsWhy = fmt.Sprintf("the entries of %s reach row %d", f.path, maxRow)
+		f.colsWhy = fmt.Sprintf("the entries of %s reach column %d", f.path, maxCol)
+	}
+}
+
+// heldSide returns the side of a square matrix that its data hold, and
+// why.
+func (f *matrixFile) heldSide() (int, string) {
+	if f.heldCols > f.heldRows {
+		return f.heldCols, f.colsWhy
+	}
+	return f.heldRows, f.rowsWhy
+}
+
+// nodeBound is the number of nodes the inputs hold before the rows of the
+// matrix files are taken as nodes: the nodes file's ids, or else the
+// largest number of label entries, dense rows, index pointers or rows (or,
+// for a square adjacency, columns) reached by stored entries among the
+// matrix files whose rows are the nodes. A matrix claiming more rows would
+// make nodes (and allocate for them) that no byte of input stands for.
+type nodeBound struct {
+	n     int
+	why   string // what holds n, for errors
+	nodes string // the nodes file that fixes n, if any
+}
+
+func (b *nodeBound) add(n int, why string) {
+	if n > b.n || b.why == "" {
+		b.n, b.why = max(n, b.n), why
+	}
+}
+
+// check returns an error for a matrix file claiming more rows than b.
+func (b *nodeBound) check(f *matrixFile) error {
+	if f.rows <= b.n {
+		return nil
+	}
+	if b.nodes != "" {
+		return &InputError{File: f.path, Msg: fmt.Sprintf("%s: %d rows, want one per node: %d nodes in %s", f.claim, f.rows, b.n, b.nodes)}
+	}
+	return &InputError{File: f.path, Msg: fmt.Sprintf("%s: %d rows, more than the %d nodes the inputs hold (%s); to have nodes without entries, list every node in the manifest's \"nodes\" file", f.claim, f.rows, b.n, b.why)}
 }
 
 func denseToCSR(p string, rows, cols int, at func(i, j int) float64) (*sparse.CSR, error) {
@@ -171,48 +315,61 @@ func (l *matrixLabels) labels() *Labels {
 	return &Labels{Names: l.names, Class: l.class, Multi: l.multi}
 }
 
-// readMatrixLabels reads a .npy integer vector (negative = unknown), or a
-// MAT-file variable that is an integer vector or an n×c indicator matrix.
-func readMatrixLabels(p string, mats *matCache) (*matrixLabels, error) {
-	file, _ := splitVar(p)
-	if strings.ToLower(filepath.Ext(file)) == ".npy" {
-		a, err := npy.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(a.Shape) != 1 && !(len(a.Shape) == 2 && a.Shape[1] == 1) {
-			return nil, &InputError{File: p, Msg: fmt.Sprintf("labels have shape %v, want a vector of class numbers", a.Shape)}
-		}
-		v, err := a.Int64s()
-		if err != nil {
-			return nil, err
-		}
-		return vectorLabels(p, v)
-	}
-	if strings.ToLower(filepath.Ext(file)) != ".mat" {
-		return nil, &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
-	}
-	v, err := mats.variable(p)
+// readVectorLabels reads a .npy integer vector (negative = unknown) of
+// labels.
+func readVectorLabels(p string) (*matrixLabels, error) {
+	a, err := npy.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	m, err := readMatrix(p, mats)
+	if len(a.Shape) != 1 && !(len(a.Shape) == 2 && a.Shape[1] == 1) {
+		return nil, &InputError{File: p, Msg: fmt.Sprintf("labels have shape %v, want a vector of class numbers", a.Shape)}
+	}
+	v, err := a.Int64s()
 	if err != nil {
 		return nil, err
 	}
-	if m.Cols == 1 || m.Rows == 1 {
-		// An integer vector, stored either way round.
-		if v.Numeric == nil {
-			return nil, &InputError{File: p, Msg: "a label vector must be dense"}
-		}
-		vals := make([]int64, len(v.Numeric.Real))
-		for k, x := range v.Numeric.Real {
-			if x != math.Trunc(x) {
+	return vectorLabels(p, v)
+}
+
+// labelVector reports whether the MAT-file labels f are a vector, stored
+// either way round, rather than an n×c indicator matrix. It returns an
+// error for a vector that is not dense.
+func (f *matrixFile) labelVector() (bool, error) {
+	if f.cols != 1 && f.rows != 1 {
+		return false, nil
+	}
+	if f.v.Numeric == nil {
+		return true, &InputError{File: f.path, Msg: "a label vector must be dense"}
+	}
+	return true, nil
+}
+
+// matLabels reads labels from a MAT-file variable: an integer vector, or
+// an n×c indicator matrix (all-zero rows unknown, several ones
+// multi-label). The caller has checked an indicator matrix's rows.
+func matLabels(f *matrixFile) (*matrixLabels, error) {
+	p := f.path
+	if vec, err := f.labelVector(); err != nil {
+		return nil, err
+	} else if vec {
+		vals := make([]int64, len(f.v.Numeric.Real))
+		for k, x := range f.v.Numeric.Real {
+			if x != math.Trunc(x) || math.IsInf(x, 0) {
 				return nil, &InputError{File: p, Msg: fmt.Sprintf("label %d is %v, want an integer", k, x)}
 			}
 			vals[k] = int64(x)
 		}
 		return vectorLabels(p, vals)
+	}
+	if f.cols > f.heldCols {
+		// Dense, with no rows: one class name per claimed column would
+		// stand for no byte of the file.
+		return nil, &InputError{File: p, Msg: fmt.Sprintf("%s: %d classes for no node", f.claim, f.cols)}
+	}
+	m, err := f.matrix()
+	if err != nil {
+		return nil, err
 	}
 	l := &matrixLabels{class: make([]int, m.Rows), names: make([]string, m.Cols)}
 	for c := range l.names {

@@ -14,9 +14,11 @@ import (
 )
 
 // MaxInferredFeatureDim bounds the feature width inferred from the largest
-// index in a sparse text feature file: a stray index such as 2147483646
-// would otherwise make every per-dimension array (and the autoencoder's
-// first layer) gigantic. A wider view must state its "feature_dim".
+// index in a sparse text feature file, and the columns a matrix feature
+// file may claim past its last entry: a stray index such as 2147483646, or
+// a forged shape, would otherwise make every per-dimension array (and the
+// autoencoder's first layer) gigantic. A wider view must state its
+// "feature_dim".
 const MaxInferredFeatureDim = 1 << 24
 
 // nodeTable resolves ids while a native manifest loads. Once fixed, an id
@@ -66,7 +68,9 @@ type loadedView struct {
 	ew        []float32
 	feat      *sparse.CSR // from a matrix file: rows are nodes, or featRow
 	featRow   []int       // node index of each matrix row when FeatureIDs given
-	fr, fc    []int32     // text features
+	featIDs   []string    // the FeatureIDs, with their lines
+	featLines []int
+	fr, fc    []int32 // text features
 	fv        []float32
 	featDim   int
 	featHas   []int // nodes with a text feature line
@@ -94,48 +98,153 @@ func (m *Manifest) loadNative() (*Network, error) {
 		}
 		nodes.Nodes, nodes.fixed, nodes.source = nn, true, p
 	}
-	// Pass 1: matrix files whose rows are the nodes in order.
+	// Pass 1: matrix files whose rows are the nodes in order. All are
+	// read before any is made a matrix (its row pointers, and a node for
+	// each row, take memory in proportion to the rows), so that none
+	// makes more rows than the inputs hold nodes (nodeBound): a sparse
+	// file of a few hundred bytes may claim 2³¹ − 1 rows.
 	var labelMat *matrixLabels
+	var labelFile *matrixFile
 	views := make([]*loadedView, len(m.Views))
+	edgeFiles := make([]*matrixFile, len(m.Views))
+	featFiles := make([]*matrixFile, len(m.Views))
+	bound := &nodeBound{}
+	if nodes.fixed {
+		bound.n, bound.nodes = nodes.Len(), nodes.source
+	}
 	if isMatrixFile(m.Labels) {
-		l, err := readMatrixLabels(m.path(m.Labels), mats)
-		if err != nil {
-			return nil, err
+		p := m.path(m.Labels)
+		file, _ := splitVar(p)
+		switch ext := filepath.Ext(file); {
+		case strings.EqualFold(ext, ".npy"):
+			l, err := readVectorLabels(p)
+			if err != nil {
+				return nil, err
+			}
+			labelMat = l
+			if !nodes.fixed {
+				bound.add(len(l.class), fmt.Sprintf("%s has %d labels", p, len(l.class)))
+			}
+		case !strings.EqualFold(ext, ".mat"):
+			return nil, &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
+		default:
+			f, err := readMatrixFile(p, mats)
+			if err != nil {
+				return nil, err
+			}
+			vec, err := f.labelVector()
+			if err != nil {
+				return nil, err
+			}
+			if vec {
+				// Dense: every label is held.
+				if labelMat, err = matLabels(f); err != nil {
+					return nil, err
+				}
+				if !nodes.fixed {
+					bound.add(len(labelMat.class), fmt.Sprintf("%s has %d labels", p, len(labelMat.class)))
+				}
+			} else {
+				labelFile = f
+				if !nodes.fixed {
+					bound.add(f.heldRows, f.rowsWhy)
+				}
+			}
 		}
-		if err := nodes.fixRows(m.path(m.Labels), len(l.class)); err != nil {
-			return nil, err
-		}
-		labelMat = l
 	}
 	for k, spec := range m.Views {
 		lv := &loadedView{spec: spec}
 		views[k] = lv
 		if isMatrixFile(spec.Edges) {
 			p := m.path(spec.Edges)
-			a, err := readMatrix(p, mats)
+			f, err := readMatrixFile(p, mats)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
 			}
-			if a.Rows != a.Cols {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("adjacency is %d×%d, want a square matrix", a.Rows, a.Cols)}
+			if f.rows != f.cols {
+				return nil, &InputError{File: p, Msg: fmt.Sprintf("adjacency is %d×%d, want a square matrix", f.rows, f.cols)}
 			}
-			if err := nodes.fixRows(p, a.Rows); err != nil {
-				return nil, err
+			edgeFiles[k] = f
+			if !nodes.fixed {
+				bound.add(f.heldSide())
 			}
-			if i, j, w, bad := badWeight(a); bad {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, j, w)}
-			}
-			lv.adj = a
 		}
 		if isMatrixFile(spec.Features) {
 			p := m.path(spec.Features)
-			f, err := readMatrix(p, mats)
+			f, err := readMatrixFile(p, mats)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
 			}
-			lv.feat = f
+			// Columns past the last entry cost nothing here, but each
+			// takes memory in every later per-column array (and in the
+			// autoencoder's first layer): as many as a text file may
+			// imply, or "feature_dim".
+			if f.cols > f.heldCols && f.cols > max(MaxInferredFeatureDim, spec.FeatureDim) {
+				return nil, &InputError{File: p, Msg: fmt.Sprintf("%s: %d feature columns, but %s; more than %d need \"feature_dim\" ≥ %d in the manifest", f.claim, f.cols, f.colsWhy, MaxInferredFeatureDim, f.cols)}
+			}
+			featFiles[k] = f
+			if spec.FeatureIDs != "" {
+				// The rows are the ids listed, read now to bound them.
+				ip := m.path(spec.FeatureIDs)
+				ids, lines, err := readIDList(ip)
+				if err != nil {
+					return nil, err
+				}
+				if len(ids) != f.rows {
+					return nil, &InputError{File: ip, Msg: fmt.Sprintf("%d ids for the %d feature rows of %s", len(ids), f.rows, p)}
+				}
+				lv.featIDs, lv.featLines = ids, lines
+			} else if !nodes.fixed {
+				bound.add(f.heldRows, f.rowsWhy)
+			}
+		}
+	}
+	if labelFile != nil {
+		if err := bound.check(labelFile); err != nil {
+			return nil, err
+		}
+		l, err := matLabels(labelFile)
+		if err != nil {
+			return nil, err
+		}
+		labelMat = l
+	}
+	if labelMat != nil {
+		if err := nodes.fixRows(m.path(m.Labels), len(labelMat.class)); err != nil {
+			return nil, err
+		}
+	}
+	for k, spec := range m.Views {
+		lv := views[k]
+		if f := edgeFiles[k]; f != nil {
+			if err := bound.check(f); err != nil {
+				return nil, err
+			}
+			a, err := f.matrix()
+			if err != nil {
+				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
+			}
+			if err := nodes.fixRows(f.path, a.Rows); err != nil {
+				return nil, err
+			}
+			if i, j, w, bad := badWeight(a); bad {
+				return nil, &InputError{File: f.path, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, j, w)}
+			}
+			lv.adj = a
+		}
+		if f := featFiles[k]; f != nil {
 			if spec.FeatureIDs == "" {
-				if err := nodes.fixRows(p, f.Rows); err != nil {
+				if err := bound.check(f); err != nil {
+					return nil, err
+				}
+			}
+			x, err := f.matrix()
+			if err != nil {
+				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
+			}
+			lv.feat = x
+			if spec.FeatureIDs == "" {
+				if err := nodes.fixRows(f.path, x.Rows); err != nil {
 					return nil, err
 				}
 			}
@@ -215,13 +324,7 @@ func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
 		if lv.feat == nil {
 			return &InputError{File: m.path(spec.Features), Msg: "\"feature_ids\" applies only to .npy, .npz or .mat features"}
 		}
-		ids, lines, err := readIDList(p)
-		if err != nil {
-			return err
-		}
-		if len(ids) != lv.feat.Rows {
-			return &InputError{File: p, Msg: fmt.Sprintf("%d ids for the %d feature rows of %s", len(ids), lv.feat.Rows, m.path(spec.Features))}
-		}
+		ids, lines := lv.featIDs, lv.featLines // read with the features
 		seen := make(map[string]int, len(ids))
 		for r, id := range ids {
 			if prev, dup := seen[id]; dup {

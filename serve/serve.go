@@ -60,17 +60,19 @@ type Server struct {
 }
 
 // New builds the search structures for m (a cosine index and sign codes of
-// its embedding) and the routes. It returns an error for a model without
-// nodes, with repeated ids, or with non-finite embedding values, or for
-// negative options.
+// its embedding) and the routes. It returns an error for a model that
+// dpmne.Model.Check refuses (ids not one per row or repeated, a value that
+// is not finite anywhere), or for negative options.
 func New(m *dpmne.Model, opt Options) (*Server, error) {
 	if m == nil || m.Y == nil {
 		return nil, errors.New("serve: no model")
 	}
-	n, d := m.Y.Dims()
-	if len(m.IDs) != n {
-		return nil, fmt.Errorf("serve: model has %d ids for %d embedding rows", len(m.IDs), n)
+	// The check every model file gets on load (dpmne.ReadModel), for a
+	// model built in memory: one row per id, no id twice, finite values.
+	if err := m.Check(); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
 	}
+	n, d := m.Y.Dims()
 	switch {
 	case opt.MaxK < 0:
 		return nil, fmt.Errorf("serve: MaxK = %d, want ≥ 0", opt.MaxK)
@@ -85,17 +87,7 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 	}
 	s := &Server{model: m, ids: m.IDs, index: make(map[string]int, n), n: n, d: d, opt: opt}
 	for i, id := range m.IDs {
-		if j, dup := s.index[id]; dup {
-			return nil, fmt.Errorf("serve: node id %q appears twice (rows %d and %d)", id, j, i)
-		}
-		s.index[id] = i
-	}
-	for i := range n {
-		for _, v := range m.Y.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("serve: embedding row %d (node %q) has a non-finite value", i, m.IDs[i])
-			}
-		}
+		s.index[id] = i // unique: m.Check
 	}
 	e := m.Embedding() // Embed's results are in its space
 	s.y = e.RawMatrix().Data

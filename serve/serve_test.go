@@ -458,7 +458,7 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"nil", nil, Options{}, "no model"},
 		{"dup", dup, Options{}, `node id "n2" appears twice (rows 2 and 4)`},
-		{"NaN", nan, Options{}, `embedding row 5 (node "n5") has a non-finite value`},
+		{"NaN", nan, Options{}, `serve: model: embedding Y [5][1] (node "n5") is NaN`},
 		{"ids", short, Options{}, "9 ids for 10 embedding rows"},
 		{"MaxK", testModel(10, 3, 7), Options{MaxK: -1}, "MaxK = -1"},
 		{"MaxBodyBytes", testModel(10, 3, 7), Options{MaxBodyBytes: -1}, "MaxBodyBytes = -1"},

@@ -181,6 +181,11 @@ func newSearchCmd() *cobra.Command {
 					if len(ids) != c.N {
 						return fmt.Errorf("%s: %d ids for %d codes", codesPath, len(ids), c.N)
 					}
+					// As a model's (dpmne.Model.Check) and an
+					// embedding's ids: each names one row.
+					if _, err := multiplex.NodesOf(ids); err != nil {
+						return fmt.Errorf("%s: %w", idsFileFor(codesPath), err)
+					}
 				} else {
 					y, d := []float64(nil), 0
 					var err error

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -456,6 +457,18 @@ func TestTrainResume(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "resume: setting Dim") || strings.Contains(stderr, "nothing was fitted") {
 		t.Errorf("--resume with another --dim: err %v, stderr\n%s", err, stderr)
 	}
+	// Nor is one with another --seed (the checkpoint's state would be
+	// written as that seed's), past the checkpoint's iterations or not.
+	for _, iters := range []string{"9", "3"} {
+		seeded := filepath.Join(dir, "seed"+iters+".npy")
+		_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--out", seeded, "--iterations", iters, "--checkpoint", ck, "--resume", "--seed", "2")
+		if err == nil || !strings.Contains(err.Error(), "resume: the seed differs") || strings.Contains(stderr, "nothing was fitted") {
+			t.Errorf("--resume with another --seed, --iterations %s: err %v, stderr\n%s", iters, err, stderr)
+		}
+		if _, err := os.Stat(seeded); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("--resume with another --seed, --iterations %s: %s was written (stat: %v)", iters, seeded, err)
+		}
+	}
 }
 
 func TestParseMemory(t *testing.T) {
@@ -705,6 +718,63 @@ func TestBinarizeAndSearch(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("dpmne %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
+	}
+}
+
+// TestSearchRefusesBrokenModel: a model with one value that is not finite
+// (in the embedding, a basis, an autoencoder weight) or an id twice is
+// refused by search, as by binarize and serve, through the check every
+// model gets on load, naming the part; codes whose ids repeat are refused
+// too.
+func TestSearchRefusesBrokenModel(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "m.dpmne")
+	args := append([]string{"train", "--data", "testdata/tiny", "--out", filepath.Join(dir, "e.npy"), "--model", good}, "--dim", "2", "--hidden", "3", "--iterations", "1", "--pretrain", "1", "--quiet")
+	if _, stderr, err := runCLI(t, args...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(m *dpmne.Model)
+		want  string
+	}{
+		{"Y", func(m *dpmne.Model) { m.Y.Set(2, 1, math.NaN()) }, `model: embedding Y [2][1] (node "carol") is NaN`},
+		{"B", func(m *dpmne.Model) { m.Views[1].B.Set(0, 1, math.Inf(-1)) }, `model: view "work": basis B [0][1] is -Inf`},
+		{"weight", func(m *dpmne.Model) {
+			l := m.Views[0].AE.Layers[1]
+			l.W[1*l.Out+2] = float32(math.NaN())
+		}, `model: view "friends": decoder layer 1 weight [1][2] is NaN`},
+		{"ids", func(m *dpmne.Model) { m.IDs[3] = "alice" }, `model: node id "alice" appears twice (rows 0 and 3)`},
+	} {
+		m, err := dpmne.Load(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.spoil(m)
+		bad := filepath.Join(dir, tc.name+".dpmne")
+		if err := m.Save(bad); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"search", "--model", bad, "--id", "bob", "--k", "2"},
+			{"search", "--model", bad, "--id", "bob", "--k", "2", "--metric", "hamming"},
+			{"binarize", "--model", bad, "--method", "sign", "--out", filepath.Join(dir, tc.name+".codes")},
+		} {
+			out, _, err := runCLI(t, args...)
+			if err == nil || !strings.Contains(err.Error(), bad+": "+tc.want) {
+				t.Errorf("dpmne %s: err = %v, want %q\n%s", strings.Join(args, " "), err, tc.want, out)
+			}
+		}
+	}
+	codesPath := filepath.Join(dir, "c.codes")
+	if _, _, err := runCLI(t, "binarize", "--model", good, "--method", "sign", "--out", codesPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.ids.txt"), []byte("alice\nbob\nalice\ndave\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "search", "--codes", codesPath, "--id", "bob"); err == nil || !strings.Contains(err.Error(), `c.ids.txt: node id "alice" appears twice`) {
+		t.Errorf("search --codes with an id twice: err = %v", err)
 	}
 }
 

@@ -405,11 +405,11 @@ func (d *decoder) dims(e element) ([]int, error) {
 			return nil, d.errAt(e.data.off+int64(4*i), "dimension %d is negative: %d", i+1, x)
 		}
 		n := int(x)
+		dims[i] = n
 		if n != 0 && numel > maxNumel/n {
 			return nil, d.errAt(e.data.off, "dimensions %v overflow: more than %d elements", dims[:i+1], maxNumel)
 		}
 		numel *= n
-		dims[i] = n
 	}
 	return dims, nil
 }
