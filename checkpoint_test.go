@@ -141,14 +141,7 @@ func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 // (older files) is resumed.
 func TestCheckpointResumeRejectsOtherSeed(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
-	var b bytes.Buffer
-	if err := cp.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	read, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := writeRead(t, cp)
 	if cp.start == 0 || read.start != cp.start {
 		t.Fatalf("generator fingerprint %x, read back %x", cp.start, read.start)
 	}
@@ -205,14 +198,7 @@ func TestCheckpointResumeOffCounts(t *testing.T) {
 // without a fingerprint (older files) is.
 func TestCheckpointResumeRejectsOtherData(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
-	var b bytes.Buffer
-	if err := cp.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	read, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := writeRead(t, cp)
 	if read.data != cp.data || cp.data != net.Fingerprint() {
 		t.Fatalf("fingerprint %x, read back %x, network %x", cp.data, read.data, net.Fingerprint())
 	}
@@ -392,4 +378,18 @@ func TestMisuseErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// writeRead returns cp written and read back.
+func writeRead(t *testing.T, cp *Checkpoint) *Checkpoint {
+	t.Helper()
+	var b bytes.Buffer
+	if err := cp.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read
 }
