@@ -209,22 +209,15 @@ func logPositive(x float64) float64 {
 func (f *proneMatrix) Dims() (int, int) { return f.g.Rows, f.g.Cols }
 
 // Mul sets dst = F·x.
-func (f *proneMatrix) Mul(dst, x []float64, k int) {
-	g := f.g
-	rowRangesFor(g.Rows, g.NNZ()*k, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out := dst[i*k : (i+1)*k]
-			clear(out)
-			ind, _ := g.Row(i)
-			for _, j := range ind {
-				f64.Daxpy(k, f.lc[i]-f.ln[j], x[int(j)*k:int(j)*k+k], 1, out, 1)
-			}
-		}
-	})
-}
+func (f *proneMatrix) Mul(dst, x []float64, k int) { f.mul(dst, x, k, false) }
 
-// MulT sets dst = Fᵀ·y: (Fᵀy)_i = Σ_{j∈N(i)} F_ji y_j.
-func (f *proneMatrix) MulT(dst, y []float64, k int) {
+// MulT sets dst = Fᵀ·y: (Fᵀy)_i = Σ_{j∈N(i)} F_ji y_j (A's pattern is
+// symmetric).
+func (f *proneMatrix) MulT(dst, y []float64, k int) { f.mul(dst, y, k, true) }
+
+// mul sets dst = F·x, or Fᵀ·x with trans, from F_ij = lc_i − ln_j on A's
+// non-zeros.
+func (f *proneMatrix) mul(dst, x []float64, k int, trans bool) {
 	g := f.g
 	rowRangesFor(g.Rows, g.NNZ()*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -232,7 +225,11 @@ func (f *proneMatrix) MulT(dst, y []float64, k int) {
 			clear(out)
 			ind, _ := g.Row(i)
 			for _, j := range ind {
-				f64.Daxpy(k, f.lc[j]-f.ln[i], y[int(j)*k:int(j)*k+k], 1, out, 1)
+				w := f.lc[i] - f.ln[j]
+				if trans {
+					w = f.lc[j] - f.ln[i]
+				}
+				f64.Daxpy(k, w, x[int(j)*k:int(j)*k+k], 1, out, 1)
 			}
 		}
 	})
