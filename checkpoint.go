@@ -368,7 +368,7 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	}
 	// The state, like the model (Model.Check), holds finite values only.
 	finite := func(v []float64, what string) error {
-		if p := slices.IndexFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }); p >= 0 {
+		if p := nonFinite(v); p >= 0 {
 			return fmt.Errorf("checkpoint state: %s [%d][%d] is %v, want a finite value", what, p/max(d, 1), p%max(d, 1), v[p])
 		}
 		return nil
@@ -412,7 +412,7 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 			if err := binary.Read(cr, binary.LittleEndian, vv); err != nil {
 				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
 			}
-			if p := nonFinite32(mm); p >= 0 {
+			if p := nonFinite(mm); p >= 0 {
 				return nil, fmt.Errorf("checkpoint state: view %q: Adam first moment of parameter %d [%d] is %v, want a finite value", m.Views[s].Name, len(vs.m), p, mm[p])
 			}
 			if p := slices.IndexFunc(vv, func(f float32) bool { return !(f >= 0) || math.IsInf(float64(f), 0) }); p >= 0 {

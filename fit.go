@@ -184,21 +184,25 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// Each view's loss and how its features are read (clipped, scaled);
+	// a loss that cannot reconstruct a view's features is refused with
+	// the loss the view would take where none is named.
+	var recs []ViewReconstruction
 	if !cfg.NoAutoencoder {
-		// A loss that cannot reconstruct a view's features, refused with
-		// the loss the view would take where none is named.
-		if _, err := given.Reconstructions(net); err != nil {
+		var err error
+		if recs, err = given.Reconstructions(net); err != nil {
 			return nil, err
 		}
 	}
 	if err := checkSizes(net, cfg); err != nil {
 		return nil, err
 	}
-	return fit(ctx, net, cfg, rng, opt)
+	return fit(ctx, net, cfg, recs, rng, opt)
 }
 
-// fit is Fit on a validated network and configuration with defaults filled.
-func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand, opt Options) (*Model, error) {
+// fit is Fit on a validated network and configuration with defaults
+// filled, and the views' reconstructions (nil without autoencoders).
+func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewReconstruction, rng *rand.Rand, opt Options) (*Model, error) {
 	n, d := net.N(), cfg.Dim
 	alpha, beta, lambda := cfg.Alpha, cfg.Beta, cfg.Lambda
 	if cfg.ScaleNodes > 0 {
@@ -212,11 +216,6 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		beta = 0
 	}
 	t := len(net.Views)
-	// Each view's loss and how its features are read (clipped, scaled).
-	recs, recErr := cfg.Reconstructions(net)
-	if recErr != nil && !cfg.NoAutoencoder {
-		return nil, recErr
-	}
 	scales := make([]*FeatureScale, t)
 	xs := make([]*sparse.CSR, t)
 	obsRows := make([][]int, t)

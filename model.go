@@ -60,7 +60,7 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 		if err := xs.Check(); err != nil {
 			return nil, fmt.Errorf("embed: view %q: features: %w", m.Views[s].Name, err)
 		}
-		if i := slices.IndexFunc(xs.Val, func(f float32) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) }); i >= 0 {
+		if i := nonFinite(xs.Val); i >= 0 {
 			return nil, fmt.Errorf("embed: view %q: features hold a non-finite value (%v)", m.Views[s].Name, xs.Val[i])
 		}
 		if xs.Cols != m.Views[s].In {
@@ -677,14 +677,14 @@ func (m *Model) Check() error {
 			if l >= k {
 				part = fmt.Sprintf("decoder layer %d", l-k+1)
 			}
-			if p := nonFinite32(lay.W); p >= 0 {
+			if p := nonFinite(lay.W); p >= 0 {
 				i, j := p/max(lay.Out, 1), p%max(lay.Out, 1)
 				if lay.T {
 					i, j = p%max(lay.In, 1), p/max(lay.In, 1)
 				}
 				return fmt.Errorf("model: view %q: %s weight [%d][%d] is %v, want a finite value", v.Name, part, i, j, lay.W[p])
 			}
-			if p := nonFinite32(lay.B); p >= 0 {
+			if p := nonFinite(lay.B); p >= 0 {
 				return fmt.Errorf("model: view %q: %s bias [%d] is %v, want a finite value", v.Name, part, p, lay.B[p])
 			}
 		}
@@ -702,17 +702,16 @@ func (m *Model) Check() error {
 func firstNonFinite(a *mat.Dense) (i, j int, x float64, ok bool) {
 	r, _ := a.Dims()
 	for i := range r {
-		for j, x := range a.RawRowView(i) {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return i, j, x, false
-			}
+		row := a.RawRowView(i)
+		if j := nonFinite(row); j >= 0 {
+			return i, j, row[j], false
 		}
 	}
 	return 0, 0, 0, true
 }
 
-// nonFinite32 returns the index of the first value of v that is NaN or
+// nonFinite returns the index of the first value of v that is NaN or
 // infinite, or -1.
-func nonFinite32(v []float32) int {
-	return slices.IndexFunc(v, func(f float32) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) })
+func nonFinite[T float32 | float64](v []T) int {
+	return slices.IndexFunc(v, func(f T) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) })
 }

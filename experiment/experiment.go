@@ -349,6 +349,14 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	total := len(s.Data) * len(values) * len(s.Methods)
 	var cells []Cell
 	start := time.Now()
+	// add records a finished cell and reports it with the time left.
+	add := func(c Cell) {
+		cells = append(cells, c)
+		if progress != nil {
+			done := len(cells)
+			progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
+		}
+	}
 	for _, dname := range s.Data {
 		base, err := load(dname)
 		if err == nil && base.Labels == nil && s.Task != "linkpred" {
@@ -361,12 +369,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			// Every cell of the data set records why it has no scores.
 			for _, v := range values {
 				for _, mname := range s.Methods {
-					c := Cell{Data: dname, Method: mname, Setting: s.Setting, Value: v, Error: err.Error()}
-					cells = append(cells, c)
-					if progress != nil {
-						done := len(cells)
-						progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
-					}
+					add(Cell{Data: dname, Method: mname, Setting: s.Setting, Value: v, Error: err.Error()})
 				}
 			}
 			continue
@@ -412,11 +415,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
 					}
 					c.Seconds = time.Since(t0).Seconds()
-					cells = append(cells, c)
-					if progress != nil {
-						done := len(cells)
-						progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
-					}
+					add(c)
 					continue
 				}
 				if err := scoreCell(ctx, &c, s, m, net, dim, groups); err != nil {
@@ -426,12 +425,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 					c = Cell{Data: c.Data, Method: c.Method, Setting: c.Setting, Value: c.Value, Variant: c.Variant, EffectivePDR: c.EffectivePDR, Error: err.Error()}
 				}
-				cells = append(cells, c)
-				if progress != nil {
-					done := len(cells)
-					eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
-					progress(done, total, c, eta)
-				}
+				add(c)
 			}
 		}
 	}
@@ -444,6 +438,10 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 // together, which for one fit are the evaluation's own summaries.
 func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, dim int, groups []int) error {
 	fits := max(s.FitSeeds, 1)
+	labels := net.Labels.Class
+	if s.Validation {
+		labels = ValidationLabels(labels, s.Seed)
+	}
 	var classified []eval.RepeatResult
 	var clustered []eval.ClusterRepeat
 	var prec, mAP []float64
@@ -463,18 +461,7 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			}
 			notes = append(notes, note)
 		}
-		labels := net.Labels.Class
-		if s.Validation {
-			labels = ValidationLabels(labels, s.Seed)
-		}
-		switch s.Task {
-		case "cluster":
-			r, err := eval.Cluster(ctx, emb, net.N(), d, labels, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
-			if err != nil {
-				return err
-			}
-			clustered = append(clustered, r.PerRepeat...)
-		default:
+		if s.Task != "cluster" {
 			r, err := eval.Classify(ctx, emb, net.N(), d, labels, eval.ClassifyOptions{Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Groups: groups})
 			if err != nil {
 				return err
@@ -485,19 +472,19 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 				}
 			}
 			classified = append(classified, r.PerRepeat...)
-			if s.Cluster {
-				r, err := eval.Cluster(ctx, emb, net.N(), d, labels, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
-				if err != nil {
-					return err
-				}
-				clustered = append(clustered, r.PerRepeat...)
-			}
 			if s.Retrieval > 0 {
 				if err := retrieval(ctx, c, m, emb, net.N(), d, labels, s.Retrieval); err != nil {
 					return err
 				}
 				prec, mAP = append(prec, c.PrecisionAtK.Mean), append(mAP, c.MAP.Mean)
 			}
+		}
+		if s.Task == "cluster" || s.Cluster {
+			r, err := eval.Cluster(ctx, emb, net.N(), d, labels, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+			if err != nil {
+				return err
+			}
+			clustered = append(clustered, r.PerRepeat...)
 		}
 	}
 	c.Note = strings.Join(notes, "; ")

@@ -122,9 +122,6 @@ func (m *Manifest) loadNative() (*Network, error) {
 				return nil, err
 			}
 			labelMat = l
-			if !nodes.fixed {
-				bound.add(len(l.class), fmt.Sprintf("%s has %d labels", p, len(l.class)))
-			}
 		case !strings.EqualFold(ext, ".mat"):
 			return nil, &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
 		default:
@@ -137,12 +134,8 @@ func (m *Manifest) loadNative() (*Network, error) {
 				return nil, err
 			}
 			if vec {
-				// Dense: every label is held.
 				if labelMat, err = matLabels(f); err != nil {
 					return nil, err
-				}
-				if !nodes.fixed {
-					bound.add(len(labelMat.class), fmt.Sprintf("%s has %d labels", p, len(labelMat.class)))
 				}
 			} else {
 				labelFile = f
@@ -150,6 +143,10 @@ func (m *Manifest) loadNative() (*Network, error) {
 					bound.add(f.heldRows, f.rowsWhy)
 				}
 			}
+		}
+		if labelMat != nil && !nodes.fixed {
+			// Dense labels: every one is held.
+			bound.add(len(labelMat.class), fmt.Sprintf("%s has %d labels", p, len(labelMat.class)))
 		}
 	}
 	for k, spec := range m.Views {
