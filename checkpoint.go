@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -290,11 +289,16 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// ReadCheckpoint reads a checkpoint of at most size bytes from r. Every
-// length in the header is checked against the bytes that remain before
-// anything is allocated. Its model is checked as ReadModel checks one, and
-// a value of its state that is not finite (L·Y, the conjugate-gradient
-// state, an Adam moment; a negative second moment) is an error naming it.
+// ReadCheckpoint reads a checkpoint from r, which holds size bytes (a
+// file's size), or an unknown number when size is negative. As in
+// ReadModel, every length in the headers (the model's, then the state's:
+// L·Y, the conjugate-gradient state, each view's row cycle and Adam
+// moments) is checked against the bytes that remain before anything is
+// allocated for it, and the error names it; with an unknown size the
+// arrays grow as their bytes arrive instead. Its model is checked as
+// ReadModel checks one, and a value of its state that is not finite (L·Y,
+// the conjugate-gradient state, an Adam moment; a negative second moment)
+// is an error naming it.
 func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cr := &countingReader{r: r}
 	m, err := ReadModel(cr, size)
@@ -309,13 +313,13 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	if err := binary.Read(cr, binary.LittleEndian, &hlen); err != nil {
 		return nil, fmt.Errorf("byte %d: truncated state header length", cr.n)
 	}
-	avail := uint64(max(size-cr.n, 0))
-	if hlen > avail {
-		return nil, fmt.Errorf("byte %d: state header length %d exceeds the %d bytes left", cr.n, hlen, avail)
+	left := int64(-1)
+	if size >= 0 {
+		left = max(size-cr.n, 0)
 	}
-	js := make([]byte, hlen)
-	if _, err := io.ReadFull(cr, js); err != nil {
-		return nil, fmt.Errorf("byte %d: truncated state header", cr.n)
+	js, err := readHeader(cr, cr.n, hlen, left, "state header")
+	if err != nil {
+		return nil, err
 	}
 	var hdr checkpointHeader
 	if err := json.Unmarshal(js, &hdr); err != nil {
@@ -325,46 +329,39 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint state version %d, this dpmne reads version 1", hdr.Version)
 	}
 	n, d := m.Y.Dims()
-	if len(m.IDs) == 0 {
-		n = 0
-	}
 	if len(hdr.Views) != len(m.Views) {
 		return nil, fmt.Errorf("state header has %d views, the model %d", len(hdr.Views), len(m.Views))
 	}
-	avail = uint64(max(size-cr.n, 0))
-	var need uint64
-	ok := true
-	add := func(count int, elem uint64) {
-		if count < 0 {
-			ok = false
-			return
-		}
-		hi, lo := bits.Mul64(uint64(count), elem)
-		if hi != 0 || lo > avail || need+lo > avail {
-			ok = false
-			return
-		}
-		need += lo
+	if left >= 0 {
+		left = max(size-cr.n, 0)
 	}
-	add(n*d, 8)
+	budget := fileBudget{off: cr.n, left: left}
+	if err := budget.take("L·Y (n×d float64)", n, d, 8); err != nil {
+		return nil, err
+	}
 	if hdr.CG {
-		add(2*n*d, 8)
+		if err := budget.take("conjugate-gradient gradient and direction (2·n×d float64)", 2*n, d, 8); err != nil {
+			return nil, err
+		}
 	}
 	for s, vh := range hdr.Views {
-		add(vh.Cycle, 4)
-		for _, k := range vh.Moments {
-			add(k, 8) // m and v, 4 bytes each
-		}
+		name := m.Views[s].Name
 		if vh.Cursor < 0 || vh.Cursor > vh.Cycle || vh.AdamSteps < 0 {
-			return nil, fmt.Errorf("view %q: cursor %d outside its cycle of %d rows or negative Adam steps %d", m.Views[s].Name, vh.Cursor, vh.Cycle, vh.AdamSteps)
+			return nil, fmt.Errorf("view %q: cursor %d outside its cycle of %d rows or negative Adam steps %d", name, vh.Cursor, vh.Cycle, vh.AdamSteps)
+		}
+		if err := budget.take(fmt.Sprintf("view %q row cycle (int32)", name), 1, vh.Cycle, 4); err != nil {
+			return nil, err
+		}
+		for k, c := range vh.Moments {
+			if err := budget.take(fmt.Sprintf("view %q Adam moments m and v of parameter %d (float32)", name, k), 2, c, 4); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if !ok {
-		return nil, fmt.Errorf("state header describes more arrays than the %d bytes left", avail)
-	}
-	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, start: hdr.Start, recon: hdr.Recon, regW: hdr.RegW, ly: make([]float64, n*d)}
-	if err := binary.Read(cr, binary.LittleEndian, cp.ly); err != nil {
-		return nil, errors.New("truncated L·Y")
+	known := size >= 0
+	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, start: hdr.Start, recon: hdr.Recon, regW: hdr.RegW}
+	if cp.ly, err = readArray[float64](cr, n*d, known); err != nil {
+		return nil, fmt.Errorf("byte %d: truncated L·Y (the header describes %d×%d values): %w", cr.n, n, d, err)
 	}
 	// The state, like the model (Model.Check), holds finite values only.
 	finite := func(v []float64, what string) error {
@@ -378,12 +375,11 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	}
 	if hdr.CG {
 		cp.cg, cp.gzPrev = true, hdr.CGGZ
-		cp.gPrev, cp.dPrev = make([]float64, n*d), make([]float64, n*d)
-		if err := binary.Read(cr, binary.LittleEndian, cp.gPrev); err != nil {
-			return nil, errors.New("truncated conjugate-gradient state")
+		if cp.gPrev, err = readArray[float64](cr, n*d, known); err != nil {
+			return nil, fmt.Errorf("byte %d: truncated conjugate-gradient state (the header describes %d×%d values): %w", cr.n, n, d, err)
 		}
-		if err := binary.Read(cr, binary.LittleEndian, cp.dPrev); err != nil {
-			return nil, errors.New("truncated conjugate-gradient state")
+		if cp.dPrev, err = readArray[float64](cr, n*d, known); err != nil {
+			return nil, fmt.Errorf("byte %d: truncated conjugate-gradient state (the header describes %d×%d values): %w", cr.n, n, d, err)
 		}
 		if err := finite(cp.gPrev, "conjugate-gradient gradient"); err != nil {
 			return nil, err
@@ -394,10 +390,11 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	}
 	for s, vh := range hdr.Views {
 		vs := viewState{adamSteps: vh.AdamSteps, rng: vh.RNG, cursor: vh.Cursor}
-		c := make([]int32, vh.Cycle)
-		if err := binary.Read(cr, binary.LittleEndian, c); err != nil {
-			return nil, fmt.Errorf("view %q: truncated row cycle", m.Views[s].Name)
+		c, err := readArray[int32](cr, vh.Cycle, known)
+		if err != nil {
+			return nil, fmt.Errorf("byte %d: view %q: truncated row cycle (the header describes %d rows): %w", cr.n, m.Views[s].Name, vh.Cycle, err)
 		}
+		vs.cycle = make([]int, 0, len(c))
 		for _, r := range c {
 			if r < 0 || int(r) >= max(n, 1) {
 				return nil, fmt.Errorf("view %q: row %d in the cycle is outside 0…%d", m.Views[s].Name, r, n-1)
@@ -405,12 +402,13 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 			vs.cycle = append(vs.cycle, int(r))
 		}
 		for _, k := range vh.Moments {
-			mm, vv := make([]float32, k), make([]float32, k)
-			if err := binary.Read(cr, binary.LittleEndian, mm); err != nil {
-				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
+			mm, err := readArray[float32](cr, k, known)
+			if err != nil {
+				return nil, fmt.Errorf("byte %d: view %q: truncated Adam moments (the header describes %d values each): %w", cr.n, m.Views[s].Name, k, err)
 			}
-			if err := binary.Read(cr, binary.LittleEndian, vv); err != nil {
-				return nil, fmt.Errorf("view %q: truncated Adam moments", m.Views[s].Name)
+			vv, err := readArray[float32](cr, k, known)
+			if err != nil {
+				return nil, fmt.Errorf("byte %d: view %q: truncated Adam moments (the header describes %d values each): %w", cr.n, m.Views[s].Name, k, err)
 			}
 			if p := nonFinite(mm); p >= 0 {
 				return nil, fmt.Errorf("checkpoint state: view %q: Adam first moment of parameter %d [%d] is %v, want a finite value", m.Views[s].Name, len(vs.m), p, mm[p])

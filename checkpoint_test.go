@@ -3,9 +3,13 @@ package dpmne
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -292,20 +296,155 @@ func TestReadCheckpointTruncated(t *testing.T) {
 	}
 }
 
-// FuzzReadCheckpoint: arbitrary bytes never panic the reader.
-func FuzzReadCheckpoint(f *testing.F) {
-	// A tiny model keeps the seed small (a few KB): the fuzzer slows to a
-	// crawl on inputs of hundreds of KB.
-	net := smallNet(f, 30)
-	cfg := Config{Dim: 2, Hidden: []int{2}, Iterations: 1, Pretrain: 1, Batch: 8}
-	var buf bytes.Buffer
-	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { return c.Write(&buf) }}); err != nil {
-		f.Fatal(err)
+// tinyCheckpoint returns a hand-made checkpoint of tinyModel (with its
+// autoencoder) after 2 iterations: Adam moments for the 4 parameters, the
+// view's generator and a row cycle at cursor 1, and with cg the
+// conjugate-gradient state.
+func tinyCheckpoint(tb testing.TB, cg bool) *Checkpoint {
+	tb.Helper()
+	m := tinyModel(tb, true)
+	rng, err := rand.NewPCG(1, 2).MarshalBinary()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	f.Add(buf.Bytes())
+	vs := viewState{adamSteps: 2, rng: rng, cycle: []int{2, 0, 1}, cursor: 1}
+	for _, l := range m.Views[0].AE.Layers {
+		for _, k := range []int{len(l.W), len(l.B)} {
+			mm, vv := make([]float32, k), make([]float32, k)
+			for i := range k {
+				mm[i], vv[i] = float32(i)/8, float32(i)/64
+			}
+			vs.m, vs.v = append(vs.m, mm), append(vs.v, vv)
+		}
+	}
+	cp := &Checkpoint{Model: m, Iteration: 2, data: 7, start: 9, recon: 0.5, regW: 0.25, ly: []float64{1, -1, 0, 2, -1, -1}, views: []viewState{vs}}
+	if cg {
+		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, []float64{0.1, 0, 0, 0.2, 0, 0}, []float64{0, 0.3, 0, 0, 0.4, 0}, 0.5
+	}
+	return cp
+}
+
+// tinyCheckpointBytes is tinyCheckpoint's file.
+func tinyCheckpointBytes(tb testing.TB, cg bool) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := tinyCheckpoint(tb, cg).Write(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// FuzzReadCheckpoint: arbitrary bytes never panic the reader, with the size
+// known or unknown, and it accepts the same inputs either way. The seeds
+// are tinyCheckpoint's files with a short config (shortConfig; see the
+// package documentation for the command that runs it).
+func FuzzReadCheckpoint(f *testing.F) {
+	for _, cg := range []bool{false, true} {
+		data := shortConfig(f, tinyCheckpointBytes(f, cg))
+		if _, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)-5])
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+		cp, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+		if err == nil && cp == nil {
+			t.Fatal("nil checkpoint without error")
+		}
+		_, err2 := ReadCheckpoint(bytes.NewReader(data), -1)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("size known: %v; size unknown: %v", err, err2)
+		}
 	})
+}
+
+// withStateHeader returns the checkpoint file data with its state section's
+// JSON header edited.
+func withStateHeader(tb testing.TB, data []byte, edit func([]byte) []byte) []byte {
+	tb.Helper()
+	at := bytes.Index(data, []byte(checkpointMagic))
+	if at < 0 {
+		tb.Fatal("no state section")
+	}
+	at += len(checkpointMagic)
+	hlen := binary.LittleEndian.Uint64(data[at:])
+	js := edit(slices.Clone(data[at+8 : at+8+int(hlen)]))
+	out := binary.LittleEndian.AppendUint64(slices.Clone(data[:at]), uint64(len(js)))
+	out = append(out, js...)
+	return append(out, data[at+8+int(hlen):]...)
+}
+
+// TestReadCheckpointForgedHeader: a state header that claims more than its
+// file holds (a row cycle or an Adam moment of 2·10⁹ values, a header
+// longer than the file) is refused with an error naming the field and
+// what the file holds, without allocating anything near the claim; with
+// the size unknown, after reading no more than the input holds. The
+// model's own header is ReadModel's (TestReadModelForgedHeader).
+func TestReadCheckpointForgedHeader(t *testing.T) {
+	const huge = 2000000000
+	good := tinyCheckpointBytes(t, true)
+	header := func(old, new string) []byte {
+		data := withStateHeader(t, good, func(js []byte) []byte { return bytes.Replace(js, []byte(old), []byte(new), 1) })
+		if bytes.Equal(data, good) {
+			t.Fatalf("%s not in the state header", old)
+		}
+		return data
+	}
+	hugeHeader := slices.Clone(good)
+	at := bytes.Index(hugeHeader, []byte(checkpointMagic)) + len(checkpointMagic)
+	binary.LittleEndian.PutUint64(hugeHeader[at:], huge)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cycle", header(`"Cycle":3`, `"Cycle":2000000000`), `header describes view "v" row cycle (int32) of 1×2000000000 values (8000000000 bytes), but the file has`},
+		{"moments", header(`"Moments":[8,`, `"Moments":[2000000000,`), `header describes view "v" Adam moments m and v of parameter 0 (float32) of 2×2000000000 values (16000000000 bytes), but the file has`},
+		{"state header length", hugeHeader, "state header length 2000000000 exceeds the"},
+	} {
+		for _, size := range []int64{int64(len(tc.data)), -1} {
+			var err error
+			alloc := allocated(func() { _, err = ReadCheckpoint(bytes.NewReader(tc.data), size) })
+			if err == nil || size >= 0 && !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s, size %d: err = %v, want %q", tc.name, size, err, tc.want)
+			}
+			// Tolerance: 64 MiB, far below the claims (8 GB and more) and
+			// far above what a file of a few KB needs.
+			if alloc > 64<<20 {
+				t.Errorf("%s, size %d: allocated %d bytes", tc.name, size, alloc)
+			}
+			t.Logf("%s, size %d: %d bytes allocated: %v", tc.name, size, alloc, err)
+		}
+		p := filepath.Join(t.TempDir(), "forged.ckpt")
+		if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		alloc := allocated(func() { _, err = LoadCheckpoint(p) })
+		if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: LoadCheckpoint: err = %v, want %q", tc.name, err, tc.want)
+		}
+		if alloc > 64<<20 {
+			t.Errorf("%s: LoadCheckpoint allocated %d bytes", tc.name, alloc)
+		}
+	}
+	// Unforged, it reads the same with the size known or not.
+	var written [2][]byte
+	for i, size := range []int64{int64(len(good)), -1} {
+		cp, err := ReadCheckpoint(bytes.NewReader(good), size)
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		var b bytes.Buffer
+		if err := cp.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		written[i] = b.Bytes()
+	}
+	if !bytes.Equal(written[0], written[1]) {
+		t.Error("a checkpoint read with its size unknown differs")
+	}
 }
 
 // TestCheckpointResumeLegacyConfig: a checkpoint written before propagation

@@ -41,8 +41,9 @@ type Options struct {
 	Progress func(Iteration)
 
 	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
-	// state of the fit after every CheckpointEvery-th iteration and after
-	// the last; an error it returns stops the fit. Resume continues from
+	// state of the fit after every CheckpointEvery-th iteration, after the
+	// last, and after the last completed one when ctx is cancelled (unless
+	// that one was just saved); an error it returns stops the fit. Resume continues from
 	// such a state: the result is bit-identical to the uninterrupted fit
 	// (same configuration but for Iterations, same network, same Workers
 	// and GOMAXPROCS). A resume with another configuration (Iterations
@@ -164,9 +165,11 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // nodes: AEBatches minibatches (or, with AEBatches < 0, Epochs epochs), the
 // views concurrently.
 //
-// If ctx is cancelled after initialisation, Fit returns the model as it
-// stands (Y and B of the last completed steps) together with an error
-// wrapping ErrCanceled and ctx.Err().
+// If ctx is cancelled after initialisation, Fit finishes the iteration
+// under way, saves its state (Options.Checkpoint) and returns the model of
+// the last completed iteration together with an error wrapping ErrCanceled
+// and ctx.Err(). That model is a consistent state of the fit, not its
+// result: dpmne train writes no embedding from it.
 //
 // Sizes that no machine could allocate (Y, the Y step's d×d matrices, a
 // basis B or an autoencoder weight matrix past 2⁴⁶ bytes) are an error
@@ -310,7 +313,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 	// from target(s) (nil: no regression term), then refreshes the codes.
 	// rowsFor(s) gives the rows to train on; the reconstruction reported is
 	// scaled to all observed rows when that is a subset.
-	trainViews := func(epochs int, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
+	// Only pretraining stops on ctx: an outer iteration runs to its end,
+	// so that a cancelled fit's state is that of a completed iteration.
+	trainViews := func(epochs int, stoppable bool, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
 		last := make([]nn.StepLoss, t)
 		scale := make([]float64, t)
 		errs := make([]error, t)
@@ -326,8 +331,10 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				for range epochs {
-					if errs[s] = ctx.Err(); errs[s] != nil {
-						return
+					if stoppable {
+						if errs[s] = ctx.Err(); errs[s] != nil {
+							return
+						}
 					}
 					if last[s], errs[s] = trainers[s].Epoch(xs[s], rows, cfg.Batch, viewRNG[s], tf, a); errs[s] != nil {
 						errs[s] = fmt.Errorf("view %q: %w", net.Views[s].Name, errs[s])
@@ -372,7 +379,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 			slices.Sort(sub)
 			return sub
 		}
-		if _, _, err := trainViews(cfg.Pretrain, pretrainRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+		if _, _, err := trainViews(cfg.Pretrain, true, pretrainRows, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w during pretraining: %w", ErrCanceled, ctx.Err())
 			}
@@ -452,6 +459,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		sub.updateLY()
 	}
 	model := func() *Model { return buildModel(net, cfg, sub, trainers, xs, scales, false) }
+	// final is the model Fit returns: a copy, or at the end the fit's own
+	// arrays, with canonical column signs. Checkpoints keep the fit's
+	// signs, so that a resumed fit is the uninterrupted one.
+	final := func(share bool) *Model {
+		m := buildModel(net, cfg, sub, trainers, xs, scales, share)
+		m.canonicalSigns()
+		return m
+	}
 	report := func(it, ysteps int, vw []float64, yt, bt, at time.Duration) error {
 		terms := sub.termsAfterB()
 		terms.Reconstruction, terms.RegW = recon, regW
@@ -498,9 +513,29 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		return rows
 	}
 	var fingerprint uint64 // the network's, for the checkpoints (Checkpoint.data)
+	saved := first - 1     // the last iteration whose state was saved (or resumed)
+	checkpoint := func(it int) error {
+		if fingerprint == 0 {
+			fingerprint = net.Fingerprint() // once, at the first checkpoint
+		}
+		cp, err := newCheckpoint(model(), it, fingerprint, seedPrint, recon, regW, sub, trainers, viewPCG, cycle, cursor)
+		if err != nil {
+			return err
+		}
+		if err := opt.Checkpoint(cp); err != nil {
+			return fmt.Errorf("iteration %d: checkpoint: %w", it, err)
+		}
+		saved = it
+		return nil
+	}
 	for it := first; it <= cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
-			return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
+			if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && it-1 > saved {
+				if cerr := checkpoint(it - 1); cerr != nil {
+					return nil, fmt.Errorf("%w after %d iterations: %w; saving its state: %w", ErrCanceled, it-1, err, cerr)
+				}
+			}
+			return final(false), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
 		}
 		t0 := time.Now()
 		if it%lyRefresh == 0 {
@@ -537,13 +572,10 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		}
 		t2 := time.Now()
 		if !cfg.NoAutoencoder && cfg.Epochs > 0 {
-			recon, regW, err = trainViews(cfg.Epochs, nextRows, func(s int, rows []int) (func(int, []float32), float32) {
+			recon, regW, err = trainViews(cfg.Epochs, false, nextRows, func(s int, rows []int) (func(int, []float32), float32) {
 				return targets[s].compute(sub, views[s], alpha, rows)
 			})
 			if err != nil {
-				if ctx.Err() != nil {
-					return model(), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, ctx.Err())
-				}
 				return nil, fmt.Errorf("iteration %d: %w", it, err)
 			}
 			sub.refresh()
@@ -553,21 +585,14 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 			return nil, err
 		}
 		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Iterations) {
-			if fingerprint == 0 {
-				fingerprint = net.Fingerprint() // once, at the first checkpoint
-			}
-			cp, err := newCheckpoint(model(), it, fingerprint, seedPrint, recon, regW, sub, trainers, viewPCG, cycle, cursor)
-			if err != nil {
+			if err := checkpoint(it); err != nil {
 				return nil, err
-			}
-			if err := opt.Checkpoint(cp); err != nil {
-				return nil, fmt.Errorf("iteration %d: checkpoint: %w", it, err)
 			}
 		}
 	}
 	// The fit is over: the model takes Y and the autoencoders themselves
 	// rather than copies, so the end of a large fit needs no extra memory.
-	return buildModel(net, cfg, sub, trainers, xs, scales, true), nil
+	return final(true), nil
 }
 
 // lyRefresh is how often (in iterations) the L·Y carried along the Y steps

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +16,8 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 	"github.com/dpmne/dpmne/synth"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func smallNet(t testing.TB, n int) *multiplex.Network {
@@ -136,18 +139,100 @@ func TestFitLearnsClasses(t *testing.T) {
 	}
 }
 
+// TestFitCancel: a cancelled fit finishes the iteration under way, saves
+// its state though no checkpoint was due, and returns ErrCanceled with that
+// iteration's model; resuming from the saved state gives the uninterrupted
+// fit's bytes.
 func TestFitCancel(t *testing.T) {
 	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Iterations = 6
+	full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	n := 0
-	m, err := Fit(ctx, net, quickConfig(), rand.New(rand.NewPCG(1, 1)), Options{Progress: func(Iteration) {
-		n++
-		if n == 3 {
-			cancel()
-		}
-	}})
-	if err == nil || m == nil {
+	defer cancel()
+	var saved []*Checkpoint
+	m, err := Fit(ctx, net, cfg, rand.New(rand.NewPCG(1, 1)), Options{
+		CheckpointEvery: 100, // never due
+		Checkpoint:      func(cp *Checkpoint) error { saved = append(saved, cp); return nil },
+		Progress: func(it Iteration) {
+			if it.Iteration == 3 {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, ErrCanceled) || m == nil {
 		t.Fatalf("err = %v, model %v: want ErrCanceled with the last model", err, m)
+	}
+	if len(saved) != 1 || saved[0].Iteration != 3 {
+		t.Fatalf("%d checkpoints saved (%v), want one at iteration 3", len(saved), saved)
+	}
+	resumed, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: saved[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(embBytes(full), embBytes(resumed)) {
+		t.Error("the fit resumed from the interrupt's checkpoint differs from the uninterrupted fit")
+	}
+}
+
+// TestCanonicalSigns: every column of a fitted embedding has its
+// largest-magnitude entry positive, with and without the heat filter; a
+// model whose columns are flipped (a column of Y with the row of every B,
+// or a column of the filter) is brought back to the same bytes, and its
+// Embed answers are unchanged.
+func TestCanonicalSigns(t *testing.T) {
+	net := smallNet(t, 200)
+	for _, tau := range []float64{-1, 2} {
+		cfg := quickConfig()
+		cfg.FilterTau = tau
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.Filter != nil) != (tau > 0) {
+			t.Fatalf("τ %v: filter %v", tau, m.Filter != nil)
+		}
+		e := m.Embedding()
+		n, d := e.Dims()
+		for j := range d {
+			var big float64
+			for i := range n {
+				if math.Abs(e.At(i, j)) > math.Abs(big) {
+					big = e.At(i, j)
+				}
+			}
+			if big < 0 {
+				t.Errorf("τ %v: column %d's largest-magnitude entry is %v", tau, j, big)
+			}
+		}
+		want := embBytes(m)
+		x := make([]*sparse.CSR, len(net.Views))
+		for s, v := range net.Views {
+			x[s] = v.FeatureMatrix()
+		}
+		wantEmbed, err := m.Embed(x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < d; j += 3 { // flip every third column
+			m.flipColumn(j)
+		}
+		m.mean.Store(nil)
+		m.embed.Store(nil)
+		m.canonicalSigns()
+		if !bytes.Equal(embBytes(m), want) {
+			t.Errorf("τ %v: the flipped model's canonical embedding differs", tau)
+		}
+		got, err := m.Embed(x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(got, wantEmbed, 1e-12) {
+			t.Errorf("τ %v: Embed changed after flipping and canonicalising", tau)
+		}
 	}
 }
 

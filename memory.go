@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -68,25 +69,99 @@ func (m Memory) String() string {
 // views whose shapes disagree with the network's it panics.
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	cfg = cfg.ForNetwork(net)
-	n, d := int64(net.N()), int64(cfg.Dim)
-	var m Memory
-	for _, v := range net.Views {
-		m.Data += 8*int64(v.Adj.NNZ()) + 8*(n+1)
-		if v.Features != nil {
-			m.Data += 8*int64(v.Features.NNZ()) + 8*(n+1)
+	recs, _ := cfg.Reconstructions(net) // a refusal is Fit's to report
+	views := make([]viewSizes, len(net.Views))
+	for s, v := range net.Views {
+		x := v.FeatureMatrix()
+		vs := viewSizes{
+			adjNNZ:   int64(v.Adj.NNZ()),
+			features: v.Features != nil,
+			observed: int64(v.NumObserved()),
+			linked:   cfg.FeatureKNN > 0 && Relinkable(v),
+			in:       int64(x.Cols),
+			nnz:      int64(x.NNZ()),
+			rows:     int64(v.NumObserved()),
+			scaled:   recs != nil && recs[s].Scale,
+			centred:  recs != nil && recs[s].Centre,
+			wide:     x.Cols >= nn.WideInput,
+		}
+		if vs.features {
+			vs.featNNZ = vs.nnz
+		}
+		if smoothed(cfg, vs.features) {
+			vs.nnz, vs.rows = smoothedNNZ(net, s, cfg, vs.linked)
+		}
+		views[s] = vs
+	}
+	return memoryOf(int64(net.N()), views, cfg)
+}
+
+// EstimateMemoryBound returns a lower bound on EstimateMemory(net, cfg)
+// for every network net that b bounds (multiplex.Manifest.Bounds), so
+// that a fit can be refused before its data are loaded. It is
+// EstimateMemory's model with every size at the bound b gives, or at its
+// smallest where b says nothing: b's nodes, each view's feature columns
+// (a featureless view's input as wide as the nodes), no stored entries,
+// no view re-linked by its features, no scaled copy the autoencoders
+// read, every output layer taken as wide (nn.WideInput) and no rows left
+// out of R(Y) (Config.OrthAllNodes, which ForNetwork may set).
+// EstimateMemory on the loaded network is the exact check.
+func EstimateMemoryBound(b *multiplex.Bounds, cfg Config) Memory {
+	cfg = cfg.Defaults()
+	cfg.OrthAllNodes = true
+	n := int64(b.Nodes)
+	views := make([]viewSizes, len(b.Views))
+	for s, v := range b.Views {
+		views[s] = viewSizes{features: v.Features, in: n, wide: true}
+		if v.Features {
+			views[s].in = int64(v.FeatureCols)
 		}
 	}
-	linked := func(v *multiplex.View) bool { return cfg.FeatureKNN > 0 && Relinkable(v) }
-	for _, v := range net.Views {
-		if linked(v) {
-			m.Proximity += 8*(int64(v.Adj.NNZ())+2*int64(cfg.FeatureKNN)*int64(v.NumObserved())) + 8*(n+1)
+	return memoryOf(n, views, cfg)
+}
+
+// viewSizes are the sizes of one view that Memory's model counts
+// (memoryOf).
+type viewSizes struct {
+	adjNNZ   int64 // stored adjacency entries
+	features bool  // the view has features of its own
+	featNNZ  int64 // stored entries of its own features
+	observed int64 // observed nodes
+	linked   bool  // re-linked by its features (Config.FeatureKNN)
+	// in is the width of the autoencoder's input, the features' columns
+	// (the adjacency's without features), nnz its non-zeros after the
+	// smoothing and filling of Config.Propagate, PropagateAcross and
+	// FillHops, and rows the rows that hold features then.
+	in, nnz, rows int64
+	// scaled and centred say whether the autoencoder reads a scaled
+	// copy of its input, centred on the observed rows (Reconstructions).
+	scaled, centred bool
+	// wide says whether the output layer keeps no dense gradient with
+	// sampled reconstruction (nn.WideInput): 12 bytes a weight, not 16.
+	wide bool
+}
+
+// memoryOf is Memory's model: the peak memory of a fit with cfg (with
+// its defaults set) of n nodes and views of the given sizes. It grows
+// with every size (wide aside, which lowers it), so that sizes at lower
+// bounds give a lower bound.
+func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
+	d, h, k := int64(cfg.Dim), int64(cfg.Hidden[len(cfg.Hidden)-1]), int64(cfg.FeatureKNN)
+	var m Memory
+	for _, v := range views {
+		m.Data += 8*v.adjNNZ + 8*(n+1)
+		if v.features {
+			m.Data += 8*v.featNNZ + 8*(n+1)
+		}
+		if v.linked {
+			m.Proximity += 8*(v.adjNNZ+2*k*v.observed) + 8*(n+1)
 		}
 	}
 	if !cfg.NoProximity {
-		for _, v := range net.Views {
-			m.Proximity += 8*int64(v.Adj.NNZ()) + 8*(n+1) + 16*n
-			if linked(v) {
-				m.Proximity += 16 * int64(cfg.FeatureKNN) * int64(v.NumObserved())
+		for _, v := range views {
+			m.Proximity += 8*v.adjNNZ + 8*(n+1) + 16*n
+			if v.linked {
+				m.Proximity += 16 * k * v.observed
 			}
 		}
 		// The Horner passes' float32 input, term, successor and result,
@@ -110,70 +185,40 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	if cfg.YSolver == "cg" {
 		m.Subspace += 3 * n * d * 8
 	}
-	h := int64(cfg.Hidden[len(cfg.Hidden)-1])
-	recs, _ := cfg.Reconstructions(net) // a refusal is Fit's to report
-	for s, v := range net.Views {
-		x := v.FeatureMatrix()
-		in := int64(x.Cols)
-		nnz := int64(x.NNZ())
-		obs := int64(v.NumObserved())
-		if v.Features != nil && (cfg.Propagate > 0 || cfg.FillHops > 0 || cfg.PropagateAcross > 0) {
-			c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
-			var extra int64
-			if linked(v) {
-				// Each step, a row also reads about k feature neighbours'
-				// rows, of the mean observed support (after the steps
-				// across views, which come first).
-				extra = int64(cfg.FeatureKNN) * totalNNZ(c) / max(int64(v.NumObserved()), 1)
-			}
-			c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
-			if cfg.FillHops > 0 {
-				have := v.Observed
-				var src []int
-				if !cfg.NoFillCopy {
-					src = sharedRows(net.Views, s)
-				}
-				if src != nil {
-					// Own rows copied from a view with the same features.
-					have = slices.Clone(have)
-					for i, r := range src {
-						if r >= 0 {
-							c[i], have[i] = int64(net.Views[r].Features.RowNNZ(i)), true
-						}
-					}
-				}
-				c, obs = filledRowNNZ(c, net.Views, s, have, cfg.FillHops, x.Cols)
-			}
-			nnz = totalNNZ(c)
+	for _, v := range views {
+		nnz := v.nnz
+		if smoothed(cfg, v.features) {
 			m.Codes += 8*nnz + 8*(n+1)
 		}
-		if !cfg.NoAutoencoder && recs != nil && recs[s].Scale {
+		if !cfg.NoAutoencoder && v.scaled {
 			// The scaled copy the autoencoder reads, in full on the
 			// observed rows where centred (FeatureScale).
-			if recs[s].Centre {
-				nnz = obs * in
+			if v.centred {
+				nnz = v.rows * v.in
 			}
 			m.Codes += 8*nnz + 8*(n+1)
 		}
 		if cfg.NoAutoencoder {
-			m.Codes += 16*nnz + 16*(n+1) + 8*in
+			m.Codes += 16*nnz + 16*(n+1) + 8*v.in
 			continue
 		}
 		m.Codes += n * h * 4
-		// Encoder widths Hidden, decoder mirrored back to In.
-		widths := append([]int{int(in)}, cfg.Hidden...)
+		// Encoder widths Hidden, decoder mirrored back to the input.
+		widths := []int64{v.in}
+		for _, w := range cfg.Hidden {
+			widths = append(widths, int64(w))
+		}
 		for i := len(cfg.Hidden) - 2; i >= 0; i-- {
-			widths = append(widths, cfg.Hidden[i])
+			widths = append(widths, int64(cfg.Hidden[i]))
 		}
-		widths = append(widths, int(in))
-		var params, out int64
+		widths = append(widths, v.in)
+		var params int64
 		for i := 0; i+1 < len(widths); i++ {
-			params += int64(widths[i])*int64(widths[i+1]) + int64(widths[i+1])
+			params += widths[i]*widths[i+1] + widths[i+1]
 		}
-		out = int64(widths[len(widths)-2]) * in
 		per := 16 * params
-		if in >= 16384 && cfg.NegativeSamples > 0 {
-			per -= 4 * out // no dense gradient of the output layer
+		if v.wide && cfg.NegativeSamples > 0 {
+			per -= 4 * widths[len(widths)-2] * v.in // no dense gradient of the output layer
 		}
 		m.Autoencoders += per + 4*min(n, 4096)*h // and the encoding buffer
 		if cfg.NegativeSamples > 0 {
@@ -181,16 +226,60 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			// float32): a row's non-zeros and NegativeSamples zeros per
 			// non-zero, at most its width, for batches of up to 1,024
 			// rows (reconTerms), kept at their largest by the trainer.
-			o := max(obs, 1)
-			perRow := min(in, (1+int64(cfg.NegativeSamples))*((nnz+o-1)/o))
+			o := max(v.rows, 1)
+			perRow := min(v.in, (1+int64(cfg.NegativeSamples))*((nnz+o-1)/o))
 			m.Autoencoders += 12 * max(1024, int64(cfg.Batch)) * perRow
 		}
 		if cfg.NegativeSamples < 0 {
-			m.Autoencoders += 3 * 4 * 1024 * in
+			m.Autoencoders += 3 * 4 * 1024 * v.in
 		}
 	}
 	m.Transient = n * (d + 10) * 8 // the initialisation's range basis
 	return m
+}
+
+// smoothed reports whether cfg smooths or fills a view's own features
+// (Config.Propagate, PropagateAcross, FillHops), which the codes then
+// hold a copy of; a view without features has none to smooth.
+func smoothed(cfg Config, features bool) bool {
+	return features && (cfg.Propagate > 0 || cfg.FillHops > 0 || cfg.PropagateAcross > 0)
+}
+
+// smoothedNNZ bounds the non-zeros of view s's features once smoothed
+// and filled (smoothed), and returns them with the number of rows that
+// hold features then (exact). linked says whether the view is re-linked
+// by its features.
+func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, rows int64) {
+	v := net.Views[s]
+	x := v.Features
+	rows = int64(v.NumObserved())
+	c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
+	var extra int64
+	if linked {
+		// Each step, a row also reads about k feature neighbours' rows,
+		// of the mean observed support (after the steps across views,
+		// which come first).
+		extra = int64(cfg.FeatureKNN) * totalNNZ(c) / max(rows, 1)
+	}
+	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
+	if cfg.FillHops > 0 {
+		have := v.Observed
+		var src []int
+		if !cfg.NoFillCopy {
+			src = sharedRows(net.Views, s)
+		}
+		if src != nil {
+			// Own rows copied from a view with the same features.
+			have = slices.Clone(have)
+			for i, r := range src {
+				if r >= 0 {
+					c[i], have[i] = int64(net.Views[r].Features.RowNNZ(i)), true
+				}
+			}
+		}
+		c, rows = filledRowNNZ(c, net.Views, s, have, cfg.FillHops, x.Cols)
+	}
+	return totalNNZ(c), rows
 }
 
 // totalNNZ sums per-row non-zero counts.

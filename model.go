@@ -444,8 +444,9 @@ func (m *Model) Write(w io.Writer) error {
 // expected.
 func Load(path string) (*Model, error) { return readFile(path, ReadModel) }
 
-// readFile opens path and reads it with read, given the file's size;
-// errors name the file.
+// readFile opens path and reads it with read, given the file's size, or -1
+// when it is not a regular file (a pipe's size says nothing of what it
+// holds); errors name the file.
 func readFile[T any](path string, read func(io.Reader, int64) (T, error)) (T, error) {
 	var zero T
 	f, err := os.Open(path)
@@ -457,14 +458,124 @@ func readFile[T any](path string, read func(io.Reader, int64) (T, error)) (T, er
 	if err != nil {
 		return zero, err
 	}
-	v, err := read(bufio.NewReader(f), fi.Size())
+	size := fi.Size()
+	if !fi.Mode().IsRegular() {
+		size = -1
+	}
+	v, err := read(bufio.NewReader(f), size)
 	if err != nil {
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
 }
 
-// ReadModel reads a model of at most size bytes from r. A model that
+// readChunk is the most bytes readArray and readHeader allocate at a time
+// for data whose length only the file's header vouches for.
+const readChunk = 64 << 10
+
+// fileBudget checks the arrays a file's header describes against the bytes
+// the file has left, before anything is allocated for them. A negative
+// left means the size is unknown: then only the shapes themselves are
+// checked, and readArray grows each array as its bytes arrive.
+type fileBudget struct {
+	off  int64 // byte offset of the next array
+	left int64 // bytes from off to the end of the file, or < 0: unknown
+}
+
+// take claims rows×cols values of elem bytes for the array what. The error,
+// when they do not fit, names the array, its shape and the bytes left.
+func (b *fileBudget) take(what string, rows, cols, elem int) error {
+	if rows < 0 || cols < 0 {
+		return fmt.Errorf("byte %d: header describes %s of %d×%d values, want sizes ≥ 0", b.off, what, rows, cols)
+	}
+	hi, lo := bits.Mul64(uint64(rows), uint64(cols))
+	hi2, size := bits.Mul64(lo, uint64(elem))
+	if hi != 0 || hi2 != 0 || size > uint64(math.MaxInt64-b.off) {
+		return fmt.Errorf("byte %d: header describes %s of %d×%d values, more bytes than a file can hold", b.off, what, rows, cols)
+	}
+	if b.left >= 0 && int64(size) > b.left {
+		return fmt.Errorf("byte %d: header describes %s of %d×%d values (%d bytes), but the file has %d bytes left", b.off, what, rows, cols, size, b.left)
+	}
+	b.off += int64(size)
+	if b.left >= 0 {
+		b.left -= int64(size)
+	}
+	return nil
+}
+
+// readHeader reads the hlen bytes of a header that starts at byte off of
+// the file, of which left bytes remain (< 0: unknown). A length beyond
+// what is left is an error before anything is allocated; with an unknown
+// size the bytes are gathered as they arrive.
+func readHeader(r io.Reader, off int64, hlen uint64, left int64, what string) ([]byte, error) {
+	if left >= 0 && hlen > uint64(left) {
+		return nil, fmt.Errorf("byte %d: %s length %d exceeds the %d bytes left in the file", off-8, what, hlen, left)
+	}
+	if hlen > math.MaxInt64 {
+		return nil, fmt.Errorf("byte %d: %s length %d exceeds any file", off-8, what, hlen)
+	}
+	var js []byte
+	var err error
+	if left >= 0 {
+		js = make([]byte, hlen)
+		_, err = io.ReadFull(r, js)
+	} else {
+		js, err = io.ReadAll(io.LimitReader(r, int64(hlen)))
+		if err == nil && uint64(len(js)) < hlen {
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("byte %d: truncated %s: %w", off, what, err)
+	}
+	return js, nil
+}
+
+// readArray reads n little-endian values from r. With known set (the
+// header's sizes were checked against the file's size by fileBudget) it
+// allocates the n values at once; otherwise the slice grows as the bytes
+// arrive, in chunks that start at 4 KiB and double up to readChunk, so that
+// a length claimed by a forged header costs no more memory than about
+// twice the bytes the input actually holds.
+func readArray[T int32 | float32 | float64](r io.Reader, n int, known bool) ([]T, error) {
+	var zero T
+	elem := binary.Size(zero)
+	var out []T
+	if known {
+		out = make([]T, 0, n)
+	} else {
+		out = make([]T, 0, min(n, 4<<10/elem))
+	}
+	var buf []byte
+	for len(out) < n {
+		k := min(n-len(out), readChunk/elem)
+		if !known {
+			k = min(k, max(len(out), 4<<10/elem))
+		}
+		if cap(buf) < k*elem {
+			buf = make([]byte, k*elem)
+		}
+		b := buf[:k*elem]
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		start := len(out)
+		out = slices.Grow(out, k)[:start+k]
+		if _, err := binary.Decode(b, binary.LittleEndian, out[start:]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadModel reads a model from r, which holds size bytes (a file's size;
+// the model may be followed by more, as in a checkpoint), or an unknown
+// number when size is negative. Every count and shape in the header (the
+// nodes n and their ids, the dimensions d, each view's basis width h and
+// layer shapes, the filter) is checked against the bytes that remain
+// before anything is allocated for it, and the error names the field; with
+// an unknown size the arrays grow as their bytes arrive instead, so a
+// forged header never costs more memory than the input holds. A model that
 // Model.Check refuses (a value that is not finite anywhere, an id twice)
 // is an error, so every command that loads one refuses it alike.
 func ReadModel(r io.Reader, size int64) (*Model, error) {
@@ -476,12 +587,13 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if err := binary.Read(r, binary.LittleEndian, &hlen); err != nil {
 		return nil, fmt.Errorf("byte 8: truncated header length")
 	}
-	if hlen > uint64(size) {
-		return nil, fmt.Errorf("byte 8: header length %d exceeds the file size %d", hlen, size)
+	left := int64(-1)
+	if size >= 0 {
+		left = max(size-16, 0)
 	}
-	js := make([]byte, hlen)
-	if _, err := io.ReadFull(r, js); err != nil {
-		return nil, fmt.Errorf("byte 16: truncated header: %w", err)
+	js, err := readHeader(r, 16, hlen, left, "header")
+	if err != nil {
+		return nil, err
 	}
 	// The header is decoded once (it holds every node id); its config is
 	// kept raw, to be decoded and its keys read for legacyConfig.
@@ -508,54 +620,58 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
 	}
-	// Check every size against the bytes that remain before allocating,
-	// with overflow-checked arithmetic (a header may claim anything).
-	avail := uint64(size) - 16 - hlen
-	var need uint64
-	ok := hdr.N >= 1 && hdr.D >= 1 // a fit has nodes (Network.Validate)
-	add := func(a, b int, elem uint64) {
-		if a < 0 || b < 0 {
-			ok = false
-			return
-		}
-		hi, lo := bits.Mul64(uint64(a), uint64(b))
-		hi2, lo2 := bits.Mul64(lo, elem)
-		if hi != 0 || hi2 != 0 || lo2 > avail {
-			ok = false
-			return
-		}
-		need += lo2
+	// Check every size against the bytes that remain before allocating (a
+	// header may claim anything).
+	if hdr.N < 1 || hdr.D < 1 { // a fit has nodes (Network.Validate)
+		return nil, fmt.Errorf("byte 16: header describes n = %d nodes of d = %d dimensions, want at least 1 of each", hdr.N, hdr.D)
 	}
-	add(hdr.N, hdr.D, 8)
+	if len(hdr.IDs) != hdr.N {
+		return nil, fmt.Errorf("byte 16: header describes n = %d nodes but lists %d ids", hdr.N, len(hdr.IDs))
+	}
+	if left >= 0 {
+		left -= int64(hlen)
+	}
+	budget := fileBudget{off: 16 + int64(hlen), left: left}
+	if err := budget.take("embedding Y (n×d float64)", hdr.N, hdr.D, 8); err != nil {
+		return nil, err
+	}
 	for _, v := range hdr.Views {
-		ok = ok && v.H >= 1
-		add(hdr.D, v.H, 8)
-		for _, l := range v.Layers {
-			add(l.In, l.Out, 4)
-			add(l.Out, 1, 4)
+		if v.H < 1 {
+			return nil, fmt.Errorf("byte 16: header describes view %q with a basis of h = %d columns, want at least 1", v.Name, v.H)
+		}
+		if err := budget.take(fmt.Sprintf("view %q basis B (d×h float64)", v.Name), hdr.D, v.H, 8); err != nil {
+			return nil, err
+		}
+		for k, l := range v.Layers {
+			if err := budget.take(fmt.Sprintf("view %q layer %d weights (in×out float32)", v.Name, k), l.In, l.Out, 4); err != nil {
+				return nil, err
+			}
+			if err := budget.take(fmt.Sprintf("view %q layer %d bias (out float32)", v.Name, k), 1, l.Out, 4); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if hdr.Filter {
-		add(hdr.D, hdr.D, 8)
+		if err := budget.take("embedding filter (d×d float64)", hdr.D, hdr.D, 8); err != nil {
+			return nil, err
+		}
 	}
-	if !ok || len(hdr.IDs) != hdr.N || need > avail {
-		return nil, fmt.Errorf("header describes %d nodes × %d dims (%d ids) and %d bytes of arrays, but the file has %d", hdr.N, hdr.D, len(hdr.IDs), need, uint64(size)-16-hlen)
-	}
+	known := size >= 0
 	read64 := func(n int, what string) ([]float64, error) {
-		buf := make([]float64, n)
-		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
-			return nil, fmt.Errorf("truncated %s: %w", what, err)
+		buf, err := readArray[float64](r, n, known)
+		if err != nil {
+			return nil, fmt.Errorf("truncated %s (the header describes %d values): %w", what, n, err)
 		}
 		return buf, nil
 	}
 	read32 := func(n int, what string) ([]float32, error) {
-		buf := make([]float32, n)
-		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
-			return nil, fmt.Errorf("truncated %s: %w", what, err)
+		buf, err := readArray[float32](r, n, known)
+		if err != nil {
+			return nil, fmt.Errorf("truncated %s (the header describes %d values): %w", what, n, err)
 		}
 		return buf, nil
 	}
-	y, err := read64(hdr.N*hdr.D, "embedding")
+	y, err := read64(hdr.N*hdr.D, "embedding Y")
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -269,20 +273,76 @@ func TestLoadRefusesNonFinite(t *testing.T) {
 	}
 }
 
-// FuzzReadModel feeds arbitrary bytes to the model reader: it must return a
-// model or an error, never panic or allocate past the input's size.
-func FuzzReadModel(f *testing.F) {
-	net := smallNet(f, 60)
-	for _, noAE := range []bool{false, true} {
-		cfg := quickConfig()
-		cfg.NoAutoencoder = noAE
-		cfg.Iterations = 1
-		if noAE {
-			cfg.FilterTau = 2 // a model file with a filter
+// tinyModel returns a hand-made model of 3 nodes in d = 2 dimensions and
+// one view of 4 features: read through a 4→2→4 autoencoder, or with
+// identity encoders (codes = the features, a 2×4 basis), a feature scale and
+// the heat filter. Its file is a few KB, mostly the header's Config: small
+// seeds keep a fuzzer's minimisation of them fast.
+func tinyModel(tb testing.TB, ae bool) *Model {
+	tb.Helper()
+	m := &Model{
+		Config: Config{Dim: 2},
+		IDs:    []string{"a", "b", "c"},
+		Y:      mat.NewDense(3, 2, []float64{1, 0, 0, 1, -1, -1}),
+	}
+	v := ViewModel{Name: "v", In: 4, Weight: 1}
+	if ae {
+		a, err := nn.New(4, nn.Config{Hidden: []int{2}}, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			tb.Fatal(err)
 		}
-		_, b := fitWritten(f, net, cfg)
-		f.Add(b.Bytes())
-		f.Add(b.Bytes()[:len(b.Bytes())/3])
+		v.AE, v.B = a, mat.NewDense(2, 2, []float64{1, 0.5, -0.5, 1})
+	} else {
+		v.B = mat.NewDense(2, 4, []float64{1, 0, 0.5, 0, 0, 1, 0, -0.5})
+		v.Scale = &FeatureScale{Shift: []float32{0, 1, 0, 0}, Scale: []float32{1, 2, 1, 0.5}}
+		m.Filter = mat.NewDense(2, 2, []float64{0.9, 0, 0, 0.8})
+	}
+	m.Views = []ViewModel{v}
+	if err := m.Check(); err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// tinyModelBytes is tinyModel's file.
+func tinyModelBytes(tb testing.TB, ae bool) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := tinyModel(tb, ae).Write(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// shortConfig returns a model or checkpoint file with the config in its
+// header cut to {"Dim":2}, which reads as a legacy file would (legacyConfig):
+// at some 500 bytes, a seed a fuzzer shrinks in seconds (minimising costs
+// it time quadratic in the input's length).
+func shortConfig(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	short := withHeader(data, func(js []byte) []byte {
+		return regexp.MustCompile(`"config":\{[^{}]*\}`).ReplaceAll(js, []byte(`"config":{"Dim":2}`))
+	})
+	if len(short) >= len(data) {
+		tb.Fatal("no config in the header")
+	}
+	return short
+}
+
+// FuzzReadModel feeds arbitrary bytes to the model reader, with the size
+// known and unknown: it must return a model or an error, never panic or
+// allocate past the input's size, and accept the same inputs either way.
+// The seeds are tinyModel's files with a short config (shortConfig; see the
+// package documentation for the command that runs it).
+func FuzzReadModel(f *testing.F) {
+	for _, ae := range []bool{true, false} {
+		data := tinyModelBytes(f, ae)
+		short := shortConfig(f, data)
+		if _, err := ReadModel(bytes.NewReader(short), int64(len(short))); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(short)
+		f.Add(short[:len(short)-5])
 	}
 	f.Add([]byte(modelMagic + "\xff\xff\xff\xff\xff\xff\xff\x7f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -290,7 +350,139 @@ func FuzzReadModel(f *testing.F) {
 		if err == nil && m == nil {
 			t.Fatal("nil model without error")
 		}
+		m2, err2 := ReadModel(bytes.NewReader(data), -1)
+		if err2 == nil && m2 == nil {
+			t.Fatal("size unknown: nil model without error")
+		}
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("size known: %v; size unknown: %v", err, err2)
+		}
 	})
+}
+
+// TestReadModelForgedHeader: a header that claims more than its file holds
+// (d = 2·10⁹ dimensions, a basis or a layer of 2·10⁹ columns, 2·10⁹ nodes, a
+// header longer than the file) is refused with an error naming the field
+// and what the file holds, without allocating anything near the claim;
+// with the size unknown, after reading no more than the input holds.
+func TestReadModelForgedHeader(t *testing.T) {
+	const huge = 2000000000
+	good := tinyModelBytes(t, true)
+	header := func(old, new string) []byte {
+		data := withHeader(good, func(js []byte) []byte { return bytes.Replace(js, []byte(old), []byte(new), 1) })
+		if bytes.Equal(data, good) {
+			t.Fatalf("%s not in the header", old)
+		}
+		return data
+	}
+	hugeHeader := slices.Clone(good)
+	binary.LittleEndian.PutUint64(hugeHeader[8:], huge)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"d", header(`"d":2`, `"d":2000000000`), "header describes embedding Y (n×d float64) of 3×2000000000 values (48000000000 bytes), but the file has 168 bytes left"},
+		{"n", header(`"n":3`, `"n":2000000000`), "header describes n = 2000000000 nodes but lists 3 ids"},
+		{"h", header(`"h":2`, `"h":2000000000`), `header describes view "v" basis B (d×h float64) of 2×2000000000 values (32000000000 bytes), but the file has`},
+		{"layer", header(`"In":4,"Out":2`, `"In":2000000000,"Out":2`), `header describes view "v" layer 0 weights (in×out float32) of 2000000000×2 values (16000000000 bytes), but the file has`},
+		{"header length", hugeHeader, "byte 8: header length 2000000000 exceeds the"},
+	} {
+		// The known-size error names the field; the unknown-size one comes
+		// when the input ends (or a check after it).
+		for _, size := range []int64{int64(len(tc.data)), -1} {
+			var err error
+			alloc := allocated(func() { _, err = ReadModel(bytes.NewReader(tc.data), size) })
+			if err == nil || size >= 0 && !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s, size %d: err = %v, want %q", tc.name, size, err, tc.want)
+			}
+			// Tolerance: 64 MiB, far below the claims (16 GB and more) and
+			// far above what a file of a few KB needs.
+			if alloc > 64<<20 {
+				t.Errorf("%s, size %d: allocated %d bytes", tc.name, size, alloc)
+			}
+			t.Logf("%s, size %d: %d bytes allocated: %v", tc.name, size, alloc, err)
+		}
+		p := filepath.Join(t.TempDir(), "forged.dpmne")
+		if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		alloc := allocated(func() { _, err = Load(p) })
+		if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Load: err = %v, want %q", tc.name, err, tc.want)
+		}
+		if alloc > 64<<20 {
+			t.Errorf("%s: Load allocated %d bytes", tc.name, alloc)
+		}
+	}
+	// Unforged, it reads the same with the size known or not.
+	a, err := ReadModel(bytes.NewReader(good), int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadModel(bytes.NewReader(good), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.Y, b.Y) || !reflect.DeepEqual(a.Views[0].AE.Layers, b.Views[0].AE.Layers) {
+		t.Error("a model read with its size unknown differs")
+	}
+}
+
+// TestReadModelSizeUnknown: a model of 5000 nodes (Y of 80 KB, read in
+// growing chunks) reads the same with its size unknown, from a reader and
+// through Load from a pipe, whose size says nothing.
+func TestReadModelSizeUnknown(t *testing.T) {
+	m := tinyModel(t, true)
+	const n = 5000
+	rnd := rand.New(rand.NewPCG(1, 2))
+	m.IDs, m.Y = make([]string, n), mat.NewDense(n, 2, nil)
+	for i := range n {
+		m.IDs[i] = fmt.Sprint(i)
+		m.Y.Set(i, 0, rnd.NormFloat64())
+		m.Y.Set(i, 1, rnd.NormFloat64())
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadModel(bytes.NewReader(b.Bytes()), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.Y, m.Y) || !slices.Equal(got.IDs, m.IDs) || !reflect.DeepEqual(got.Views[0].AE.Layers, m.Views[0].AE.Layers) {
+		t.Error("read with its size unknown, the model differs")
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.Write(b.Bytes())
+		w.Close()
+	}()
+	got, err = Load(fmt.Sprintf("/dev/fd/%d", r.Fd()))
+	if err != nil {
+		t.Fatalf("Load from a pipe: %v", err)
+	}
+	if !mat.Equal(got.Y, m.Y) {
+		t.Error("loaded from a pipe, the model differs")
+	}
+}
+
+// allocated returns the bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // saveLoad saves m to a temporary file and loads it back.

@@ -58,7 +58,10 @@
 // a corrupt header cannot make it allocate more than the input holds, and
 // rejects codes with bits set above Bits. Its errors are *FormatError
 // values carrying the byte offset of the problem. Writing atomically
-// (temporary file and rename) is left to the caller.
+// (temporary file and rename) is left to the caller. FuzzReadCodes checks
+// the reader on arbitrary input from small seeds; run it for a minute with
+//
+//	go test -run '^$' -fuzz '^FuzzReadCodes$' -fuzztime 60s ./codes
 //
 // # Search
 //
@@ -68,5 +71,7 @@
 // order is total (score, then smaller index), so results do not depend on
 // the number of workers. Index stores float32 rows normalised once to
 // unit length, so the cosine similarity is one float32 dot product per
-// row.
+// row. HammingTopKContext and CosineTopKContext stop a scan once their
+// context is done (the server's per-request deadline, Ctrl-C in dpmne
+// search).
 package codes

@@ -116,12 +116,19 @@ func TestReadCodesErrors(t *testing.T) {
 }
 
 // TestReadCodesHugeHeader: a header claiming 2^60 codes (more bytes than
-// an int64 can count) or 2^50 codes (an in-range size) on a tiny input
-// fails without allocating anything near the claimed size, with the size
-// known or not.
+// an int64 can count), 2^50 or 2·10⁹ codes (in-range sizes) on a tiny
+// input fails without allocating anything near the claimed size, with the
+// size known or not, and the error names the claim.
 func TestReadCodesHugeHeader(t *testing.T) {
-	for _, n := range []uint64{1 << 60, 1 << 50} {
-		data := append(header(n, 64), make([]byte, 800)...)
+	for _, tc := range []struct {
+		n    uint64
+		want string
+	}{
+		{1 << 60, "1152921504606846976 codes of 64 bits do not fit in a file"},
+		{1 << 50, "the header (1125899906842624 codes of 64 bits) needs 9007199254741016 bytes"},
+		{2000000000, "the header (2000000000 codes of 64 bits) needs 16000000024 bytes"},
+	} {
+		data := append(header(tc.n, 64), make([]byte, 800)...)
 		for _, size := range []int64{int64(len(data)), -1} {
 			var before, after runtime.MemStats
 			runtime.GC()
@@ -131,6 +138,9 @@ func TestReadCodesHugeHeader(t *testing.T) {
 			var fe *FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("size %d: error %v, want *FormatError", size, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("size %d: error %q, want %q", size, err, tc.want)
 			}
 			// Tolerance: 1 MiB of allocation (the read buffer is 64 KiB).
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {

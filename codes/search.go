@@ -1,6 +1,7 @@
 package codes
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -98,21 +99,43 @@ func (t *topK) push(c cand) {
 	}
 }
 
+// checkRows is the number of rows a scan's worker scans between two
+// looks at the search's context: under a millisecond in 128 dimensions.
+const checkRows = 1 << 14
+
 // scan runs fn(lo, hi, heap) over nw contiguous chunks of [0, n) in
-// parallel and merges the per-chunk heaps into the k best hits.
-func scan(n, k, nw int, desc bool, fn func(lo, hi int, t *topK)) []Hit {
+// parallel and merges the per-chunk heaps into the k best hits. Each
+// worker calls fn on its chunk checkRows rows at a time, in order, with
+// the chunk's heap (so fn starts from what the heap already holds), and
+// looks at ctx before each call: one that finds ctx done stops, and scan
+// returns ctx.Err() and no hits.
+func scan(ctx context.Context, n, k, nw int, desc bool, fn func(lo, hi int, t *topK)) ([]Hit, error) {
 	heaps := make([]topK, nw)
+	errs := make([]error, nw)
+	work := func(w, lo, hi int) {
+		for ; lo < hi; lo += checkRows {
+			if errs[w] = ctx.Err(); errs[w] != nil {
+				return
+			}
+			fn(lo, min(hi, lo+checkRows), &heaps[w])
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range nw {
 		lo, hi := w*n/nw, (w+1)*n/nw
 		heaps[w] = topK{h: make([]cand, 0, min(k, hi-lo)), k: k, desc: desc}
 		if nw == 1 {
-			fn(lo, hi, &heaps[w])
+			work(w, lo, hi)
 			break
 		}
-		wg.Go(func() { fn(lo, hi, &heaps[w]) })
+		wg.Go(func() { work(w, lo, hi) })
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	var all []cand
 	if nw == 1 {
 		all = heaps[0].h
@@ -135,7 +158,7 @@ func scan(n, k, nw int, desc bool, fn func(lo, hi int, t *topK)) []Hit {
 	for j := range out {
 		out[j] = Hit{Index: all[j].i, Score: all[j].s}
 	}
-	return out
+	return out, nil
 }
 
 // HammingTopK returns the k codes nearest to query (a code of c.Bits bits,
@@ -146,20 +169,32 @@ func scan(n, k, nw int, desc bool, fn func(lo, hi int, t *topK)) []Hit {
 // above c.Bits are ignored. Fewer than k hits are returned when there are
 // fewer codes.
 func (c *Codes) HammingTopK(query []uint64, k, exclude, workers int) []Hit {
+	hits, _ := c.HammingTopKContext(context.Background(), query, k, exclude, workers)
+	return hits
+}
+
+// HammingTopKContext is HammingTopK that stops when ctx is done: each
+// worker looks at ctx every 16,384 rows, and a scan that finds it done
+// returns ctx.Err() and no hits. A scan that ends first returns the hits
+// of HammingTopK.
+func (c *Codes) HammingTopKContext(ctx context.Context, query []uint64, k, exclude, workers int) ([]Hit, error) {
 	w := c.W()
 	if len(query) != w {
 		panic(fmt.Sprintf("codes: HammingTopK: query has %d words, want %d", len(query), w))
 	}
 	if k <= 0 || c.N == 0 {
-		return []Hit{}
+		return []Hit{}, nil
 	}
 	q := slices.Clone(query)
 	if w > 0 {
 		q[w-1] &= lastMask(c.Bits)
 	}
 	words := c.Words
-	return scan(c.N, k, numWorkers(workers, c.N), false, func(lo, hi int, t *topK) {
+	return scan(ctx, c.N, k, numWorkers(workers, c.N), false, func(lo, hi int, t *topK) {
 		lim := math.MaxInt // a distance must be < lim to enter a full heap
+		if t.full() {
+			lim = int(t.h[0].s)
+		}
 		offer := func(i, d int) {
 			if i == exclude {
 				return
@@ -279,11 +314,18 @@ func (ix *Index) Row(i int) []float32 {
 // against all rows); Score is the float32 dot product of the normalised
 // vectors. exclude and workers are as for HammingTopK.
 func (ix *Index) CosineTopK(query []float64, k, exclude, workers int) []Hit {
+	hits, _ := ix.CosineTopKContext(context.Background(), query, k, exclude, workers)
+	return hits
+}
+
+// CosineTopKContext is CosineTopK that stops when ctx is done, as
+// Codes.HammingTopKContext does.
+func (ix *Index) CosineTopKContext(ctx context.Context, query []float64, k, exclude, workers int) ([]Hit, error) {
 	if len(query) != ix.D {
 		panic(fmt.Sprintf("codes: CosineTopK: query has length %d, want %d", len(query), ix.D))
 	}
 	if k <= 0 || ix.N == 0 {
-		return []Hit{}
+		return []Hit{}, nil
 	}
 	q := make([]float32, ix.D)
 	if s := invNorm(query); s != 0 {
@@ -292,8 +334,11 @@ func (ix *Index) CosineTopK(query []float64, k, exclude, workers int) []Hit {
 		}
 	}
 	d, data := ix.D, ix.data
-	return scan(ix.N, k, numWorkers(workers, ix.N), true, func(lo, hi int, t *topK) {
+	return scan(ctx, ix.N, k, numWorkers(workers, ix.N), true, func(lo, hi int, t *topK) {
 		lim := math.Inf(-1) // a score must be > lim to enter a full heap
+		if t.full() {
+			lim = t.h[0].s
+		}
 		for i := lo; i < hi; i++ {
 			s := float64(dot32(data[i*d:(i+1)*d], q))
 			if s <= lim || i == exclude {

@@ -1,10 +1,14 @@
 package codes
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // bruteForce sorts all candidates by (score, index) in the given direction.
@@ -121,6 +125,97 @@ func TestCosineTopK(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// stopAfter is a context whose first n looks at Err find it running and
+// the rest find it cancelled.
+type stopAfter struct {
+	context.Context
+	n atomic.Int64
+}
+
+func newStopAfter(n int64) *stopAfter {
+	c := &stopAfter{Context: context.Background()}
+	c.n.Store(n)
+	return c
+}
+
+func (c *stopAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestTopKContext: over several blocks of checkRows rows, with many ties
+// across blocks, a search with a running context returns the hits of the
+// search without one (and of brute force), whatever the workers; one
+// whose context is done returns its error and no hits, and one cancelled
+// mid-scan stops at the next block.
+func TestTopKContext(t *testing.T) {
+	const n = 3*checkRows + 5 // three whole blocks and a bit
+	rng := rand.New(rand.NewPCG(8, 8))
+	// 8-bit codes and 2-dimensional rows of small integers: most scores
+	// are tied many times over.
+	c := Sign(randn(rng, n*8), n, 8)
+	y := make([]float64, 2*n)
+	for j := range y {
+		y[j] = float64(rng.IntN(5) - 2)
+	}
+	ix := NewIndex(y, n, 2)
+	hamming := make([]float64, n)
+	cosine := make([]float64, n)
+	for i := range n {
+		hamming[i] = float64(HammingDistance(c.Row(7), c.Row(i)))
+		cosine[i] = float64(dot32(ix.Row(i), ix.Row(7)))
+	}
+	searches := []struct {
+		name   string
+		scores []float64
+		desc   bool
+		search func(ctx context.Context, k, workers int) ([]Hit, error)
+		plain  func(k, workers int) []Hit
+	}{
+		{"hamming", hamming, false,
+			func(ctx context.Context, k, workers int) ([]Hit, error) {
+				return c.HammingTopKContext(ctx, c.Row(7), k, 7, workers)
+			},
+			func(k, workers int) []Hit { return c.HammingTopK(c.Row(7), k, 7, workers) }},
+		{"cosine", cosine, true,
+			func(ctx context.Context, k, workers int) ([]Hit, error) {
+				return ix.CosineTopKContext(ctx, y[14:16], k, 7, workers)
+			},
+			func(k, workers int) []Hit { return ix.CosineTopK(y[14:16], k, 7, workers) }},
+	}
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, s := range searches {
+		for _, k := range []int{1, 10, 2 * checkRows} {
+			want := bruteForce(s.scores, k, 7, s.desc)
+			for _, workers := range []int{1, 2, 5, 0} {
+				got, err := s.search(context.Background(), k, workers)
+				if err != nil || !slices.Equal(got, want) || !slices.Equal(s.plain(k, workers), want) {
+					t.Fatalf("%s k=%d workers=%d: %d hits, error %v; differ from brute force", s.name, k, workers, len(got), err)
+				}
+			}
+		}
+		for _, ctx := range []context.Context{past, cancelled} {
+			if got, err := s.search(ctx, 10, 0); got != nil || err != ctx.Err() {
+				t.Errorf("%s with %v: %v, %v; want no hits and the context's error", s.name, ctx.Err(), got, err)
+			}
+		}
+		// One worker, four blocks: cancelled after two, it looks at its
+		// context a third time and stops there.
+		ctx := newStopAfter(2)
+		if got, err := s.search(ctx, 10, 1); got != nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("%s cancelled mid-scan: %v, %v; want no hits and context.Canceled", s.name, got, err)
+		}
+		if looks := 2 - ctx.n.Load(); looks != 3 {
+			t.Errorf("%s cancelled after 2 blocks looked at its context %d times, want 3", s.name, looks)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,21 +43,27 @@ type LabelRange struct {
 //
 //	<layerID> <nodeID> <nodeID> [weight]
 //
-// space- or tab-separated, weight 1 when absent. Each layer becomes a view
-// named by the layers file (or "layer<ID>" without one), in increasing layer
-// id order. Edges are made undirected. A node is observed in a layer when an
-// edge there names it; nodes that no edge names are dropped, since they carry
-// no data in any view. Views have no features of their own, so their
-// adjacency rows serve as features. CRLF line endings are accepted anywhere.
+// space- or tab-separated, weight 1 when absent. Layer and node ids are
+// integers ("01" is node 1); any other id is an error naming the file,
+// line and field. Each layer becomes a view named by the layers file (or
+// "layer<ID>" without one), in increasing layer id order. Edges are made
+// undirected. A node is observed in a layer when an edge there names it;
+// nodes that no edge names are dropped, since they carry no data in any
+// view. Views have no features of their own, so their adjacency rows serve
+// as features. CRLF line endings are accepted anywhere.
 func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, error) {
+	return loadMultiplexEdges(context.Background(), edges, opt)
+}
+
+func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOptions) (*Network, error) {
 	var layerName map[int]string
 	if opt.Layers != "" {
 		var err error
-		if layerName, err = readLayers(opt.Layers); err != nil {
+		if layerName, err = readLayers(ctx, opt.Layers); err != nil {
 			return nil, err
 		}
 	}
-	f, err := openText(edges)
+	f, err := openText(ctx, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +74,8 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 	}
 	nodes := NewNodes()
 	byLayer := make(map[int][]edge)
-	lr := newLineReader(edges, f, true)
+	lr := f.lines(true)
+	var ends [2]int
 	for lr.next() {
 		fs := lr.fields
 		if len(fs) != 3 && len(fs) != 4 {
@@ -82,6 +90,13 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 				return nil, lr.errorf(1, "layer %d is not in %s", layer, opt.Layers)
 			}
 		}
+		for e := range ends {
+			id, err := strconv.Atoi(string(fs[1+e]))
+			if err != nil {
+				return nil, lr.errorf(2+e, "node id %q is not an integer", fs[1+e])
+			}
+			ends[e] = nodes.Add(strconv.Itoa(id))
+		}
 		w := 1.0
 		if len(fs) == 4 {
 			if w, err = strconv.ParseFloat(string(fs[3]), 32); err != nil || w != w {
@@ -91,9 +106,7 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 				return nil, lr.errorf(4, "weight %s: want finite and > 0", fs[3])
 			}
 		}
-		u := nodes.Add(string(fs[1]))
-		v := nodes.Add(string(fs[2]))
-		byLayer[layer] = append(byLayer[layer], edge{int32(u), int32(v), float32(w)})
+		byLayer[layer] = append(byLayer[layer], edge{int32(ends[0]), int32(ends[1]), float32(w)})
 	}
 	if err := lr.err(); err != nil {
 		return nil, err
@@ -101,8 +114,8 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 	if nodes.Len() == 0 {
 		return nil, &InputError{File: edges, Msg: "no edges"}
 	}
-	// Number nodes by integer id when all ids are integers, so that node
-	// order follows the data set's ids rather than first appearance.
+	// Number nodes by integer id, so that node order follows the data
+	// set's ids rather than first appearance.
 	order, nodes := sortedNodes(nodes)
 	ids := make([]int, 0, len(byLayer))
 	for id := range byLayer {
@@ -118,6 +131,9 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 	n := nodes.Len()
 	net := &Network{Name: "multiplex", Nodes: nodes}
 	for _, id := range ids {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, fmt.Sprintf("%s, layer %d", edges, id))
+		}
 		name := fmt.Sprintf("layer%d", id)
 		if layerName != nil {
 			name = layerName[id]
@@ -140,7 +156,7 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 		if opt.Nodes == "" {
 			return nil, fmt.Errorf("%s: label column %q needs a nodes file", edges, opt.LabelColumn)
 		}
-		l, err := readLabelColumn(opt.Nodes, opt.LabelColumn, nodes)
+		l, err := readLabelColumn(ctx, opt.Nodes, opt.LabelColumn, nodes, edges)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +170,7 @@ func LoadMultiplexEdges(edges string, opt MultiplexEdgesOptions) (*Network, erro
 	default:
 		if opt.Nodes != "" {
 			// Still check that the nodes file names every node.
-			if _, err := readLabelColumn(opt.Nodes, "", nodes); err != nil {
+			if _, err := readLabelColumn(ctx, opt.Nodes, "", nodes, edges); err != nil {
 				return nil, err
 			}
 		}
@@ -191,15 +207,15 @@ func sortedNodes(nodes *Nodes) ([]int, *Nodes) {
 	return order, sorted
 }
 
-func readLayers(path string) (map[int]string, error) {
-	f, err := openText(path)
+func readLayers(ctx context.Context, path string) (map[int]string, error) {
+	f, err := openText(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	names := make(map[int]string)
 	seen := make(map[string]bool)
-	lr := newLineReader(path, f, false)
+	lr := f.lines(false)
 	header := true
 	for lr.next() {
 		if header {
@@ -213,7 +229,11 @@ func readLayers(path string) (map[int]string, error) {
 		if err != nil {
 			return nil, lr.errorf(1, "layer id %q is not an integer", lr.fields[0])
 		}
-		name := strings.Join(fieldStrings(lr.fields[1:]), " ")
+		words, err := lr.texts(2, "layer name")
+		if err != nil {
+			return nil, err
+		}
+		name := strings.Join(words, " ")
 		if _, dup := names[id]; dup {
 			return nil, lr.errorf(1, "layer id %d appears twice", id)
 		}
@@ -232,16 +252,17 @@ func readLayers(path string) (map[int]string, error) {
 }
 
 // readLabelColumn reads a nodes file with a header and returns labels from
-// the named column for the given nodes. Every node must have a line; lines for
-// ids outside nodes are ignored (nodes without edges). With column "" it only
-// checks the file and returns nil labels.
-func readLabelColumn(path, column string, nodes *Nodes) (*Labels, error) {
-	f, err := openText(path)
+// the named column for the given nodes. Every node must have a line, whose
+// id, the first field, is an integer; lines for ids outside nodes are
+// ignored (nodes without edges). With column "" it only checks the file
+// and returns nil labels. edges is the edge list, for errors.
+func readLabelColumn(ctx context.Context, path, column string, nodes *Nodes, edges string) (*Labels, error) {
+	f, err := openText(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	lr := newLineReader(path, f, false)
+	lr := f.lines(false)
 	if !lr.next() {
 		if err := lr.err(); err != nil {
 			return nil, err
@@ -260,17 +281,17 @@ func readLabelColumn(path, column string, nodes *Nodes) (*Labels, error) {
 	}
 	names := make([]string, nodes.Len())
 	have := make([]bool, nodes.Len())
-	seen := make(map[string]bool)
+	seen := make(map[int]int)
 	for lr.next() {
-		id := string(lr.fields[0])
-		if id2, err := strconv.Atoi(id); err == nil {
-			id = strconv.Itoa(id2)
+		v, err := strconv.Atoi(string(lr.fields[0]))
+		if err != nil {
+			return nil, lr.errorf(1, "node id %q is not an integer", lr.fields[0])
 		}
-		if seen[id] {
-			return nil, lr.errorf(1, "node id %q appears twice", id)
+		if prev, dup := seen[v]; dup {
+			return nil, lr.errorf(1, "node id %d appears twice (first on line %d)", v, prev)
 		}
-		seen[id] = true
-		i, ok := nodes.Index(id)
+		seen[v] = lr.line
+		i, ok := nodes.Index(strconv.Itoa(v))
 		if !ok {
 			continue
 		}
@@ -281,14 +302,24 @@ func readLabelColumn(path, column string, nodes *Nodes) (*Labels, error) {
 		if col >= len(lr.fields) {
 			return nil, lr.errorf(0, "%d fields, want at least %d for column %q", len(lr.fields), col+1, column)
 		}
-		names[i] = canonicalLabel(string(lr.fields[col]))
+		name, err := lr.text(col+1, "label")
+		if err != nil {
+			return nil, err
+		}
+		names[i] = canonicalLabel(name)
 	}
 	if err := lr.err(); err != nil {
 		return nil, err
 	}
 	for i, ok := range have {
 		if !ok {
-			return nil, &InputError{File: path, Msg: fmt.Sprintf("node %q, named by the edges, has no line", nodes.ID(i))}
+			id := nodes.ID(i)
+			want, _ := strconv.Atoi(id) // canonical: the edges' ids are integers
+			line := firstLine(edges, 1, 3, func(fd []byte) bool {
+				v, err := strconv.Atoi(string(fd))
+				return err == nil && v == want
+			})
+			return nil, &InputError{File: path, Msg: fmt.Sprintf("node %s, named by %s, has no line", id, fileLine(edges, line))}
 		}
 	}
 	if col < 0 {
@@ -317,12 +348,14 @@ func labelsFromRanges(ranges []LabelRange, nodes *Nodes) (*Labels, error) {
 		if err != nil {
 			return nil, fmt.Errorf("label ranges need integer node ids, got %q", id)
 		}
-		for _, r := range ranges {
+		in := -1 // the range v is in
+		for k, r := range ranges {
 			if v >= r.From && v <= r.To {
-				if names[i] != "" {
-					return nil, fmt.Errorf("node %d is in two label ranges", v)
+				if in >= 0 {
+					q := ranges[in]
+					return nil, fmt.Errorf("node %d is in two label ranges, [%d, %d] (label %q) and [%d, %d] (label %q)", v, q.From, q.To, q.Label, r.From, r.To, r.Label)
 				}
-				names[i] = r.Label
+				in, names[i] = k, r.Label
 			}
 		}
 	}

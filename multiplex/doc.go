@@ -12,7 +12,10 @@
 // dblp4057, freebase, aminer, ckm, lazega, vickers, aarhus, euair) are built-in manifests
 // resolved under a data directory, and a user's own data is a manifest.json
 // in the native format described on Manifest. Load resolves either and
-// validates the result.
+// validates the result; LoadContext also stops once its context is done
+// (Ctrl-C), and Manifest.Bounds reads lower bounds on a data set's size
+// from its files' headers, before it is loaded, so that a fit too large
+// for the memory at hand is refused without loading it.
 //
 // Readers for the formats the public data sets use:
 //
@@ -28,6 +31,23 @@
 // nodes from each view independently. WriteNative writes any network in the
 // native format.
 //
-// Bad input never panics: errors name the file, line (or byte offset) and
-// field, and say what was expected (see InputError).
+// Bad input never panics: errors name the file, line (or byte offset, or
+// matrix entry) and field, and say what was expected (see InputError).
+// Text files are read as streams, so a FIFO or a file under /proc (whose
+// size Stat gives as 0) loads like any other.
+//
+// # Fuzzing
+//
+// Each parser has a fuzz target seeded with a few small files; run one for
+// a minute with
+//
+//	go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeEdges$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeFeatures$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeLabels$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzLINQS$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzMultiplexEdges$' -fuzztime 60s ./multiplex
+//
+// The .npy and .npz headers that Manifest.Bounds reads are parsed by
+// package npy, and fuzzed there.
 package multiplex

@@ -3,9 +3,15 @@ package multiplex
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
 )
 
 // InputError reports a problem in an input file: which file, where, and what
@@ -18,38 +24,79 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
-	s := e.File
-	if e.Line > 0 {
-		s += fmt.Sprintf(":%d", e.Line)
-	}
+	s := fileLine(e.File, e.Line)
 	if e.Field > 0 {
-		s += fmt.Sprintf(": field %d", e.Field)
+		s += ": field " + strconv.Itoa(e.Field)
 	}
 	return s + ": " + e.Msg
 }
 
+// fileLine names line of file as errors do, "file:line", or "file" for
+// line 0.
+func fileLine(file string, line int) string {
+	if line > 0 {
+		return file + ":" + strconv.Itoa(line)
+	}
+	return file
+}
+
+// stopped returns the error of a load that ctx stopped, where saying
+// where (a file, file:line or a view): it wraps ctx.Err(),
+// context.Canceled or context.DeadlineExceeded, and gives the cause when
+// there is another (signal.NotifyContext's "interrupt signal received").
+func stopped(ctx context.Context, where string) error {
+	err := ctx.Err()
+	if c := context.Cause(ctx); c != nil && c != err {
+		return fmt.Errorf("loading stopped at %s (%v): %w", where, c, err)
+	}
+	return fmt.Errorf("loading stopped at %s: %w", where, err)
+}
+
+// checkEveryLines and checkEveryBytes are how many lines, or bytes, a
+// lineReader reads between two looks at its context: often enough that a
+// cancelled load stops within milliseconds, rarely enough to cost nothing
+// measurable.
+const (
+	checkEveryLines = 1 << 12
+	checkEveryBytes = 1 << 20
+)
+
 // lineReader reads a text file line by line, tolerating CRLF and a missing
 // final newline, skipping blank lines and lines starting with '#' when
-// comments is set, and splitting fields on spaces and tabs.
+// comments is set, and splitting fields on spaces and tabs. It stops,
+// with an error wrapping ctx's, once ctx is done.
 type lineReader struct {
+	ctx      context.Context
 	file     string
 	sc       *bufio.Scanner
 	line     int
 	comments bool
 	fields   [][]byte
-	text     []byte
+	unread   int   // bytes read since ctx was last looked at
+	done     error // set when ctx stopped the reading
 }
 
-func newLineReader(file string, r io.Reader, comments bool) *lineReader {
+func newLineReader(ctx context.Context, file string, r io.Reader, comments bool) *lineReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	return &lineReader{file: file, sc: sc, comments: comments}
+	return &lineReader{ctx: ctx, file: file, sc: sc, comments: comments}
 }
 
 // next advances to the next non-blank line and reports whether there is one.
 func (lr *lineReader) next() bool {
+	if lr.done != nil {
+		return false
+	}
 	for lr.sc.Scan() {
 		lr.line++
+		lr.unread += len(lr.sc.Bytes()) + 1
+		if lr.line%checkEveryLines == 0 || lr.unread >= checkEveryBytes {
+			lr.unread = 0
+			if lr.ctx.Err() != nil {
+				lr.done = stopped(lr.ctx, fileLine(lr.file, lr.line))
+				return false
+			}
+		}
 		t := bytes.TrimRight(lr.sc.Bytes(), "\r")
 		if lr.line == 1 {
 			// A UTF-8 byte-order mark (Windows editors write one) is not
@@ -60,16 +107,23 @@ func (lr *lineReader) next() bool {
 		if len(trimmed) == 0 || (lr.comments && trimmed[0] == '#') {
 			continue
 		}
-		lr.text = t
 		lr.fields = splitFields(lr.fields[:0], t)
 		return true
 	}
 	return false
 }
 
-// err returns the scanner's error, as an InputError.
+// err returns why the reading ended early: ctx's error (wrapped, naming
+// the line), or the scanner's, as an InputError.
 func (lr *lineReader) err() error {
+	if lr.done != nil {
+		return lr.done
+	}
 	if err := lr.sc.Err(); err != nil {
+		if lr.ctx.Err() != nil {
+			// A read interrupted by the context (textFile's deadline).
+			return stopped(lr.ctx, fileLine(lr.file, lr.line+1))
+		}
 		return &InputError{File: lr.file, Line: lr.line + 1, Msg: err.Error()}
 	}
 	return nil
@@ -79,6 +133,80 @@ func (lr *lineReader) err() error {
 // (1-based, 0 for the whole line).
 func (lr *lineReader) errorf(field int, format string, args ...any) error {
 	return &InputError{File: lr.file, Line: lr.line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// text returns field k (1-based) of the current line as a string, what it
+// is (such as "node id") naming it in the error when it holds a NUL byte
+// or is not valid UTF-8 (see badText).
+func (lr *lineReader) text(k int, what string) (string, error) {
+	f := lr.fields[k-1]
+	if why := badText(f); why != "" {
+		return "", lr.errorf(k, "%s %q %s", what, f, why)
+	}
+	return string(f), nil
+}
+
+// texts returns the fields from field from (1-based) to the end of the
+// current line as strings, each checked as text checks it.
+func (lr *lineReader) texts(from int, what string) ([]string, error) {
+	out := make([]string, 0, max(len(lr.fields)-from+1, 0))
+	for k := from; k <= len(lr.fields); k++ {
+		s, err := lr.text(k, what)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// finite parses s, a field of a text file, as a float32 and reports
+// whether it is a finite one (ParseFloat refuses values beyond float32's
+// range).
+func finite(s []byte) (float64, bool) {
+	v, err := strconv.ParseFloat(string(s), 32)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// firstLine returns the number of the first line of text file p with a
+// field among fields from to to (0-based, to excluded, as far as the line
+// has them) that match reports true for, or 0 for none (or no file). It
+// runs on an error only, so that the loaders keep no line numbers.
+func firstLine(p string, from, to int, match func(field []byte) bool) int {
+	f, err := openText(context.Background(), p)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	lr := f.lines(true)
+	for lr.next() {
+		n := len(lr.fields)
+		if slices.ContainsFunc(lr.fields[min(from, n):min(to, n)], match) {
+			return lr.line
+		}
+	}
+	return 0
+}
+
+// badText says why s cannot be an id or a name, which end up in JSON
+// summaries, text outputs and other programs' inputs: it holds a NUL byte
+// or is not valid UTF-8. It returns "" when s can.
+func badText(s []byte) string {
+	i := bytes.IndexByte(s, 0)
+	if i < 0 && utf8.Valid(s) {
+		return ""
+	}
+	if i >= 0 {
+		return fmt.Sprintf("holds a NUL byte (byte %d)", i+1)
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Sprintf("is not valid UTF-8 (byte %d)", i+1)
+		}
+		i += size
+	}
+	return ""
 }
 
 func splitFields(dst [][]byte, s []byte) [][]byte {
@@ -99,20 +227,57 @@ func splitFields(dst [][]byte, s []byte) [][]byte {
 	return dst
 }
 
-// openText opens a text file, reporting an empty file as an error.
-func openText(path string) (*os.File, error) {
+// aLongTimeAgo is a read deadline already past, which makes a waiting
+// read return.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// textFile is a text input open for reading.
+type textFile struct {
+	ctx  context.Context
+	path string
+	f    *os.File
+	r    *bufio.Reader
+	stop func() bool
+}
+
+// openText opens a text file, reporting an empty file as an error. It
+// judges emptiness by reading, not by the size Stat gives, which is 0 for
+// a FIFO, a character device or a file under /proc that still has data:
+// every text file is read as a stream, memory growing with what arrives.
+// Once ctx is done, a read waiting on a FIFO or a pipe returns (the
+// reading then stops with ctx's error).
+func openText(ctx context.Context, path string) (*textFile, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(ctx, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
+	t := &textFile{ctx: ctx, path: path, f: f, r: bufio.NewReaderSize(f, 64*1024)}
+	// A pollable file (FIFO, pipe, terminal) takes a deadline; a regular
+	// file does not need one, its reads do not wait.
+	t.stop = context.AfterFunc(ctx, func() { f.SetReadDeadline(aLongTimeAgo) })
+	if _, err := t.r.Peek(1); err != nil {
+		t.Close()
+		switch {
+		case err == io.EOF:
+			return nil, &InputError{File: path, Msg: "file is empty"}
+		case ctx.Err() != nil:
+			return nil, stopped(ctx, path)
+		}
 		return nil, err
 	}
-	if fi.Size() == 0 {
-		f.Close()
-		return nil, &InputError{File: path, Msg: "file is empty"}
-	}
-	return f, nil
+	return t, nil
+}
+
+// lines returns a lineReader over the file.
+func (t *textFile) lines(comments bool) *lineReader {
+	return newLineReader(t.ctx, t.path, t.r, comments)
+}
+
+// Close closes the file.
+func (t *textFile) Close() error {
+	t.stop()
+	return t.f.Close()
 }

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,35 +23,54 @@ const g = 2000000000
 // of the given layout and shape with the integer members given (row and
 // col, or indices and indptr) and data.
 func npzBytes(t *testing.T, format string, rows, cols int64, ints map[string][]int64, data []float64) string {
+	return zipBytes(t, npzMembers(t, format, rows, cols, ints, data))
+}
+
+// npzMembers returns the members of npzBytes's .npz, by name without
+// ".npy".
+func npzMembers(t *testing.T, format string, rows, cols int64, ints map[string][]int64, data []float64) map[string][]byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := zip.NewWriter(&buf)
+	m := make(map[string][]byte)
 	add := func(name string, write func(*bytes.Buffer) error) {
 		var b bytes.Buffer
 		if err := write(&b); err != nil {
 			t.Fatal(err)
 		}
-		f, err := w.Create(name + ".npy")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Write(b.Bytes())
+		m[name] = b.Bytes()
 	}
-	add("format", func(b *bytes.Buffer) error {
-		// A 0-d |S3 array, as scipy writes the format.
-		dict := "{'descr': '|S3', 'fortran_order': False, 'shape': (), }"
-		hlen := len(dict) + 1
-		hlen += 64 - (10+hlen)%64
-		b.WriteString("\x93NUMPY\x01\x00")
-		binary.Write(b, binary.LittleEndian, uint16(hlen))
-		b.WriteString(dict + strings.Repeat(" ", hlen-len(dict)-1) + "\n" + format)
-		return nil
-	})
+	// A 0-d |S3 array, as scipy writes the format.
+	m["format"] = rawNPY("{'descr': '|S3', 'fortran_order': False, 'shape': (), }", []byte(format))
 	add("shape", func(b *bytes.Buffer) error { return npy.WriteInt64(b, []int{2}, []int64{rows, cols}) })
 	for name, v := range ints {
 		add(name, func(b *bytes.Buffer) error { return npy.WriteInt64(b, []int{len(v)}, v) })
 	}
 	add("data", func(b *bytes.Buffer) error { return npy.WriteFloat64(b, []int{len(data)}, data) })
+	return m
+}
+
+// rawNPY returns a version 1.0 .npy stream of header dict and data, which
+// need not agree.
+func rawNPY(dict string, data []byte) []byte {
+	hlen := len(dict) + 1
+	hlen += 64 - (10+hlen)%64
+	b := binary.LittleEndian.AppendUint16([]byte("\x93NUMPY\x01\x00"), uint16(hlen))
+	b = append(b, dict+strings.Repeat(" ", hlen-len(dict)-1)+"\n"...)
+	return append(b, data...)
+}
+
+// zipBytes returns a deflated zip archive of members, each named with
+// ".npy".
+func zipBytes(t *testing.T, members map[string][]byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		f, err := w.Create(name + ".npy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(members[name])
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +187,7 @@ func TestForgedShapes(t *testing.T) {
 		{"mat dense labels", map[string]string{"manifest.json": `{"labels":"x.mat:C","views":[{"name":"v","edges":"e.txt"}]}`, "x.mat": mat, "e.txt": "0 1\n"},
 			[]string{`x.mat:C: variable "C" claims 0×2000000000: 2000000000 classes for no node`}},
 	} {
-		dir := writeFiles(t, tc.files)
+		dir := testenv.WriteFiles(t, tc.files)
 		var err error
 		n := testenv.Allocated(func() { _, err = Load(dir, "") })
 		if n > testenv.MaxForgedAlloc {
@@ -205,7 +226,7 @@ func TestSparseTrailingNodes(t *testing.T) {
 		{"nothing", map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"x.npz"}]}`}, `member "shape" claims 5×5: 5 rows, more than the 3 nodes the inputs hold`},
 	} {
 		tc.files["x.npz"] = coo
-		net, err := Load(writeFiles(t, tc.files), "")
+		net, err := Load(testenv.WriteFiles(t, tc.files), "")
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

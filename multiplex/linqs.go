@@ -1,8 +1,8 @@
 package multiplex
 
 import (
+	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -38,11 +38,15 @@ type LINQSOptions struct {
 // attributes and whose edges are the cosine k-nearest-neighbour graph of them
 // (see KNNGraph). Classes are numbered in the order of their names.
 func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
+	return loadLINQS(context.Background(), content, cites, opt)
+}
+
+func loadLINQS(ctx context.Context, content, cites string, opt LINQSOptions) (*Network, error) {
 	k := opt.KNN
 	if k == 0 {
 		k = DefaultLINQSKNN
 	}
-	f, err := openText(content)
+	f, err := openText(ctx, content)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +56,7 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 	var rows, cols []int32
 	var vals []float32
 	width := -1
-	lr := newLineReader(content, f, false)
+	lr := f.lines(false)
 	for lr.next() {
 		fs := lr.fields
 		if width < 0 {
@@ -63,7 +67,10 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 		} else if len(fs) != width {
 			return nil, lr.errorf(0, "%d fields, want %d like the first line", len(fs), width)
 		}
-		id := string(fs[0])
+		id, err := lr.text(1, "paper id")
+		if err != nil {
+			return nil, err
+		}
 		if _, dup := nodes.Index(id); dup {
 			return nil, lr.errorf(1, "paper id %q appears twice", id)
 		}
@@ -76,9 +83,9 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 			case len(w) == 1 && w[0] == '1':
 				v = 1 // the common 0/1 case, without ParseFloat
 			default:
-				var err error
-				if v, err = strconv.ParseFloat(string(w), 32); err != nil {
-					return nil, lr.errorf(c+2, "attribute %q is not a number", w)
+				var ok bool
+				if v, ok = finite(w); !ok {
+					return nil, lr.errorf(c+2, "attribute %q is not a finite number", w)
 				}
 			}
 			if v != 0 {
@@ -87,7 +94,11 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 				vals = append(vals, float32(v))
 			}
 		}
-		classOf = append(classOf, string(fs[width-1]))
+		class, err := lr.text(width, "class label")
+		if err != nil {
+			return nil, err
+		}
+		classOf = append(classOf, class)
 	}
 	if err := lr.err(); err != nil {
 		return nil, err
@@ -107,13 +118,13 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 	}
 	labels := labelsFromNames(classOf)
 
-	cf, err := openText(cites)
+	cf, err := openText(ctx, cites)
 	if err != nil {
 		return nil, err
 	}
 	defer cf.Close()
 	eb := sparse.NewBuilder(n, n)
-	lr = newLineReader(cites, cf, false)
+	lr = cf.lines(false)
 	for lr.next() {
 		if len(lr.fields) != 2 {
 			return nil, lr.errorf(0, "%d fields, want <cited_id> <citing_id>", len(lr.fields))
@@ -134,6 +145,9 @@ func LoadLINQS(content, cites string, opt LINQSOptions) (*Network, error) {
 	adj, err := undirected(eb, sparse.MergeMax)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cites, err)
+	}
+	if ctx.Err() != nil {
+		return nil, stopped(ctx, content+", before its nearest-neighbour graph")
 	}
 	knn, err := KNNGraph(feat, k, nil, 0)
 	if err != nil {

@@ -2,6 +2,7 @@ package multiplex
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +70,8 @@ import (
 // row of any other node is an error.
 //
 // Comments (#) and blank lines are allowed in every text file, fields are
-// separated by spaces or tabs, and CRLF line endings are accepted.
+// separated by spaces or tabs, and CRLF line endings are accepted. Node
+// ids, class names and layer names are UTF-8 without NUL bytes.
 type Manifest struct {
 	Name   string `json:"name"`
 	Format string `json:"format,omitempty"`
@@ -141,8 +143,13 @@ type MetapathSpec struct {
 // view when MetapathSpec.TopK is 0.
 const DefaultMetapathTopK = 10
 
+// MaxManifestSize bounds the bytes ReadManifest reads: a manifest names
+// files and a few settings, and a larger file is not one.
+const MaxManifestSize = 16 << 20
+
 // ReadManifest reads a manifest from a JSON file, or from manifest.json in
-// the directory path. Unknown fields are an error.
+// the directory path. Unknown fields are an error, and so is a file of
+// more than MaxManifestSize bytes.
 func ReadManifest(path string) (*Manifest, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -151,9 +158,17 @@ func ReadManifest(path string) (*Manifest, error) {
 	if fi.IsDir() {
 		path = filepath.Join(path, "manifest.json")
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxManifestSize {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("more than %d MiB: too large for a manifest", MaxManifestSize>>20)}
 	}
 	m, err := ParseManifest(path, data)
 	if err != nil {
@@ -276,22 +291,36 @@ func (m *Manifest) path(p string) string {
 	return filepath.Join(m.Dir, p)
 }
 
-// Load reads the data set the manifest describes and validates it.
+// Load reads the data set the manifest describes and validates it. It
+// calls LoadContext with context.Background().
 func (m *Manifest) Load() (*Network, error) {
+	return m.LoadContext(context.Background())
+}
+
+// LoadContext is Load, stopped once ctx is done: the text readers look at
+// ctx every few thousand lines (or megabyte), and every loader between
+// files and between the views it builds; a matrix file (.npy, .npz, .mat)
+// is read whole before the next look. A stopped load returns an error
+// wrapping ctx.Err() (context.Canceled or context.DeadlineExceeded) that
+// names the file and line, or the view, it stopped at.
+func (m *Manifest) LoadContext(ctx context.Context) (*Network, error) {
+	if ctx.Err() != nil {
+		return nil, stopped(ctx, m.title())
+	}
 	var net *Network
 	var err error
 	switch m.Format {
 	case "linqs":
-		net, err = LoadLINQS(m.path(m.Content), m.path(m.Cites), LINQSOptions{KNN: m.KNN})
+		net, err = loadLINQS(ctx, m.path(m.Content), m.path(m.Cites), LINQSOptions{KNN: m.KNN})
 	case "multiplex-edges":
-		net, err = LoadMultiplexEdges(m.path(m.Edges), MultiplexEdgesOptions{
+		net, err = loadMultiplexEdges(ctx, m.path(m.Edges), MultiplexEdgesOptions{
 			Layers:      m.path(m.Layers),
 			Nodes:       m.path(m.Nodes),
 			LabelColumn: m.LabelColumn,
 			LabelRanges: m.LabelRanges,
 		})
 	default:
-		net, err = m.loadNative()
+		net, err = m.loadNative(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -299,10 +328,21 @@ func (m *Manifest) Load() (*Network, error) {
 	if m.Name != "" {
 		net.Name = m.Name
 	}
+	if ctx.Err() != nil {
+		return nil, stopped(ctx, m.title()+", before validating it")
+	}
 	if err := net.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name, err)
 	}
 	return net, nil
+}
+
+// title names the data set in messages: its name, else its directory.
+func (m *Manifest) title() string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.Dir
 }
 
 // splitVar splits "file.mat:VAR" into the file and the variable.

@@ -3,6 +3,7 @@ package multiplex
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -109,7 +110,16 @@ func (f *matrixFile) matrix() (*sparse.CSR, error) {
 func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 	file, _ := splitVar(p)
 	f := &matrixFile{path: p}
-	switch strings.ToLower(filepath.Ext(file)) {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext == ".npz" || ext == ".mat" {
+		// A zip archive is read by random access and a MAT-file whole:
+		// neither can stream from a FIFO or a device, whose size Stat
+		// does not give.
+		if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+			return nil, &InputError{File: file, Msg: fmt.Sprintf("%s, not a regular file: a %s file is read by random access; copy it to a file first", fileKind(fi.Mode()), ext)}
+		}
+	}
+	switch ext {
 	case ".npy":
 		a, err := npy.ReadFile(p)
 		if err != nil {
@@ -153,14 +163,18 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 			b := sparse.NewBuilder(s.Rows, s.Cols)
 			b.Grow(len(s.Data))
 			for k, v := range s.Data {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %v, want a finite number", s.Row[k], s.Col[k], v)}
+				x, err := finite32(p, int(s.Row[k]), int(s.Col[k]), v)
+				if err != nil {
+					return nil, err
 				}
-				b.Add(int(s.Row[k]), int(s.Col[k]), float32(v))
+				b.Add(int(s.Row[k]), int(s.Col[k]), x)
 			}
 			m, err := b.Build(sparse.MergeSum)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			if err := finiteSums(p, m); err != nil {
+				return nil, err
 			}
 			return m.Filter(func(_, _ int, v float32) bool { return v != 0 }), nil
 		}
@@ -189,13 +203,20 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 				for j := 0; j < s.Cols; j++ {
 					for k := s.Jc[j]; k < s.Jc[j+1]; k++ {
 						if s.Data[k] != 0 {
-							b.Add(s.Ir[k], j, float32(s.Data[k]))
+							x, err := finite32(p, s.Ir[k], j, s.Data[k])
+							if err != nil {
+								return nil, err
+							}
+							b.Add(s.Ir[k], j, x)
 						}
 					}
 				}
 				m, err := b.Build(sparse.MergeSum)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", p, err)
+				}
+				if err := finiteSums(p, m); err != nil {
+					return nil, err
 				}
 				return m, nil
 			}
@@ -219,6 +240,23 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// fileKind names the kind of a file that is not regular.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // setDense sets the shape of a dense rows×cols matrix, whose data hold
@@ -293,15 +331,45 @@ func denseToCSR(p string, rows, cols int, at func(i, j int) float64) (*sparse.CS
 			if v == 0 {
 				continue
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %v, want a finite number", i, j, v)}
+			x, err := finite32(p, i, j, v)
+			if err != nil {
+				return nil, err
 			}
 			m.Ind = append(m.Ind, int32(j))
-			m.Val = append(m.Val, float32(v))
+			m.Val = append(m.Val, x)
 		}
 		m.Ptr[i+1] = len(m.Ind)
 	}
 	return m, nil
+}
+
+// finite32 returns the entry (i, j) of matrix file p, v, as a float32; an
+// error names the file and the entry when v is not finite or is beyond
+// float32's range.
+func finite32(p string, i, j int, v float64) (float32, error) {
+	x := float32(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %v, want a finite number", i, j, v)}
+	case math.IsInf(float64(x), 0):
+		return 0, &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d) is %g, beyond float32's range (±%.3g): want a finite float32", i, j, v, math.MaxFloat32)}
+	}
+	return x, nil
+}
+
+// finiteSums returns an error naming the file and the entry where entries
+// stored more than once for one cell of m, summed as scipy does, went past
+// float32's range.
+func finiteSums(p string, m *sparse.CSR) error {
+	for i := range m.Rows {
+		ind, val := m.Row(i)
+		for k, v := range val {
+			if math.IsInf(float64(v), 0) {
+				return &InputError{File: p, Msg: fmt.Sprintf("entry (%d, %d): the values stored for it sum past float32's range", i, ind[k])}
+			}
+		}
+	}
+	return nil
 }
 
 // matrixLabels are labels read from a matrix file, one entry per node.

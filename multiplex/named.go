@@ -1,8 +1,11 @@
 package multiplex
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,10 +109,25 @@ func Named(name, dataDir string) (*Manifest, bool) {
 }
 
 // Resolve returns the manifest for a data set given as a built-in name, a
-// manifest file, or a directory holding manifest.json.
+// manifest file, or a directory holding manifest.json. A file that is not
+// a manifest (a matrix, an edge list: see notManifest), a directory
+// without manifest.json and an unknown name are errors that say which
+// inputs are accepted.
 func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 	if m, ok := Named(nameOrPath, dataDir); ok {
 		return m, nil
+	}
+	if fi, err := os.Stat(nameOrPath); err == nil {
+		if fi.IsDir() {
+			if _, err := os.Stat(filepath.Join(nameOrPath, "manifest.json")); errors.Is(err, os.ErrNotExist) {
+				return nil, &InputError{File: nameOrPath, Msg: "a directory without manifest.json; " + accepted()}
+			}
+		} else if fi.Mode().IsRegular() {
+			// (Another file, such as a FIFO, is read once, as it is.)
+			if what := notManifest(nameOrPath); what != "" {
+				return nil, &InputError{File: nameOrPath, Msg: what + ", not a manifest; " + accepted()}
+			}
+		}
 	}
 	m, err := ReadManifest(nameOrPath)
 	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\.`) {
@@ -118,11 +136,61 @@ func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 	return m, err
 }
 
-// Load resolves nameOrPath (see Resolve) and loads it.
+// accepted says which inputs Resolve takes, and how to load a data file.
+func accepted() string {
+	return "give a named data set (" + strings.Join(Names(), ", ") + "), a manifest .json file or a directory " +
+		"holding manifest.json; to load edge lists or matrix files, name them in a manifest " +
+		`(README, "Your own data: the native format"; "format": "multiplex-edges" for a De Domenico ` +
+		`"<layer> <node> <node> [weight]" list, "linqs" for a .content and .cites pair)`
+}
+
+// notManifest says what the file p is when it is not a manifest: a file
+// whose first bytes (after white space and a byte-order mark) are not
+// '{', unless it is named .json (then the JSON error says where it goes
+// wrong). It returns "" for a manifest, an empty file, or one it cannot
+// read (ReadManifest reports those).
+func notManifest(p string) string {
+	ext := strings.ToLower(filepath.Ext(p))
+	if ext == ".json" {
+		return ""
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	k, _ := io.ReadFull(f, head)
+	head = bytes.TrimSpace(bytes.TrimPrefix(head[:k], []byte("\xef\xbb\xbf")))
+	if len(head) == 0 || head[0] == '{' {
+		return ""
+	}
+	switch ext {
+	case ".mat":
+		return "a MAT-file"
+	case ".npz":
+		return "a NumPy .npz archive"
+	case ".npy":
+		return "a NumPy .npy array"
+	case ".edges", ".txt", ".csv", ".tsv", ".dat", ".content", ".cites":
+		return "a text file (an edge list or a table)"
+	}
+	return "a file that does not start with '{' as a JSON manifest does"
+}
+
+// Load resolves nameOrPath (see Resolve) and loads it. It calls
+// LoadContext with context.Background().
 func Load(nameOrPath, dataDir string) (*Network, error) {
+	return LoadContext(context.Background(), nameOrPath, dataDir)
+}
+
+// LoadContext resolves nameOrPath (see Resolve) and loads it, stopping
+// once ctx is done with an error wrapping ctx.Err() (see
+// Manifest.LoadContext).
+func LoadContext(ctx context.Context, nameOrPath, dataDir string) (*Network, error) {
 	m, err := Resolve(nameOrPath, dataDir)
 	if err != nil {
 		return nil, err
 	}
-	return m.Load()
+	return m.LoadContext(ctx)
 }

@@ -1,10 +1,10 @@
 package multiplex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,7 +29,17 @@ type nodeTable struct {
 	source string // what fixed the ids, for errors
 }
 
-func (t *nodeTable) resolve(lr *lineReader, field int, id []byte) (int, error) {
+// resolve returns the index of the node id in field (1-based) of lr's
+// line, as resolveAt; an id that holds a NUL byte or is not valid UTF-8 is
+// an error (badText).
+func (t *nodeTable) resolve(lr *lineReader, field int) (int, error) {
+	id := lr.fields[field-1]
+	if i, ok := t.Index(string(id)); ok {
+		return i, nil
+	}
+	if _, err := lr.text(field, "node id"); err != nil {
+		return 0, err
+	}
 	return t.resolveAt(lr.file, lr.line, field, string(id))
 }
 
@@ -80,12 +90,12 @@ type loadedView struct {
 	metaAttrN int
 }
 
-func (m *Manifest) loadNative() (*Network, error) {
+func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 	nodes := &nodeTable{Nodes: NewNodes()}
 	mats := newMatCache(m)
 	if m.Nodes != "" {
 		p := m.path(m.Nodes)
-		ids, lines, err := readIDList(p)
+		ids, lines, err := readIDList(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +124,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 	}
 	if isMatrixFile(m.Labels) {
 		p := m.path(m.Labels)
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, p)
+		}
 		file, _ := splitVar(p)
 		switch ext := filepath.Ext(file); {
 		case strings.EqualFold(ext, ".npy"):
@@ -154,6 +167,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 		views[k] = lv
 		if isMatrixFile(spec.Edges) {
 			p := m.path(spec.Edges)
+			if ctx.Err() != nil {
+				return nil, stopped(ctx, p)
+			}
 			f, err := readMatrixFile(p, mats)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
@@ -168,6 +184,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 		}
 		if isMatrixFile(spec.Features) {
 			p := m.path(spec.Features)
+			if ctx.Err() != nil {
+				return nil, stopped(ctx, p)
+			}
 			f, err := readMatrixFile(p, mats)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
@@ -183,7 +202,7 @@ func (m *Manifest) loadNative() (*Network, error) {
 			if spec.FeatureIDs != "" {
 				// The rows are the ids listed, read now to bound them.
 				ip := m.path(spec.FeatureIDs)
-				ids, lines, err := readIDList(ip)
+				ids, lines, err := readIDList(ctx, ip)
 				if err != nil {
 					return nil, err
 				}
@@ -212,6 +231,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 		}
 	}
 	for k, spec := range m.Views {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, fmt.Sprintf("view %q", spec.Name))
+		}
 		lv := views[k]
 		if f := edgeFiles[k]; f != nil {
 			if err := bound.check(f); err != nil {
@@ -252,12 +274,12 @@ func (m *Manifest) loadNative() (*Network, error) {
 	var labelText []labelLine
 	if m.Labels != "" && labelMat == nil {
 		var err error
-		if labelText, err = readLabelText(m.path(m.Labels), nodes); err != nil {
+		if labelText, err = readLabelText(ctx, m.path(m.Labels), nodes); err != nil {
 			return nil, err
 		}
 	}
 	for _, lv := range views {
-		if err := lv.readText(m, nodes); err != nil {
+		if err := lv.readText(ctx, m, nodes); err != nil {
 			if ie := (*InputError)(nil); !errors.As(err, &ie) {
 				err = fmt.Errorf("view %q: %w", lv.spec.Name, err) // a file that cannot be read
 			}
@@ -270,6 +292,9 @@ func (m *Manifest) loadNative() (*Network, error) {
 	n := nodes.Len()
 	net := &Network{Nodes: nodes.Nodes}
 	for _, lv := range views {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, fmt.Sprintf("view %q", lv.spec.Name))
+		}
 		v, err := lv.assemble(m, n, nodes.Nodes)
 		if err != nil {
 			return nil, err
@@ -304,15 +329,15 @@ func parseMerge(s string) (sparse.Merge, error) {
 	return sparse.ParseMerge(s)
 }
 
-func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
+func (lv *loadedView) readText(ctx context.Context, m *Manifest, nodes *nodeTable) error {
 	spec := lv.spec
 	if spec.Edges != "" && lv.adj == nil {
-		if err := lv.readEdgeText(m.path(spec.Edges), nodes); err != nil {
+		if err := lv.readEdgeText(ctx, m.path(spec.Edges), nodes); err != nil {
 			return err
 		}
 	}
 	if spec.Features != "" && lv.feat == nil {
-		if err := lv.readFeatureText(m.path(spec.Features), nodes); err != nil {
+		if err := lv.readFeatureText(ctx, m.path(spec.Features), nodes); err != nil {
 			return err
 		}
 	}
@@ -337,7 +362,7 @@ func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
 	}
 	if spec.Observed != "" {
 		p := m.path(spec.Observed)
-		ids, lines, err := readIDList(p)
+		ids, lines, err := readIDList(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -350,20 +375,20 @@ func (lv *loadedView) readText(m *Manifest, nodes *nodeTable) error {
 		}
 	}
 	if mp := spec.Metapath; mp != nil {
-		if err := lv.readMetapath(m, mp, nodes); err != nil {
+		if err := lv.readMetapath(ctx, m, mp, nodes); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
-	f, err := openText(p)
+func (lv *loadedView) readEdgeText(ctx context.Context, p string, nodes *nodeTable) error {
+	f, err := openText(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(p, f, true)
+	lr := f.lines(true)
 	// With "merge": "error" a pair named twice, either way round, is
 	// reported by its lines.
 	var seen map[[2]int32]int
@@ -375,18 +400,18 @@ func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
 		if len(fs) != 2 && len(fs) != 3 {
 			return lr.errorf(0, "%d fields, want <id> <id> [weight]", len(fs))
 		}
-		u, err := nodes.resolve(lr, 1, fs[0])
+		u, err := nodes.resolve(lr, 1)
 		if err != nil {
 			return err
 		}
-		v, err := nodes.resolve(lr, 2, fs[1])
+		v, err := nodes.resolve(lr, 2)
 		if err != nil {
 			return err
 		}
 		w := 1.0
 		if len(fs) == 3 {
-			w, err = strconv.ParseFloat(string(fs[2]), 32)
-			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+			var ok bool
+			if w, ok = finite(fs[2]); !ok {
 				return lr.errorf(3, "weight %q is not a finite number", fs[2])
 			}
 			if !validWeight(w) {
@@ -410,19 +435,19 @@ func (lv *loadedView) readEdgeText(p string, nodes *nodeTable) error {
 	return lr.err()
 }
 
-func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
-	f, err := openText(p)
+func (lv *loadedView) readFeatureText(ctx context.Context, p string, nodes *nodeTable) error {
+	f, err := openText(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(p, f, true)
+	lr := f.lines(true)
 	seen := make(map[int]int)
 	rowIdx := make(map[int]int) // feature index → field, in the current row
 	maxIdx := -1
 	for lr.next() {
 		fs := lr.fields
-		i, err := nodes.resolve(lr, 1, fs[0])
+		i, err := nodes.resolve(lr, 1)
 		if err != nil {
 			return err
 		}
@@ -444,8 +469,8 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 			if lv.spec.FeatureDim > 0 && idx >= lv.spec.FeatureDim {
 				return lr.errorf(k+2, "feature index %d is outside [0,%d) (feature_dim)", idx, lv.spec.FeatureDim)
 			}
-			val, err := strconv.ParseFloat(string(tok[c+1:]), 32)
-			if err != nil || math.IsNaN(val) || math.IsInf(val, 0) {
+			val, ok := finite(tok[c+1:])
+			if !ok {
 				return lr.errorf(k+2, "feature value %q is not a finite number", tok[c+1:])
 			}
 			if prev, dup := rowIdx[idx]; dup {
@@ -471,15 +496,15 @@ func (lv *loadedView) readFeatureText(p string, nodes *nodeTable) error {
 	return nil
 }
 
-func (lv *loadedView) readMetapath(m *Manifest, mp *MetapathSpec, nodes *nodeTable) error {
+func (lv *loadedView) readMetapath(ctx context.Context, m *Manifest, mp *MetapathSpec, nodes *nodeTable) error {
 	p := m.path(mp.Groups)
-	f, err := openText(p)
+	f, err := openText(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	groups := make(map[string]int32)
-	lr := newLineReader(p, f, true)
+	lr := f.lines(true)
 	for lr.next() {
 		if len(lr.fields) != 2 {
 			return lr.errorf(0, "%d fields, want <group> <node>", len(lr.fields))
@@ -489,7 +514,7 @@ func (lv *loadedView) readMetapath(m *Manifest, mp *MetapathSpec, nodes *nodeTab
 			g = int32(len(groups))
 			groups[string(lr.fields[0])] = g
 		}
-		i, err := nodes.resolve(lr, 2, lr.fields[1])
+		i, err := nodes.resolve(lr, 2)
 		if err != nil {
 			return err
 		}
@@ -502,14 +527,14 @@ func (lv *loadedView) readMetapath(m *Manifest, mp *MetapathSpec, nodes *nodeTab
 		return nil
 	}
 	p = m.path(mp.Attributes)
-	af, err := openText(p)
+	af, err := openText(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer af.Close()
 	attrs := make(map[string]int32)
 	lv.metaAttr = make(map[int32][]int32)
-	lr = newLineReader(p, af, true)
+	lr = af.lines(true)
 	for lr.next() {
 		if len(lr.fields) != 2 {
 			return lr.errorf(0, "%d fields, want <group> <attribute>", len(lr.fields))
@@ -688,28 +713,11 @@ func (m *Manifest) namedBy(spec ViewSpec, id string) string {
 				return fmt.Sprintf(" (it has entries in %s)", p)
 			}
 		}
-		if line := firstLineNaming(p, f.ids, id); line > 0 {
-			return fmt.Sprintf(" (%s:%d names it)", p, line)
+		if line := firstLine(p, 0, f.ids, func(fd []byte) bool { return string(fd) == id }); line > 0 {
+			return fmt.Sprintf(" (%s names it)", fileLine(p, line))
 		}
 	}
 	return ""
-}
-
-// firstLineNaming returns the number of the first line of text file p
-// whose first ids fields include id, or 0 for none (or no file).
-func firstLineNaming(p string, ids int, id string) int {
-	r, err := os.Open(p)
-	if err != nil {
-		return 0
-	}
-	defer r.Close()
-	lr := newLineReader(p, r, true)
-	for lr.next() {
-		if slices.ContainsFunc(lr.fields[:min(ids, len(lr.fields))], func(fd []byte) bool { return string(fd) == id }) {
-			return lr.line
-		}
-	}
-	return 0
 }
 
 // markEntries marks as observed every node with a stored entry in its row
@@ -730,16 +738,21 @@ func markEntries(observed []bool, raw *sparse.CSR) {
 }
 
 // readIDList reads one id per line (the first field) and the line number
-// of each.
-func readIDList(p string) (ids []string, lines []int, err error) {
-	f, err := openText(p)
+// of each. An id that holds a NUL byte or is not valid UTF-8 is an error
+// (badText).
+func readIDList(ctx context.Context, p string) (ids []string, lines []int, err error) {
+	f, err := openText(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	lr := newLineReader(p, f, true)
+	lr := f.lines(true)
 	for lr.next() {
-		ids = append(ids, string(lr.fields[0]))
+		id, err := lr.text(1, "node id")
+		if err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, id)
 		lines = append(lines, lr.line)
 	}
 	if err := lr.err(); err != nil {
@@ -756,20 +769,20 @@ type labelLine struct {
 	classes []string
 }
 
-func readLabelText(p string, nodes *nodeTable) ([]labelLine, error) {
-	f, err := openText(p)
+func readLabelText(ctx context.Context, p string, nodes *nodeTable) ([]labelLine, error) {
+	f, err := openText(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var out []labelLine
 	seen := make(map[int]int)
-	lr := newLineReader(p, f, true)
+	lr := f.lines(true)
 	for lr.next() {
 		if len(lr.fields) < 2 {
 			return nil, lr.errorf(0, "want <id> <class> [<class>…]")
 		}
-		i, err := nodes.resolve(lr, 1, lr.fields[0])
+		i, err := nodes.resolve(lr, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -777,7 +790,10 @@ func readLabelText(p string, nodes *nodeTable) ([]labelLine, error) {
 			return nil, lr.errorf(1, "node %q already labelled on line %d", lr.fields[0], prev)
 		}
 		seen[i] = lr.line
-		classes := fieldStrings(lr.fields[1:])
+		classes, err := lr.texts(2, "class")
+		if err != nil {
+			return nil, err
+		}
 		for k, c := range classes {
 			if j := slices.Index(classes[:k], c); j >= 0 {
 				return nil, lr.errorf(k+2, "class %q is already given in field %d", c, j+2)

@@ -5,33 +5,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/sparse"
 )
-
-// writeFiles writes name → content into a new temporary directory.
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func npyBytes(t *testing.T, write func(*bytes.Buffer) error) string {
 	t.Helper()
@@ -71,7 +54,7 @@ func tinyFiles(t *testing.T) map[string]string {
 }
 
 func TestNativeLoad(t *testing.T) {
-	dir := writeFiles(t, tinyFiles(t))
+	dir := testenv.WriteFiles(t, tinyFiles(t))
 	net, err := Load(dir, "")
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +95,7 @@ func TestNativeLoad(t *testing.T) {
 
 // TestNativeRoundTrip writes a loaded network and reads it back unchanged.
 func TestNativeRoundTrip(t *testing.T) {
-	net, err := Load(writeFiles(t, tinyFiles(t)), "")
+	net, err := Load(testenv.WriteFiles(t, tinyFiles(t)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +127,7 @@ func TestNativeRoundTrip(t *testing.T) {
 func TestNativeMultiLabel(t *testing.T) {
 	files := tinyFiles(t)
 	files["labels.txt"] = "a x y\nb y\n"
-	net, err := Load(writeFiles(t, files), "")
+	net, err := Load(testenv.WriteFiles(t, files), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +149,7 @@ func TestNativeMultiLabel(t *testing.T) {
 func TestNativeNodeObservedNowhere(t *testing.T) {
 	files := tinyFiles(t)
 	files["nodes.txt"] = "a\nb\nc\nd\ne\n"
-	net, err := Load(writeFiles(t, files), "")
+	net, err := Load(testenv.WriteFiles(t, files), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +217,7 @@ func TestNativeIgnoreDiagonal(t *testing.T) {
 			// 2–0 links node 2; 3 has only its loop.
 			"t.edges": "0 1\n2 0\n3 3\n0 0\n",
 		}
-		net, err := Load(writeFiles(t, files), "")
+		net, err := Load(testenv.WriteFiles(t, files), "")
 		if err != nil {
 			t.Fatalf("ignore %v: %v", c.ignore, err)
 		}
@@ -326,7 +309,7 @@ func TestNativeErrors(t *testing.T) {
 			for k, v := range tc.change {
 				files[k] = v
 			}
-			_, err := Load(writeFiles(t, files), "")
+			_, err := Load(testenv.WriteFiles(t, files), "")
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -347,7 +330,7 @@ func TestNativeBOM(t *testing.T) {
 		files["manifest.json"] = "\xef\xbb\xbf" + files["manifest.json"]
 		files["nodes.txt"] = nodes
 		files["labels.txt"] = "\xef\xbb\xbfa x\nb y\n"
-		net, err := Load(writeFiles(t, files), "")
+		net, err := Load(testenv.WriteFiles(t, files), "")
 		if err != nil {
 			t.Fatalf("%q: %v", nodes, err)
 		}
@@ -368,7 +351,7 @@ func TestNativeMergeEitherWay(t *testing.T) {
 			"manifest.json": `{"views":[{"name":"v","edges":"e.txt","merge":"` + tc.merge + `"}]}`,
 			"e.txt":         "a b 1\nb a 2\nb c\n",
 		}
-		net, err := Load(writeFiles(t, files), "")
+		net, err := Load(testenv.WriteFiles(t, files), "")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.merge, err)
 		}
@@ -403,7 +386,7 @@ func TestNativeTriangularMatrix(t *testing.T) {
 			"manifest.json": `{"views":[{"name":"v","edges":"m.npy","self_loops":false}]}`,
 			"m.npy":         npyBytes(t, func(b *bytes.Buffer) error { return npy.WriteFloat32(b, []int{5, 5}, m) }),
 		}
-		net, err := Load(writeFiles(t, files), "")
+		net, err := Load(testenv.WriteFiles(t, files), "")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -422,14 +405,14 @@ func TestNativeTriangularMatrix(t *testing.T) {
 		// An observed list must name the nodes a column alone marks too.
 		files["manifest.json"] = `{"views":[{"name":"v","edges":"m.npy","observed":"o.txt"}]}`
 		files["o.txt"] = "0\n1\n2\n4\n"
-		if _, err := Load(writeFiles(t, files), ""); err == nil || !strings.Contains(err.Error(), `node "3" has edges or features but is not listed as observed (it has entries in `) {
+		if _, err := Load(testenv.WriteFiles(t, files), ""); err == nil || !strings.Contains(err.Error(), `node "3" has edges or features but is not listed as observed (it has entries in `) {
 			t.Errorf("%s: observed list without node 3: err = %v", name, err)
 		}
 	}
 }
 
 func TestPartial(t *testing.T) {
-	net, err := Load(writeFiles(t, map[string]string{
+	net, err := Load(testenv.WriteFiles(t, map[string]string{
 		"manifest.json": `{"views":[{"name":"a","edges":"e.txt"},{"name":"b","edges":"e.txt"},{"name":"c","edges":"e.txt"}]}`,
 		"e.txt":         ring(200),
 	}), "")
@@ -503,7 +486,7 @@ func equalCSR(a, b *sparse.CSR) bool {
 // not finite and > 0 fails Validate, which names the view and the nodes.
 func TestValidateWeights(t *testing.T) {
 	for _, w := range []float32{0, -1, float32(math.Inf(1))} {
-		net, err := Load(writeFiles(t, tinyFiles(t)), "")
+		net, err := Load(testenv.WriteFiles(t, tinyFiles(t)), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,7 +509,7 @@ func TestValidateWeights(t *testing.T) {
 // Validate must refuse with an error, never a panic.
 func TestValidateShapes(t *testing.T) {
 	load := func() *Network {
-		net, err := Load(writeFiles(t, tinyFiles(t)), "")
+		net, err := Load(testenv.WriteFiles(t, tinyFiles(t)), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -277,7 +277,7 @@ func (net *Network) Validate() error {
 		if i, j, w, bad := badWeight(v.Adj); bad {
 			return fmt.Errorf("view %q: edge %q–%q has weight %g: want finite and > 0", v.Name, net.Nodes.ID(i), net.Nodes.ID(j), w)
 		}
-		if err := checkRows(v.Name, "adjacency", v.Adj, v.Observed); err != nil {
+		if err := checkRows(net.Nodes, v.Name, "adjacency", v.Adj, v.Observed); err != nil {
 			return err
 		}
 		if v.Features != nil {
@@ -287,7 +287,7 @@ func (net *Network) Validate() error {
 			if err := v.Features.Check(); err != nil {
 				return fmt.Errorf("view %q: features: %w", v.Name, err)
 			}
-			if err := checkRows(v.Name, "features", v.Features, v.Observed); err != nil {
+			if err := checkRows(net.Nodes, v.Name, "features", v.Features, v.Observed); err != nil {
 				return err
 			}
 		}
@@ -336,15 +336,21 @@ func badWeight(m *sparse.CSR) (i, j int, w float32, bad bool) {
 	return 0, 0, 0, false
 }
 
-func checkRows(view, what string, m *sparse.CSR, observed []bool) error {
+// checkRows checks that m, a view's adjacency or features, is empty
+// outside the observed nodes and finite, the error naming the entry and
+// its node.
+func checkRows(nodes *Nodes, view, what string, m *sparse.CSR, observed []bool) error {
 	for i := 0; i < m.Rows; i++ {
 		if !observed[i] && m.RowNNZ(i) > 0 {
-			return fmt.Errorf("view %q: %s row %d is not empty but the node is unobserved", view, what, i)
+			return fmt.Errorf("view %q: %s row %d (node %q) is not empty but the node is unobserved", view, what, i, nodes.ID(i))
 		}
 	}
-	for _, v := range m.Val {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("view %q: %s has a non-finite value", view, what)
+	for i := 0; i < m.Rows; i++ {
+		ind, val := m.Row(i)
+		for k, v := range val {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("view %q: %s entry (%d, %d) (node %q) is %v, want a finite number", view, what, i, ind[k], nodes.ID(i), v)
+			}
 		}
 	}
 	return nil

@@ -5,10 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dpmne/dpmne/internal/testenv"
 )
 
 func TestSelectViews(t *testing.T) {
-	net, err := Load(writeFiles(t, tinyFiles(t)), "")
+	net, err := Load(testenv.WriteFiles(t, tinyFiles(t)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestSelectViews(t *testing.T) {
 }
 
 func TestHoldOutEdges(t *testing.T) {
-	net, err := Load(writeFiles(t, map[string]string{
+	net, err := Load(testenv.WriteFiles(t, map[string]string{
 		"manifest.json": `{"views":[{"name":"a","edges":"e.txt"},{"name":"b","edges":"f.txt"}]}`,
 		"e.txt":         ring(100),
 		"f.txt":         ring(50),
@@ -86,7 +88,7 @@ func TestHoldOutEdges(t *testing.T) {
 // TestSelectViewsTwice: a view named twice is an error (the result would
 // not validate).
 func TestSelectViewsTwice(t *testing.T) {
-	net, err := Load(writeFiles(t, tinyFiles(t)), "")
+	net, err := Load(testenv.WriteFiles(t, tinyFiles(t)), "")
 	if err != nil {
 		t.Fatal(err)
 	}

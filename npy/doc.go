@@ -17,7 +17,10 @@
 // integers such as 3L in formats 1.0 and 2.0) writes: keys in any order,
 // single or double quotes, optional trailing commas, (n,) one-tuples and
 // () for 0-d arrays. Anything else, including extra or missing keys, is a
-// *FormatError that gives the byte offset of the problem.
+// *FormatError that gives the byte offset of the problem. ReadHeader reads
+// a header alone, and NPZ.Header a member's with the most bytes the member
+// can hold, for a caller that wants an array's dtype and shape, or to
+// check its claim, before reading its data.
 //
 // # Data types
 //
@@ -72,7 +75,8 @@
 // arrays written one after another to a stream can be read back in turn.
 // Malformed input gives a *FormatError naming the file (for .npz members
 // "path.npz[member.npy]") and the byte offset within the .npy stream.
-// The readers are fuzzed (FuzzRead, FuzzReadNPZ and FuzzSparseMembers).
+// The readers are fuzzed (FuzzRead, FuzzReadNPZ and FuzzSparseMembers;
+// the first two check the header readers against Read too).
 //
 // # Why hand-written
 //
@@ -80,4 +84,12 @@
 // instead of using github.com/sbinet/npyio because that package cannot
 // write 2-D float32 arrays, and because we need errors that carry byte
 // offsets and readers that are safe on hostile input.
+//
+// # Fuzzing
+//
+// Run each fuzz target for a minute with
+//
+//	go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 60s ./npy
+//	go test -run '^$' -fuzz '^FuzzReadNPZ$' -fuzztime 60s ./npy
+//	go test -run '^$' -fuzz '^FuzzSparseMembers$' -fuzztime 60s ./npy
 package npy

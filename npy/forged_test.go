@@ -2,7 +2,11 @@ package npy
 
 import (
 	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,4 +91,70 @@ func readMember(path, name string) (*Array, error) {
 	}
 	defer z.Close()
 	return z.Read(name)
+}
+
+// TestHeader: ReadHeader and NPZ.Header read what Read reads before the
+// data, and NPZ.Header's size bounds what a member holds whatever its
+// uncompressed size claims, so that a header's claim can be checked
+// against it without reading the data.
+func TestHeader(t *testing.T) {
+	honest := enc("<i8", 0, 1, 1, 4)
+	h, err := ReadHeader(bytes.NewReader(honest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Descr != "<i8" || fmt.Sprint(h.Shape) != "[4]" || h.Fortran || h.Offset != 128 || h.Offset+h.Bytes != int64(len(honest)) {
+		t.Errorf("ReadHeader = %+v, want <i8 (4,) at byte 128 ending at %d", h, len(honest))
+	}
+	if _, err := ReadHeader(bytes.NewReader(honest[:100])); err == nil || !strings.Contains(err.Error(), "npy: byte 100: truncated") {
+		t.Errorf("truncated header: err = %v", err)
+	}
+
+	claim := forged("<i8", "(2000000001,)", make([]byte, 24))
+	var deflated bytes.Buffer
+	fw, _ := flate.NewWriter(&deflated, flate.BestCompression)
+	fw.Write(claim)
+	fw.Close()
+	raw := func(method uint16, data []byte, uncompressed uint64) []byte {
+		var buf bytes.Buffer
+		w := zip.NewWriter(&buf)
+		f, err := w.CreateRaw(&zip.FileHeader{Name: "indptr.npy", Method: method, CRC32: crc32.ChecksumIEEE(claim),
+			CompressedSize64: uint64(len(data)), UncompressedSize64: uncompressed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(data)
+		w.Close()
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name string
+		zip  []byte
+		size int64 // the most the member holds, by NPZ.Header
+	}{
+		{"honest", makeZip(t, zip.Deflate, member{"indptr.npy", honest}), int64(len(honest))},
+		{"forged shape, deflated", makeZip(t, zip.Deflate, member{"indptr.npy", claim}), int64(len(claim))},
+		{"forged shape, stored", makeZip(t, zip.Store, member{"indptr.npy", claim}), int64(len(claim))},
+		// The member's uncompressed size lies as well: its bytes hold
+		// no more than themselves, or what they inflate to.
+		{"forged size, stored", raw(zip.Store, claim, 1<<40), int64(len(claim))},
+		{"forged size, deflated", raw(zip.Deflate, deflated.Bytes(), 1<<40), maxInflate * int64(deflated.Len())},
+	} {
+		z, err := OpenNPZReader(bytes.NewReader(tc.zip), int64(len(tc.zip)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, size, err := z.Header("indptr")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if size != tc.size {
+			t.Errorf("%s: size %d, want %d", tc.name, size, tc.size)
+		}
+		_, rerr := z.Read("indptr")
+		if held := h.Offset+h.Bytes <= size; held != (rerr == nil) {
+			t.Errorf("%s: header %+v held in %d bytes: %v; Read: %v", tc.name, h, size, held, rerr)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package npy
 import (
 	"archive/zip"
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -50,12 +51,25 @@ func FuzzRead(f *testing.F) {
 	f.Add(rawNPY(1, "{'descr': '|S9', 'fortran_order': False, 'shape': (1000000000000000000,), }", nil))
 	f.Add(rawNPY(2, "{'descr': '<i4', 'fortran_order': True, 'shape': (1, 2, 1, 2, 1), }", make([]byte, 16)))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// ReadHeader reads what Read reads before the data.
+		h, herr := ReadHeader(bytes.NewReader(b))
+		if herr != nil {
+			if _, ok := herr.(*FormatError); !ok {
+				t.Fatalf("ReadHeader: error %v is a %T, not a *FormatError", herr, herr)
+			}
+		}
 		a, err := Read(bytes.NewReader(b))
 		if err != nil {
 			if _, ok := err.(*FormatError); !ok {
 				t.Fatalf("error %v is a %T, not a *FormatError", err, err)
 			}
+			if herr == nil && h.Offset+h.Bytes <= int64(len(b)) {
+				t.Fatalf("Read: %v; ReadHeader: %+v, held in %d bytes", err, h, len(b))
+			}
 			return
+		}
+		if herr != nil || h.Descr != a.Descr || !slices.Equal(h.Shape, a.Shape) || h.Fortran != a.Fortran || h.Offset != a.off || h.Bytes != int64(len(a.data)) {
+			t.Fatalf("ReadHeader = %+v, %v; Read = %s %v fortran %v at %d, %d bytes", h, herr, a.Descr, a.Shape, a.Fortran, a.off, len(a.data))
 		}
 		checkArray(t, a)
 	})
@@ -75,8 +89,13 @@ func FuzzReadNPZ(f *testing.F) {
 			return
 		}
 		for _, name := range z.Names() {
+			h, size, herr := z.Header(name)
 			a, err := z.Read(name)
 			if err == nil {
+				// A member read holds what its header claims.
+				if herr != nil || h.Offset+h.Bytes > size || !slices.Equal(h.Shape, a.Shape) {
+					t.Fatalf("member %s: Header = %+v, %d, %v; Read = %v", name, h, size, herr, a.Shape)
+				}
 				checkArray(t, a)
 			}
 		}

@@ -98,13 +98,20 @@ func parseDescr(s string) (dtype, string) {
 	return t, fmt.Sprintf("unsupported dtype %q", s)
 }
 
-// header is a parsed .npy header.
-type header struct {
-	descr   string
-	dt      dtype
-	fortran bool
-	shape   []int
-	nbytes  int64 // size of the data
+// Header is the header of a .npy array: what ReadHeader and NPZ.Header
+// read before the data, checked as Read checks it (a dtype this package
+// reads, a shape whose size fits in an int).
+type Header struct {
+	Descr   string // dtype descr as in the header, e.g. "<f8"
+	Shape   []int  // empty for a 0-d array
+	Fortran bool   // fortran_order
+
+	// Offset is the byte offset of the data in the .npy stream, and
+	// Bytes the size of the data that Descr and Shape claim; the data
+	// end at Offset+Bytes.
+	Offset, Bytes int64
+
+	dt dtype
 }
 
 // headerParser parses a .npy header dict literal.
@@ -248,10 +255,11 @@ func (p *headerParser) tuple() ([]int, error) {
 }
 
 // parseHeader parses the header dict in b, which starts at byte base of
-// the stream, and checks the shape against the dtype.
-func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error) {
+// the stream, and checks the shape against the dtype. It sets every field
+// of the Header but Offset.
+func parseHeader(b []byte, base int64, file string, allowL bool) (*Header, error) {
 	p := &headerParser{b: b, base: base, file: file, allowL: allowL}
-	h := &header{}
+	h := &Header{}
 	p.space()
 	if p.peek() != '{' {
 		return nil, p.errorf(p.i, "header is not a dict: want '{', found %s", p.found(p.i))
@@ -286,11 +294,11 @@ func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error
 			if p.peek() == '[' {
 				return nil, p.errorf(valAt, "structured dtypes (descr given as a list) are not supported")
 			}
-			if h.descr, err = p.str("descr"); err != nil {
+			if h.Descr, err = p.str("descr"); err != nil {
 				return nil, err
 			}
 			var msg string
-			if h.dt, msg = parseDescr(h.descr); msg != "" {
+			if h.dt, msg = parseDescr(h.Descr); msg != "" {
 				return nil, p.errorf(valAt, "%s", msg)
 			}
 		case "fortran_order":
@@ -300,9 +308,9 @@ func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error
 			seenFortran = true
 			switch w := p.word(); w {
 			case "True":
-				h.fortran = true
+				h.Fortran = true
 			case "False":
-				h.fortran = false
+				h.Fortran = false
 			default:
 				return nil, p.errorf(valAt, "want fortran_order True or False, found %s", p.found(valAt))
 			}
@@ -312,7 +320,7 @@ func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error
 			}
 			seenShape = true
 			shapeAt = valAt
-			if h.shape, err = p.tuple(); err != nil {
+			if h.Shape, err = p.tuple(); err != nil {
 				return nil, err
 			}
 		default:
@@ -346,15 +354,15 @@ func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error
 	// Check the size of the data, guarding against overflow.
 	count := int64(1)
 	zero := false
-	for _, d := range h.shape {
+	for _, d := range h.Shape {
 		if d == 0 {
 			zero = true
 		}
 	}
 	if !zero {
-		for _, d := range h.shape {
+		for _, d := range h.Shape {
 			if int64(d) > math.MaxInt64/count {
-				return nil, p.errorf(shapeAt, "shape %s has too many elements", shapeString(h.shape))
+				return nil, p.errorf(shapeAt, "shape %s has too many elements", shapeString(h.Shape))
 			}
 			count *= int64(d)
 		}
@@ -362,8 +370,8 @@ func parseHeader(b []byte, base int64, file string, allowL bool) (*header, error
 		count = 0
 	}
 	if count > int64(maxInt) || h.dt.size > 0 && count > math.MaxInt64/int64(h.dt.size) {
-		return nil, p.errorf(shapeAt, "shape %s of %s is too large", shapeString(h.shape), h.descr)
+		return nil, p.errorf(shapeAt, "shape %s of %s is too large", shapeString(h.Shape), h.Descr)
 	}
-	h.nbytes = count * int64(h.dt.size)
+	h.Bytes = count * int64(h.dt.size)
 	return h, nil
 }

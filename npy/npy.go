@@ -216,6 +216,37 @@ func isZipError(err error) bool {
 
 // readArray reads one array from s.
 func readArray(s *stream) (*Array, error) {
+	h, err := readHeader(s)
+	if err != nil {
+		return nil, err
+	}
+	a := &Array{
+		Descr:   h.Descr,
+		Shape:   h.Shape,
+		Fortran: h.Fortran,
+		dt:      h.dt,
+		file:    s.file,
+		off:     h.Offset,
+	}
+	a.data, err = s.next(h.Bytes, "data")
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ReadHeader reads the header of one .npy array from r, as Read does,
+// and leaves r at the start of its data: it reads the magic string, the
+// version and the header, and no more. Malformed input gives a
+// *FormatError. A header that claims more data than the input holds is
+// not an error here (nothing of the data is read): compare Offset+Bytes
+// with the input's size.
+func ReadHeader(r io.Reader) (*Header, error) {
+	return readHeader(&stream{r: r, size: -1})
+}
+
+// readHeader reads the magic string, the version and the header from s.
+func readHeader(s *stream) (*Header, error) {
 	var pre [8]byte // magic string and version
 	m, err := io.ReadFull(s.r, pre[:])
 	s.off += int64(m)
@@ -261,20 +292,8 @@ func readArray(s *stream) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	a := &Array{
-		Descr:   h.descr,
-		Shape:   h.shape,
-		Fortran: h.fortran,
-		dt:      h.dt,
-		file:    s.file,
-		off:     s.off,
-	}
-	a.data, err = s.next(h.nbytes, "data")
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
+	h.Offset = s.off
+	return h, nil
 }
 
 // errorf returns a FormatError about element i of a.

@@ -90,26 +90,11 @@ func (z *NPZ) has(name string) bool {
 // array must end exactly at the end of the member, and the member's
 // CRC-32 is checked.
 func (z *NPZ) Read(name string) (*Array, error) {
-	f, ok := z.members[name]
-	if !ok {
-		return nil, &FormatError{File: z.path, Offset: -1, Msg: fmt.Sprintf("no member %q (have %s)", name+".npy", z.list())}
-	}
-	file := z.path + "[" + f.Name + "]"
-	if f.UncompressedSize64 > math.MaxInt64 {
-		return nil, &FormatError{File: file, Offset: -1, Msg: fmt.Sprintf("uncompressed size %d is too large", f.UncompressedSize64)}
-	}
-	rc, err := f.Open()
+	rc, s, err := z.open(name)
 	if err != nil {
-		return nil, &FormatError{File: file, Offset: -1, Msg: "opening member", Err: err}
+		return nil, err
 	}
 	defer rc.Close()
-	s := &stream{r: rc, file: file, size: int64(f.UncompressedSize64), member: true}
-	if f.Method == zip.Store && f.CompressedSize64 == f.UncompressedSize64 {
-		// The size of a stored member may be trusted if the member's
-		// bytes lie within the archive.
-		off, err := f.DataOffset()
-		s.trusted = err == nil && off >= 0 && s.size <= z.size-off
-	}
 	a, err := readArray(s)
 	if err != nil {
 		return nil, err
@@ -121,9 +106,64 @@ func (z *NPZ) Read(name string) (*Array, error) {
 		return nil, s.errorf(s.off, "trailing data after the array")
 	}
 	if err != io.EOF {
-		return nil, &FormatError{File: file, Offset: s.off, Msg: "after the array", Err: err}
+		return nil, &FormatError{File: s.file, Offset: s.off, Msg: "after the array", Err: err}
 	}
 	return a, nil
+}
+
+// Header reads the header of the member called name, without its ".npy"
+// suffix, and none of its data. size is the most bytes the member can
+// hold: its uncompressed size (which Read checks), or less where the
+// member's compressed bytes within the archive cannot inflate to that
+// many. A header whose Offset+Bytes exceeds size claims data the member
+// does not hold, and Read refuses the member.
+func (z *NPZ) Header(name string) (h *Header, size int64, err error) {
+	rc, s, err := z.open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rc.Close()
+	if h, err = readHeader(s); err != nil {
+		return nil, 0, err
+	}
+	f := z.members[name]
+	size = s.size
+	if c := int64(min(f.CompressedSize64, uint64(z.size))); f.Method == zip.Store {
+		size = min(size, c)
+	} else if f.Method == zip.Deflate && c <= size/maxInflate {
+		size = c * maxInflate
+	}
+	return h, size, nil
+}
+
+// maxInflate is the most a DEFLATE stream inflates, per compressed byte:
+// a match of 258 bytes takes at least 2 bits, a length and a distance
+// code of 1 bit each.
+const maxInflate = 1032
+
+// open opens the member called name for reading, with a stream over it
+// whose size is the member's uncompressed size.
+func (z *NPZ) open(name string) (io.ReadCloser, *stream, error) {
+	f, ok := z.members[name]
+	if !ok {
+		return nil, nil, &FormatError{File: z.path, Offset: -1, Msg: fmt.Sprintf("no member %q (have %s)", name+".npy", z.list())}
+	}
+	file := z.path + "[" + f.Name + "]"
+	if f.UncompressedSize64 > math.MaxInt64 {
+		return nil, nil, &FormatError{File: file, Offset: -1, Msg: fmt.Sprintf("uncompressed size %d is too large", f.UncompressedSize64)}
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, nil, &FormatError{File: file, Offset: -1, Msg: "opening member", Err: err}
+	}
+	s := &stream{r: rc, file: file, size: int64(f.UncompressedSize64), member: true}
+	if f.Method == zip.Store && f.CompressedSize64 == f.UncompressedSize64 {
+		// The size of a stored member may be trusted if the member's
+		// bytes lie within the archive.
+		off, err := f.DataOffset()
+		s.trusted = err == nil && off >= 0 && s.size <= z.size-off
+	}
+	return rc, s, nil
 }
 
 // list returns the member names for an error message.

@@ -37,8 +37,10 @@
 // views' feature widths. GET /metrics is the Prometheus text exposition:
 // dpmne_http_requests_total{endpoint, code, method},
 // dpmne_http_request_duration_seconds{endpoint} (a histogram from 50 µs to
-// about 1.6 s), dpmne_http_requests_in_flight, and the Go runtime and
-// process collectors.
+// about 1.6 s), dpmne_http_requests_in_flight,
+// dpmne_http_connections_open, dpmne_http_connections_refused_total{answer}
+// (over Options.MaxConns: answered 503, or none when too many are being
+// answered already), and the Go runtime and process collectors.
 //
 // # Errors and limits
 //
@@ -50,11 +52,41 @@
 // Unknown JSON fields and trailing data are errors, so a misspelt field
 // is not silently ignored. User input never panics the server.
 //
+// Under load the server refuses work rather than queue it, and every
+// refusal is a 503 with Retry-After: 1 and the same JSON error body
+// (no other 5xx comes of load):
+//
+//   - a connection beyond Options.MaxConns open ones (default 1024; idle
+//     ones count) is answered and closed by Server.Serve, unserved;
+//   - a search (neighbours, embed) beyond Options.MaxInFlight running
+//     ones (default 4 × GOMAXPROCS) is answered at once; /healthz and
+//     /metrics are not counted, so they answer under load;
+//   - a search whose deadline, Options.RequestTimeout (default 30 s)
+//     after its headers, passes before it is done stops and is answered
+//     503: the handler's context carries the deadline, the body must be
+//     read by then, and the scan (codes.Index.CosineTopKContext,
+//     codes.Codes.HammingTopKContext) checks it every 16,384 rows. A
+//     search whose client has gone away stops the same way.
+//
+// 503 rather than 504 for a timeout: the server is no gateway, and a
+// timeout is the same condition as the caps, too much work, which a
+// client retries later. Serve bounds idle connections too
+// (ReadHeaderTimeout, IdleTimeout).
+//
 // Nothing is written: the model, its index and its codes are built once
 // by New and only read afterwards, so any number of requests run
 // concurrently and get the answers they would get one at a time.
 //
-// ListenAndServe runs a handler on an address until its context is
-// cancelled, then shuts down gracefully (http.Server.Shutdown); `dpmne
-// serve` cancels that context on SIGINT and SIGTERM.
+// Server.ListenAndServe serves on an address, with the limits of the
+// server's Options, until its context is cancelled, then shuts down
+// gracefully (http.Server.Shutdown); `dpmne serve` cancels that context
+// on SIGINT and SIGTERM. Server.Serve documents what a connection may
+// cost.
+//
+// # Fuzzing
+//
+// The /v1/embed handler is fuzzed (any body gets 200 or a JSON error,
+// never a panic):
+//
+//	go test -run '^$' -fuzz '^FuzzEmbed$' -fuzztime 60s ./serve
 package serve

@@ -14,8 +14,8 @@ import (
 
 // A model of four nodes in two dimensions with one view of width 2 and no
 // autoencoder (as `dpmne train --no-autoencoder` fits), served in process.
-// In a program, the model comes from dpmne.Load and the handler goes to
-// serve.ListenAndServe. The server searches the model's Embedding: the
+// In a program, the model comes from dpmne.Load and s.ListenAndServe
+// serves it. The server searches the model's Embedding: the
 // rows of Y less their column means (0.225, 0.275), so ada is
 // (0.775, −0.275); its sign codes are ada 10, bob 10, cy 01, dee 00. The
 // unseen node with feature 1 in dimension 1 solves to (0, 1/(1+ρ)) with

@@ -2,15 +2,20 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -23,17 +28,41 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultK            = 10
-	DefaultMaxK         = 1000
-	DefaultMaxBodyBytes = 1 << 20
+	DefaultK              = 10
+	DefaultMaxK           = 1000
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxConns       = 1024
+	DefaultRequestTimeout = 30 * time.Second
 )
 
-// Options configure a Server. The zero value gives the defaults.
+// DefaultMaxInFlight returns the default of Options.MaxInFlight, 4 ×
+// GOMAXPROCS: one scan already uses every CPU (package codes splits a
+// large one over GOMAXPROCS goroutines), so more searches at once only
+// queue for the CPUs; a few per CPU keep them busy while other requests
+// read, decode and write.
+func DefaultMaxInFlight() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// Options configure a Server. The zero value gives the defaults; no
+// field may be negative.
 type Options struct {
 	// MaxK is the largest k a request may ask for (DefaultMaxK when 0).
 	MaxK int
 	// MaxBodyBytes bounds a request body (DefaultMaxBodyBytes when 0).
 	MaxBodyBytes int64
+	// MaxConns is the most connections Serve and ListenAndServe keep
+	// open at once, idle ones included (DefaultMaxConns when 0). A
+	// connection over the cap is answered 503 and closed, unserved, as
+	// Serve says.
+	MaxConns int
+	// MaxInFlight is the most search requests (neighbours and embed)
+	// handled at once (DefaultMaxInFlight() when 0). A request over the
+	// cap is answered 503 at once; none waits.
+	MaxInFlight int
+	// RequestTimeout is each request's deadline, from the end of its
+	// headers (DefaultRequestTimeout when 0): the handler's context
+	// carries it, the body must be read by then, and a search still
+	// running then stops and is answered 503.
+	RequestTimeout time.Duration
 	// Workers is the number of goroutines one scan uses (0: package
 	// codes decides, by the number of rows and GOMAXPROCS).
 	Workers int
@@ -46,17 +75,54 @@ type Options struct {
 // Server answers the endpoints of the package documentation for one
 // model. It is an http.Handler, safe for concurrent use.
 type Server struct {
-	model *dpmne.Model
-	ids   []string
-	index map[string]int
-	n, d  int
-	y     []float64    // n×d, the model's embedding
-	cos   *codes.Index // unit rows for cosine search
-	mean  []float64    // column means of y, for sign codes
-	bits  *codes.Codes // sign codes of the centred y
-	opt   Options
-	mux   *http.ServeMux
-	reg   *prometheus.Registry
+	model    *dpmne.Model
+	ids      []string
+	index    map[string]int
+	n, d     int
+	y        []float64    // n×d, the model's embedding
+	cos      *codes.Index // unit rows for cosine search
+	mean     []float64    // column means of y, for sign codes
+	bits     *codes.Codes // sign codes of the centred y
+	opt      Options
+	inFlight chan struct{} // a token per search being served
+	mux      *http.ServeMux
+	reg      *prometheus.Registry
+	// The connections of Serve: open now, and refused over the cap,
+	// answered 503 or not.
+	connsOpen                      prometheus.Gauge
+	connsAnswered, connsUnanswered prometheus.Counter
+}
+
+// withDefaults checks opt and gives its zero fields their defaults.
+func (opt Options) withDefaults() (Options, error) {
+	switch {
+	case opt.MaxK < 0:
+		return opt, fmt.Errorf("serve: MaxK = %d, want ≥ 0", opt.MaxK)
+	case opt.MaxBodyBytes < 0:
+		return opt, fmt.Errorf("serve: MaxBodyBytes = %d, want ≥ 0", opt.MaxBodyBytes)
+	case opt.MaxConns < 0:
+		return opt, fmt.Errorf("serve: MaxConns = %d, want ≥ 0", opt.MaxConns)
+	case opt.MaxInFlight < 0:
+		return opt, fmt.Errorf("serve: MaxInFlight = %d, want ≥ 0", opt.MaxInFlight)
+	case opt.RequestTimeout < 0:
+		return opt, fmt.Errorf("serve: RequestTimeout = %v, want ≥ 0", opt.RequestTimeout)
+	}
+	if opt.MaxK == 0 {
+		opt.MaxK = DefaultMaxK
+	}
+	if opt.MaxBodyBytes == 0 {
+		opt.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opt.MaxConns == 0 {
+		opt.MaxConns = DefaultMaxConns
+	}
+	if opt.MaxInFlight == 0 {
+		opt.MaxInFlight = DefaultMaxInFlight()
+	}
+	if opt.RequestTimeout == 0 {
+		opt.RequestTimeout = DefaultRequestTimeout
+	}
+	return opt, nil
 }
 
 // New builds the search structures for m (a cosine index and sign codes of
@@ -73,19 +139,12 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	n, d := m.Y.Dims()
-	switch {
-	case opt.MaxK < 0:
-		return nil, fmt.Errorf("serve: MaxK = %d, want ≥ 0", opt.MaxK)
-	case opt.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("serve: MaxBodyBytes = %d, want ≥ 0", opt.MaxBodyBytes)
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if opt.MaxK == 0 {
-		opt.MaxK = DefaultMaxK
-	}
-	if opt.MaxBodyBytes == 0 {
-		opt.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	s := &Server{model: m, ids: m.IDs, index: make(map[string]int, n), n: n, d: d, opt: opt}
+	s := &Server{model: m, ids: m.IDs, index: make(map[string]int, n), n: n, d: d, opt: opt,
+		inFlight: make(chan struct{}, opt.MaxInFlight)}
 	for i, id := range m.IDs {
 		s.index[id] = i // unique: m.Check
 	}
@@ -119,7 +178,18 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 		Name: "dpmne_http_requests_in_flight",
 		Help: "HTTP requests being served.",
 	})
-	for _, c := range []prometheus.Collector{requests, latency, inFlight} {
+	s.connsOpen = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "dpmne_http_connections_open",
+		Help: "Connections open (under the cap MaxConns).",
+	})
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "dpmne_http_connections_refused_total",
+		Help: "Connections closed unserved for being over the cap MaxConns, by answer: " +
+			"503, or none (closed at once while 64 others were being answered).",
+	}, []string{"answer"})
+	s.connsAnswered = refused.WithLabelValues("503")
+	s.connsUnanswered = refused.WithLabelValues("none")
+	for _, c := range []prometheus.Collector{requests, latency, inFlight, s.connsOpen, refused} {
 		if err := s.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("serve: registering metrics: %w", err)
 		}
@@ -144,8 +214,8 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 			writeError(w, http.StatusMethodNotAllowed, "method %s not allowed on %s: use %s", r.Method, path, method)
 		}))
 	}
-	route(http.MethodGet, "/v1/nodes/{id}/neighbors", "neighbors", s.neighbors)
-	route(http.MethodPost, "/v1/embed", "embed", s.embed)
+	route(http.MethodGet, "/v1/nodes/{id}/neighbors", "neighbors", s.limit(s.neighbors))
+	route(http.MethodPost, "/v1/embed", "embed", s.limit(s.embed))
 	route(http.MethodGet, "/healthz", "healthz", s.healthz)
 	metrics := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
 	route(http.MethodGet, "/metrics", "metrics", metrics.ServeHTTP)
@@ -155,8 +225,46 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP routes a request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP routes a request, its context bounded by Options.RequestTimeout.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
+	defer cancel()
+	s.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// RetryAfter is the Retry-After header, in seconds, of every 503 answer.
+const RetryAfter = "1"
+
+// writeBusy writes a 503 answer, with Retry-After, the JSON error of
+// format and args.
+func writeBusy(w http.ResponseWriter, format string, args ...any) {
+	w.Header().Set("Retry-After", RetryAfter)
+	writeError(w, http.StatusServiceUnavailable, format, args...)
+}
+
+// limit runs h unless Options.MaxInFlight searches are being served
+// already, and then answers 503.
+func (s *Server) limit(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.inFlight <- struct{}{}:
+			defer func() { <-s.inFlight }()
+			h(w, r)
+		default:
+			writeBusy(w, "server busy: %d searches in flight, the most it serves at once; retry later", cap(s.inFlight))
+		}
+	}
+}
+
+// stopped answers 503 to a request whose context ended with err: its
+// deadline passed, or its client went away.
+func (s *Server) stopped(w http.ResponseWriter, err error) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		writeBusy(w, "request timed out: not answered within %v; retry later", s.opt.RequestTimeout)
+		return
+	}
+	writeBusy(w, "request cancelled: %v", err)
+}
 
 // Registry returns the registry /metrics exposes.
 func (s *Server) Registry() *prometheus.Registry { return s.reg }
@@ -273,9 +381,13 @@ func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) {
 	}
 	var hits []codes.Hit
 	if metric == "hamming" {
-		hits = s.bits.HammingTopK(s.bits.Row(i), k, i, s.opt.Workers)
+		hits, err = s.bits.HammingTopKContext(r.Context(), s.bits.Row(i), k, i, s.opt.Workers)
 	} else {
-		hits = s.cos.CosineTopK(s.y[i*s.d:(i+1)*s.d], k, i, s.opt.Workers)
+		hits, err = s.cos.CosineTopKContext(r.Context(), s.y[i*s.d:(i+1)*s.d], k, i, s.opt.Workers)
+	}
+	if err != nil {
+		s.stopped(w, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, NeighborsResponse{ID: id, Metric: metric, K: k, Neighbors: s.named(hits)})
 }
@@ -289,11 +401,20 @@ func (s *Server) named(hits []codes.Hit) []Neighbor {
 }
 
 func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	if t, ok := r.Context().Deadline(); ok {
+		// The body must arrive by the request's deadline. (Not supported
+		// by every ResponseWriter, httptest's among them: no matter.)
+		_ = http.NewResponseController(w).SetReadDeadline(t)
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+			return
+		}
+		if cerr := r.Context().Err(); cerr != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			s.stopped(w, cmp.Or(cerr, context.DeadlineExceeded))
 			return
 		}
 		writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
@@ -338,9 +459,13 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	var hits []codes.Hit
 	if metric == "hamming" {
 		c := codes.EncodeSign(y, 1, s.d, s.mean)
-		hits = s.bits.HammingTopK(c.Row(0), k, -1, s.opt.Workers)
+		hits, err = s.bits.HammingTopKContext(r.Context(), c.Row(0), k, -1, s.opt.Workers)
 	} else {
-		hits = s.cos.CosineTopK(y, k, -1, s.opt.Workers)
+		hits, err = s.cos.CosineTopKContext(r.Context(), y, k, -1, s.opt.Workers)
+	}
+	if err != nil {
+		s.stopped(w, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, EmbedResponse{Embedding: y, Views: views, Metric: metric, K: k, Neighbors: s.named(hits)})
 }

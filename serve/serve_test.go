@@ -462,6 +462,9 @@ func TestNewErrors(t *testing.T) {
 		{"ids", short, Options{}, "9 ids for 10 embedding rows"},
 		{"MaxK", testModel(10, 3, 7), Options{MaxK: -1}, "MaxK = -1"},
 		{"MaxBodyBytes", testModel(10, 3, 7), Options{MaxBodyBytes: -1}, "MaxBodyBytes = -1"},
+		{"MaxConns", testModel(10, 3, 7), Options{MaxConns: -1}, "MaxConns = -1"},
+		{"MaxInFlight", testModel(10, 3, 7), Options{MaxInFlight: -2}, "MaxInFlight = -2"},
+		{"RequestTimeout", testModel(10, 3, 7), Options{RequestTimeout: -time.Second}, "RequestTimeout = -1s"},
 	}
 	for _, tc := range tests {
 		if _, err := New(tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -475,34 +478,116 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// checkBusy checks a 503 answer: Retry-After, and a JSON error containing
+// want.
+func checkBusy(t *testing.T, what string, code int, header http.Header, body []byte, want string) {
+	t.Helper()
+	var e ErrorResponse
+	if code != http.StatusServiceUnavailable || header.Get("Retry-After") != RetryAfter ||
+		header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, want) {
+		t.Errorf("%s: %d, Retry-After %q, Content-Type %q, body %s; want 503, %s and a JSON error with %q",
+			what, code, header.Get("Retry-After"), header.Get("Content-Type"), body, RetryAfter, want)
+	}
+}
+
+// TestInFlightLimit: with MaxInFlight searches running (their tokens
+// taken here), another search is answered 503 at once, and health and
+// metrics are still served; once one finishes, searches are served again.
+func TestInFlightLimit(t *testing.T) {
+	s := newTestServer(t, testModel(20, 4, 9), Options{MaxInFlight: 3})
+	for range 3 {
+		s.inFlight <- struct{}{}
+	}
+	for _, r := range []struct{ method, target, body string }{
+		{"GET", "/v1/nodes/n1/neighbors", ""},
+		{"POST", "/v1/embed", `{"features": {"a": [1, 0, 0, 0, 0, 0]}}`},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(r.method, r.target, strings.NewReader(r.body)))
+		checkBusy(t, r.target, w.Code, w.Header(), w.Body.Bytes(), "server busy: 3 searches in flight")
+	}
+	for _, target := range []string{"/healthz", "/metrics"} {
+		if code, body, _ := do(s, "GET", target, ""); code != 200 {
+			t.Errorf("%s with the searches at their cap: %d %s", target, code, body)
+		}
+	}
+	<-s.inFlight
+	if code, body, _ := do(s, "GET", "/v1/nodes/n1/neighbors", ""); code != 200 {
+		t.Errorf("under the cap: %d %s", code, body)
+	}
+	if len(s.inFlight) != 2 {
+		t.Errorf("%d tokens taken after the request, want the 2 the test holds", len(s.inFlight))
+	}
+	_, body, _ := do(s, "GET", "/metrics", "")
+	if want := `dpmne_http_requests_total{code="503",endpoint="embed",method="post"} 1`; !strings.Contains(string(body), want) {
+		t.Errorf("/metrics lacks %q", want)
+	}
+}
+
+// TestRequestTimeout: a search whose deadline has passed, by
+// RequestTimeout or by the client's own context, stops before its scan
+// and is answered 503; a cancelled one too.
+func TestRequestTimeout(t *testing.T) {
+	s := newTestServer(t, testModel(20, 4, 10), Options{RequestTimeout: time.Nanosecond})
+	for _, r := range []struct{ method, target, body string }{
+		{"GET", "/v1/nodes/n1/neighbors?metric=hamming", ""},
+		{"POST", "/v1/embed", `{"features": {"a": [1, 0, 0, 0, 0, 0]}}`},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(r.method, r.target, strings.NewReader(r.body)))
+		checkBusy(t, r.target, w.Code, w.Header(), w.Body.Bytes(), "request timed out: not answered within 1ns")
+	}
+	if code, body, _ := do(s, "GET", "/healthz", ""); code != 200 {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+
+	s = newTestServer(t, testModel(20, 4, 10), Options{})
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	for _, tc := range []struct {
+		ctx  context.Context
+		want string
+	}{
+		{past, "request timed out"},
+		{cancelled, "request cancelled: context canceled"},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", "/v1/nodes/n2/neighbors", nil).WithContext(tc.ctx))
+		checkBusy(t, tc.want, w.Code, w.Header(), w.Body.Bytes(), tc.want)
+	}
+	if code, body, _ := do(s, "GET", "/v1/nodes/n2/neighbors", ""); code != 200 {
+		t.Errorf("within the default deadline: %d %s", code, body)
+	}
+}
+
 // TestGracefulShutdown: cancelling the context while a request is in
-// flight lets it finish, then ListenAndServe returns nil and the port is
-// closed.
+// flight (its body half sent) lets it finish, then ListenAndServe returns
+// nil and the port is closed.
 func TestGracefulShutdown(t *testing.T) {
-	started := make(chan struct{})
-	release := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(started)
-		<-release
-		io.WriteString(w, "done")
-	})
+	s := newTestServer(t, testModel(20, 4, 11), Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- ListenAndServe(ctx, "127.0.0.1:0", h, func(a net.Addr) { addrc <- a }) }()
+	go func() { errc <- s.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
 	addr := (<-addrc).String()
+	body, send := io.Pipe()
 	respc := make(chan string, 1)
 	go func() {
-		resp, err := http.Get("http://" + addr + "/slow")
+		resp, err := http.Post("http://"+addr+"/v1/embed", "application/json", body)
 		if err != nil {
 			respc <- err.Error()
 			return
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		respc <- string(b)
+		respc <- fmt.Sprint(resp.StatusCode, " ", string(b))
 	}()
-	<-started
+	io.WriteString(send, `{"features": {"a": `)
+	for len(s.inFlight) == 0 { // the handler is reading the body
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	time.Sleep(50 * time.Millisecond) // Shutdown has begun; the request is still in flight
 	select {
@@ -510,8 +595,9 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("returned before the request finished: %v", err)
 	default:
 	}
-	close(release)
-	if got := <-respc; got != "done" {
+	io.WriteString(send, `[1, 0, 0, 0, 0, 0]}, "k": 1}`)
+	send.Close()
+	if got := <-respc; !strings.HasPrefix(got, `200 {"embedding":`) {
 		t.Errorf("in-flight request got %q", got)
 	}
 	if err := <-errc; err != nil {
@@ -521,7 +607,7 @@ func TestGracefulShutdown(t *testing.T) {
 		c.Close()
 		t.Error("still accepting connections after shutdown")
 	}
-	if err := ListenAndServe(context.Background(), "256.0.0.1:0", h, nil); err == nil {
+	if err := s.ListenAndServe(context.Background(), "256.0.0.1:0", nil); err == nil {
 		t.Error("bad address: no error")
 	}
 }

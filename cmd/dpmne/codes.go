@@ -198,7 +198,10 @@ func newSearchCmd() *cobra.Command {
 				if q < 0 {
 					return fmt.Errorf("node %q is not in the codes", id)
 				}
-				hits = c.HammingTopK(c.Row(q), k, q, 0)
+				var err error
+				if hits, err = c.HammingTopKContext(cmd.Context(), c.Row(q), k, q, 0); err != nil {
+					return err
+				}
 				metric = "hamming"
 			default:
 				y, d := []float64(nil), 0
@@ -210,7 +213,9 @@ func newSearchCmd() *cobra.Command {
 				if q < 0 {
 					return fmt.Errorf("node %q is not in the embedding", id)
 				}
-				hits = codes.NewIndex(y, len(ids), d).CosineTopK(y[q*d:(q+1)*d], k, q, 0)
+				if hits, err = codes.NewIndex(y, len(ids), d).CosineTopKContext(cmd.Context(), y[q*d:(q+1)*d], k, q, 0); err != nil {
+					return err
+				}
 				metric = "cosine"
 			}
 			rows := make([][]string, len(hits))

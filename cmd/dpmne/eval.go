@@ -57,7 +57,7 @@ the nodes observed in each combination of views.`,
 				}
 				doTask[t] = true
 			}
-			net, err := g.loadNetwork(data)
+			net, err := g.loadNetwork(cmd.Context(), data)
 			if err != nil {
 				return err
 			}

@@ -154,7 +154,7 @@ configuration of every DPMNE method.`,
 					len(done), total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, eta.Round(time.Second))
 			}
 			cells, err := experiment.Run(cmd.Context(), spec, func(name string) (*multiplex.Network, error) {
-				return g.loadNetwork(name)
+				return g.loadNetwork(cmd.Context(), name)
 			}, progress)
 			if err != nil {
 				if len(done) > 0 {

@@ -14,6 +14,13 @@
 // generated in memory), resolved under --data-dir or
 // $DPMNE_DATA, or given as a manifest.json or a directory holding one. See
 // the README for the native format.
+//
+// # Fuzzing
+//
+// The word2vec reader (dpmne eval) and --max-memory's parser are fuzzed:
+//
+//	go test -run '^$' -fuzz '^FuzzReadWord2Vec$' -fuzztime 60s ./cmd/dpmne
+//	go test -run '^$' -fuzz '^FuzzParseMemory$' -fuzztime 60s ./cmd/dpmne
 package main
 
 import (
@@ -26,6 +33,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal asks the command to stop cleanly; the default
+		// handling is then restored, so that a second one stops at once.
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/dpmne/dpmne"
 )
 
 // parseMemory parses a --max-memory value: "auto" (the machine's total
@@ -71,4 +74,31 @@ func formatBytes(b int64) string {
 		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// checkBeforeLoad refuses, before loading data set data, a fit whose
+// memory exceeds budget by the lower bound that the data's manifest and
+// file headers give (multiplex.Manifest.Bounds,
+// dpmne.EstimateMemoryBound); a synthetic data set is not checked. The
+// bound reads the data's nodes file (or LINQS content file) once more
+// than the load does, so with budget 0 (no limit: --max-memory 0) nothing
+// is read. maxMemory is the flag's text, for the message. The exact
+// check, on the loaded network, still follows.
+func (g *globals) checkBeforeLoad(ctx context.Context, data string, cfg dpmne.Config, budget int64, maxMemory string) error {
+	if budget <= 0 {
+		return nil
+	}
+	b, err := g.bounds(ctx, data)
+	if err != nil || b == nil {
+		return err
+	}
+	est := dpmne.EstimateMemoryBound(b, cfg)
+	if est.Total() <= budget {
+		return nil
+	}
+	from := ""
+	if b.NodesFrom != "" {
+		from = fmt.Sprintf(" (at least %d nodes: %s)", b.Nodes, b.NodesFrom)
+	}
+	return fmt.Errorf("the fit needs at least %v by the data's headers%s, more than --max-memory %s (%s), so nothing is loaded; lower --dim or --hidden, drop views, or raise the budget", est, from, maxMemory, formatBytes(budget))
 }

@@ -71,15 +71,36 @@ func (g *globals) dir() string {
 const syntheticName = "synthetic"
 
 // loadNetwork loads a named data set, a manifest, the synthetic default or
-// a synthetic family (synth.Families: synth-graph, …).
-func (g *globals) loadNetwork(name string) (*multiplex.Network, error) {
+// a synthetic family (synth.Families: synth-graph, …). A load from files
+// stops once ctx is done (Ctrl-C: the command's context) with an error
+// wrapping context.Canceled (multiplex.LoadContext); the synthetic data
+// sets, generated in memory, do not look at ctx.
+func (g *globals) loadNetwork(ctx context.Context, name string) (*multiplex.Network, error) {
 	if name == syntheticName {
 		return synth.Generate(synth.Default(), rand.New(rand.NewPCG(1, 0)))
 	}
 	if f, ok := synth.LookupFamily(name); ok {
 		return f.Generate()
 	}
-	return multiplex.Load(name, g.dir())
+	return multiplex.LoadContext(ctx, name, g.dir())
+}
+
+// bounds returns the lower bounds on the size of data set name that its
+// manifest and the headers of its files give (multiplex.Manifest.Bounds),
+// or nil for a synthetic data set or one that does not resolve (the load
+// reports why).
+func (g *globals) bounds(ctx context.Context, name string) (*multiplex.Bounds, error) {
+	if name == syntheticName {
+		return nil, nil
+	}
+	if _, ok := synth.LookupFamily(name); ok {
+		return nil, nil
+	}
+	m, err := multiplex.Resolve(name, g.dir())
+	if err != nil {
+		return nil, nil
+	}
+	return m.Bounds(ctx)
 }
 
 func newVersionCmd() *cobra.Command {
@@ -112,7 +133,7 @@ func newDataCmd(g *globals) *cobra.Command {
 		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			net, err := g.loadNetwork(args[0])
+			net, err := g.loadNetwork(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -948,6 +948,11 @@ func TestTrainInterrupted(t *testing.T) {
 	if _, serr := os.Stat(out); serr == nil {
 		t.Error("an embedding was written")
 	}
+	// With --checkpoint, before any iteration: nothing to resume from.
+	err = run(ctx, append([]string{"train", "--data", "synthetic", "--out", out, "--checkpoint", t.TempDir()}, quickModel...), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no iteration had completed") {
+		t.Errorf("with --checkpoint: err = %v, want it to say no iteration had completed", err)
+	}
 }
 
 // TestGenerateViews: the per-view defaults, written for 3 views, fit any
@@ -1056,7 +1061,7 @@ func TestReadWord2Vec(t *testing.T) {
 // train --pdr and tune --pdr draw too (partial).
 func TestPDRSameNetwork(t *testing.T) {
 	var g globals
-	net, err := g.loadNetwork(syntheticName)
+	net, err := g.loadNetwork(context.Background(), syntheticName)
 	if err != nil {
 		t.Fatal(err)
 	}

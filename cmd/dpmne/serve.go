@@ -29,7 +29,15 @@ func newServeCmd() *cobra.Command {
 Cosine search scans the embedding's unit rows; hamming scans the sign codes of
 the centred embedding (bi-DPMNE). Errors are JSON {"error": "..."} with a 4xx
 status. SIGINT or SIGTERM stops accepting connections and lets requests in
-flight finish (up to 10 s). Package serve documents the API.`,
+flight finish (up to 10 s). Package serve documents the API.
+
+Under load the server refuses work rather than queue it, always with status
+503, Retry-After: 1 and a JSON error: a connection beyond --max-conns open ones
+(idle ones count: a connection must send its headers within 5 s and may idle
+30 s between requests) is answered and closed at once; a search (neighbors,
+embed) beyond --max-inflight running ones is answered at once; a request not
+answered within --request-timeout stops its scan and is answered then.
+/healthz and /metrics do not count towards --max-inflight.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if modelPath == "" {
@@ -41,6 +49,15 @@ flight finish (up to 10 s). Package serve documents the API.`,
 			if opt.MaxBodyBytes < 1 {
 				return fmt.Errorf("--max-body %d: want at least 1 byte", opt.MaxBodyBytes)
 			}
+			if opt.MaxConns < 1 {
+				return fmt.Errorf("--max-conns %d: want at least 1", opt.MaxConns)
+			}
+			if opt.MaxInFlight < 1 {
+				return fmt.Errorf("--max-inflight %d: want at least 1", opt.MaxInFlight)
+			}
+			if opt.RequestTimeout <= 0 {
+				return fmt.Errorf("--request-timeout %v: want a positive duration", opt.RequestTimeout)
+			}
 			m, err := dpmne.Load(modelPath)
 			if err != nil {
 				return err
@@ -51,7 +68,7 @@ flight finish (up to 10 s). Package serve documents the API.`,
 			}
 			n, d := m.Y.Dims()
 			stderr := cmd.ErrOrStderr()
-			err = serve.ListenAndServe(cmd.Context(), addr, s, func(a net.Addr) {
+			err = s.ListenAndServe(cmd.Context(), addr, func(a net.Addr) {
 				fmt.Fprintf(stderr, "dpmne serve: %d nodes, %d dimensions, %d views; listening on http://%s\n", n, d, len(m.Views), a)
 			})
 			if err != nil {
@@ -66,5 +83,8 @@ flight finish (up to 10 s). Package serve documents the API.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&opt.MaxK, "max-k", serve.DefaultMaxK, "largest k a request may ask for")
 	f.Int64Var(&opt.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "largest request body in bytes")
+	f.IntVar(&opt.MaxConns, "max-conns", serve.DefaultMaxConns, "most connections open at once, idle ones included; more are answered 503 and closed")
+	f.IntVar(&opt.MaxInFlight, "max-inflight", serve.DefaultMaxInFlight(), "most searches served at once, 4 × GOMAXPROCS by default; more are answered 503")
+	f.DurationVar(&opt.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "each request's deadline from its headers; a search still running then stops and is answered 503")
 	return cmd
 }

@@ -29,6 +29,9 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"serve", "--model", garbage}, "garbage.dpmne: byte 0: not a dpmne model file"},
 		{[]string{"serve", "--model", garbage, "--max-k", "0"}, "--max-k 0: want at least 1"},
 		{[]string{"serve", "--model", garbage, "--max-body", "-5"}, "--max-body -5"},
+		{[]string{"serve", "--model", garbage, "--max-conns", "0"}, "--max-conns 0: want at least 1"},
+		{[]string{"serve", "--model", garbage, "--max-inflight", "-1"}, "--max-inflight -1: want at least 1"},
+		{[]string{"serve", "--model", garbage, "--request-timeout", "0s"}, "--request-timeout 0s: want a positive duration"},
 		{[]string{"serve", "extra"}, "unknown command"},
 	}
 	for _, tc := range tests {
@@ -58,9 +61,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestServe trains a small model, serves it on a free loopback port,
-// queries it, and stops it by cancelling the context (what SIGTERM does in
-// main).
+// TestServe trains a small model, serves it on a free loopback port with
+// limits of its own, queries it, and stops it by cancelling the context
+// (what SIGTERM does in main).
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "tiny.dpmne")
@@ -73,7 +76,8 @@ func TestServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--model", model, "--addr", "127.0.0.1:0"}, &stdout, &stderr)
+		done <- run(ctx, []string{"serve", "--model", model, "--addr", "127.0.0.1:0",
+			"--max-conns", "8", "--max-inflight", "2", "--request-timeout", "20s"}, &stdout, &stderr)
 	}()
 	listening := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 	var base string

@@ -288,8 +288,10 @@ func newTrainCmd(g *globals) *cobra.Command {
 embedding: float32 n×d .npy in node order with the ids one per line beside it
 (--format npy, the default), or word2vec text that gensim's
 KeyedVectors.load_word2vec_format reads (--format w2v). --model also saves
-the fitted model. Outputs are written atomically. Ctrl-C stops after the
-current iteration and still writes the last state.
+the fitted model. Outputs are written atomically. Ctrl-C (or SIGTERM)
+stops at the end of the current iteration and writes no embedding or model:
+with --checkpoint it saves that iteration's state for --resume; a second
+Ctrl-C stops at once.
 
 --method embeds with another method of the experiment registry instead,
 with the same outputs (--model is DPMNE's only): the baselines deepwalk,
@@ -342,7 +344,20 @@ Go runtime's soft memory limit.`,
 					return fmt.Errorf("--method %s: give --out; --model saves DPMNE models only", method)
 				}
 			}
-			net, err := g.loadNetwork(data)
+			// --max-memory bounds DPMNE's fit: checked before loading on
+			// what the data's headers bound (checkBeforeLoad, which reads
+			// the nodes file once more, and nothing for --max-memory 0),
+			// then exactly on the loaded network.
+			var budget int64
+			if method == "dpmne" {
+				if budget, err = parseMemory(maxMemory); err != nil {
+					return fmt.Errorf("--max-memory: %w", err)
+				}
+				if err := g.checkBeforeLoad(cmd.Context(), data, cfg, budget, maxMemory); err != nil {
+					return err
+				}
+			}
+			net, err := g.loadNetwork(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
@@ -359,10 +374,6 @@ Go runtime's soft memory limit.`,
 				}
 				return writeEmbedding(out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb))
 			}
-			budget, err := parseMemory(maxMemory)
-			if err != nil {
-				return fmt.Errorf("--max-memory: %w", err)
-			}
 			if budget > 0 {
 				if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
 					return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s (%s); lower --dim or --hidden, drop views, or raise the budget", est, maxMemory, formatBytes(budget))
@@ -370,6 +381,7 @@ Go runtime's soft memory limit.`,
 				debug.SetMemoryLimit(budget)
 			}
 			var opt dpmne.Options
+			checkpointed := false // a checkpoint of this fit is on disk
 			if checkpointDir != "" {
 				if err := os.MkdirAll(checkpointDir, 0o755); err != nil {
 					return fmt.Errorf("--checkpoint: %w", err)
@@ -379,7 +391,11 @@ Go runtime's soft memory limit.`,
 					return fmt.Errorf("--checkpoint-every %d: want at least 1", checkpointEvery)
 				}
 				opt.CheckpointEvery = checkpointEvery
-				opt.Checkpoint = func(cp *dpmne.Checkpoint) error { return cp.Save(path) }
+				opt.Checkpoint = func(cp *dpmne.Checkpoint) error {
+					err := cp.Save(path)
+					checkpointed = checkpointed || err == nil
+					return err
+				}
 				if resume {
 					cp, err := dpmne.LoadCheckpoint(path)
 					switch {
@@ -388,17 +404,25 @@ Go runtime's soft memory limit.`,
 					case err != nil:
 						return fmt.Errorf("--resume: %w", err)
 					default:
-						opt.Resume = cp
+						opt.Resume, checkpointed = cp, true
 					}
 				}
 			} else if resume {
 				return errors.New("--resume needs --checkpoint DIR")
 			}
 			m, fitErr := mf.fit(cmd, net, quiet, opt)
-			if m == nil {
-				if errors.Is(fitErr, dpmne.ErrCanceled) {
-					return interrupted{fitErr, "nothing is written"}
+			if errors.Is(fitErr, dpmne.ErrCanceled) {
+				// An unconverged embedding is never written under the
+				// name asked for.
+				if checkpointDir == "" {
+					return interrupted{fitErr, "nothing is written (--checkpoint DIR keeps an interrupted fit's state)"}
 				}
+				if !checkpointed {
+					return interrupted{fitErr, "nothing is written: no iteration had completed"}
+				}
+				return interrupted{fitErr, fmt.Sprintf("nothing is written but the checkpoint %s: --resume continues from it", filepath.Join(checkpointDir, "checkpoint.dpmne"))}
+			}
+			if m == nil {
 				return fitErr
 			}
 			if out != "" {
@@ -410,9 +434,6 @@ Go runtime's soft memory limit.`,
 				if err := m.Save(modelPath); err != nil {
 					return err
 				}
-			}
-			if errors.Is(fitErr, dpmne.ErrCanceled) {
-				return interrupted{fitErr, "the last state is written"}
 			}
 			return fitErr
 		},

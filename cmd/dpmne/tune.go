@@ -49,7 +49,7 @@ K best points in turn, each chain refining its own best point.`,
 			if err != nil {
 				return err
 			}
-			net, err := g.loadNetwork(data)
+			net, err := g.loadNetwork(cmd.Context(), data)
 			if err != nil {
 				return err
 			}

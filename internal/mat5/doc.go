@@ -57,4 +57,10 @@
 // they have, is limited to 2^20 rows in all. Malformed input
 // gives a *FormatError naming the byte offset at fault; no input should make
 // the reader panic.
+//
+// # Fuzzing
+//
+// Run the reader's fuzz target for a minute with
+//
+//	go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 60s ./internal/mat5
 package mat5

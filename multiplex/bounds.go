@@ -1,0 +1,281 @@
+package multiplex
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dpmne/dpmne/npy"
+)
+
+// Bounds are lower bounds on the size of the network a manifest describes,
+// read before it is loaded (Manifest.Bounds), so that a fit too large for
+// the memory at hand can be refused without loading it. Each holds for
+// every network the manifest loads into without error; a zero says
+// nothing is known.
+type Bounds struct {
+	// Nodes is a lower bound on the number of nodes, and NodesFrom the
+	// file that gives it ("" when Nodes is 0).
+	Nodes     int
+	NodesFrom string
+	// Views has one entry per view of the network, in order; for format
+	// multiplex-edges, one only (the network has at least one).
+	Views []ViewBounds
+}
+
+// ViewBounds are the lower bounds on one view (see Bounds).
+type ViewBounds struct {
+	Name string
+	// Features reports whether the view has features of its own; a view
+	// without takes its adjacency rows as features, as many columns as
+	// the network has nodes.
+	Features bool
+	// FeatureCols is a lower bound on the columns of its own features.
+	FeatureCols int
+}
+
+// Bounds reads the cheap parts of the manifest's files, without loading
+// them, and returns lower bounds on the network's size. It reads:
+//
+//   - the nodes file of a native manifest, counting its id lines (one
+//     pass that keeps nothing);
+//   - the headers of .npy files, labels or matrices whose rows are the
+//     nodes (their rows count only where the file's size holds them), and
+//     the widths of .npy feature matrices;
+//   - the "shape" and "format" members of scipy .npz files and the header
+//     of their "indptr" member (npy.NPZ.Header): a csr matrix holds its
+//     rows, a csc matrix its columns, where the member's bytes hold its
+//     index pointers; a feature matrix's width counts where the loader
+//     would accept it (at most MaxInferredFeatureDim, or "feature_dim", or
+//     held);
+//   - "feature_dim" for text features;
+//   - for format linqs, the content file, counting its lines and the
+//     fields of the first.
+//
+// The nodes file and a LINQS content file are thus read in full once
+// more than the load reads them. It gives no bound from text edge lists,
+// text features without "feature_dim", meta-path tables or MAT-files
+// (.mat variables are compressed streams that are read whole): those must
+// be parsed to be measured. Nor from format multiplex-edges, beyond one
+// view: its layers and nodes files claim layers and nodes that only the
+// edges show to be there. A file that cannot be read gives no
+// bound either; the load reports it. The error is ctx's only, wrapped,
+// when it is done.
+func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
+	b := &Bounds{}
+	atLeast := func(n int, from string) {
+		if n > b.Nodes {
+			b.Nodes, b.NodesFrom = n, from
+		}
+	}
+	switch m.Format {
+	case "linqs":
+		p := m.path(m.Content)
+		lines, first, err := countLines(ctx, p, false)
+		if err != nil {
+			return nil, err
+		}
+		atLeast(lines, p)
+		b.Views = []ViewBounds{{Name: "citation"}, {Name: "attribute", Features: true, FeatureCols: max(first-2, 0)}}
+		return b, nil
+	case "multiplex-edges":
+		// One view, unnamed: a layers file's lines, a few bytes each,
+		// claim more, but only the edges, which Bounds does not read,
+		// show them used.
+		b.Views = []ViewBounds{{}}
+		return b, nil
+	}
+	if m.Nodes != "" {
+		p := m.path(m.Nodes)
+		lines, _, err := countLines(ctx, p, true)
+		if err != nil {
+			return nil, err
+		}
+		atLeast(lines, p)
+	}
+	if p := m.path(m.Labels); strings.EqualFold(filepath.Ext(p), ".npy") {
+		if h, size, ok := npyHeader(p); ok && (len(h.Shape) == 1 || len(h.Shape) == 2 && h.Shape[1] == 1) && holds(h, size) && h.Shape[0] > 0 {
+			atLeast(h.Shape[0], p)
+		}
+	}
+	for _, spec := range m.Views {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, fmt.Sprintf("view %q", spec.Name))
+		}
+		vb := ViewBounds{Name: spec.Name, Features: spec.Features != ""}
+		if rows, cols, _ := matrixSides(m.path(spec.Edges)); max(rows, cols) > 0 {
+			// A square matrix: either side held is the nodes'.
+			atLeast(max(rows, cols), m.path(spec.Edges))
+		}
+		if vb.Features {
+			p := m.path(spec.Features)
+			rows, cols, claimed := matrixSides(p)
+			if spec.FeatureIDs == "" && rows > 0 {
+				atLeast(rows, p)
+			}
+			switch {
+			case isMatrixFile(spec.Features):
+				vb.FeatureCols = cols
+				if claimed <= max(MaxInferredFeatureDim, spec.FeatureDim) {
+					vb.FeatureCols = max(vb.FeatureCols, claimed)
+				}
+			default:
+				vb.FeatureCols = spec.FeatureDim
+			}
+		}
+		b.Views = append(b.Views, vb)
+	}
+	return b, nil
+}
+
+// countLines returns the number of lines of the text file p that a
+// loader reads (not blank; not comments when comments is set) and the
+// number of fields of the first; 0, 0 when p cannot be read or is not a
+// regular file (a FIFO is read once, by the load).
+func countLines(ctx context.Context, p string, comments bool) (lines, first int, err error) {
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, nil
+	}
+	f, err := openText(ctx, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, 0, err
+		}
+		return 0, 0, nil
+	}
+	defer f.Close()
+	lr := f.lines(comments)
+	for lr.next() {
+		if lines == 0 {
+			first = len(lr.fields)
+		}
+		lines++
+	}
+	if ctx.Err() != nil {
+		return 0, 0, lr.err()
+	}
+	return lines, first, nil
+}
+
+// matrixSides returns what the headers of the matrix file p (.npy or
+// .npz) say of its sides: the rows and columns it holds, as matrixFile's
+// heldRows and heldCols do (all of a dense matrix's when the file's size
+// holds its values, none when a side is 0; a csr matrix's rows, a csc
+// matrix's columns, where the index pointers' member holds them), and the
+// columns it claims; 0 for what they do not say, or another file.
+func matrixSides(p string) (rows, cols, claimedCols int) {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".npy":
+		h, size, ok := npyHeader(p)
+		if !ok || len(h.Shape) != 2 {
+			return 0, 0, 0
+		}
+		if h.Shape[0] > 0 && h.Shape[1] > 0 && holds(h, size) {
+			rows, cols = h.Shape[0], h.Shape[1]
+		}
+		return rows, cols, h.Shape[1]
+	case ".npz":
+		z, ok := readSparseHeaders(p)
+		if !ok {
+			return 0, 0, 0
+		}
+		switch z.format {
+		case "csr":
+			rows = z.ptrs
+		case "csc":
+			cols = z.ptrs
+		}
+		return rows, cols, z.cols
+	}
+	return 0, 0, 0
+}
+
+// npyHeader returns the header of the .npy file p and the file's size;
+// false when p is not a regular file or its header is malformed (the load
+// reports it).
+func npyHeader(p string) (h *npy.Header, size int64, ok bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	// NumPy writes headers of a few hundred bytes; a longer one gives no
+	// bound rather than being read.
+	h, err = npy.ReadHeader(io.LimitReader(f, maxNPYHeader))
+	return h, fi.Size(), err == nil
+}
+
+// maxNPYHeader bounds the bytes of a .npy header that Bounds reads.
+const maxNPYHeader = 1 << 16
+
+// holds reports whether size bytes, a file's or a member's
+// (npy.NPZ.Header), hold the values h claims.
+func holds(h *npy.Header, size int64) bool {
+	return h.Offset+h.Bytes <= size
+}
+
+// sparseHeaders is what Bounds reads of a scipy sparse .npz.
+type sparseHeaders struct {
+	format     string // csr, csc, coo…
+	rows, cols int    // as member "shape" claims
+	ptrs       int    // the rows (csr) or columns (csc) that "indptr" holds
+}
+
+// readSparseHeaders reads the members "format" and "shape" of the scipy
+// sparse .npz p, where their headers claim the few bytes scipy writes,
+// and the header of its "indptr" member, whose entries count only where
+// the member holds them.
+func readSparseHeaders(p string) (*sparseHeaders, bool) {
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	z, err := npy.OpenNPZ(p)
+	if err != nil {
+		return nil, false
+	}
+	defer z.Close()
+	// small reads member name when it holds what its header claims, at
+	// most limit bytes.
+	small := func(name string, limit int64) *npy.Array {
+		h, size, err := z.Header(name)
+		if err != nil || h.Bytes > limit || !holds(h, size) {
+			return nil
+		}
+		a, _ := z.Read(name)
+		return a
+	}
+	fa, sa := small("format", 64), small("shape", 16)
+	if fa == nil || sa == nil {
+		return nil, false
+	}
+	format, err := fa.Strings()
+	if err != nil || len(format) != 1 {
+		return nil, false
+	}
+	dims, err := sa.Int64s()
+	if err != nil || len(dims) != 2 || min(dims[0], dims[1]) < 0 || max(dims[0], dims[1]) > math.MaxInt32 {
+		return nil, false
+	}
+	s := &sparseHeaders{format: format[0], rows: int(dims[0]), cols: int(dims[1])}
+	if s.format != "csr" && s.format != "csc" {
+		return s, true
+	}
+	want := s.rows
+	if s.format == "csc" {
+		want = s.cols
+	}
+	if h, size, err := z.Header("indptr"); err == nil && len(h.Shape) == 1 && h.Shape[0] > 0 && holds(h, size) {
+		// The loader checks that indptr has one entry per row (or
+		// column) and one more; a file where it does not is refused.
+		s.ptrs = min(h.Shape[0]-1, want)
+	}
+	return s, true
+}
