@@ -23,13 +23,20 @@ func FuzzParseManifest(f *testing.F) {
 	})
 }
 
-// loadOne writes data as the file name inside a fresh directory with a fixed
-// manifest and loads it.
-func loadOne(t *testing.T, manifest, name string, data []byte) {
-	dir := t.TempDir()
+// fuzzDir returns a directory for a fuzz target's files, holding its
+// manifest. It is made once per fuzzing process: a temporary directory per
+// input would cost more than the parse it feeds.
+func fuzzDir(f *testing.F, manifest string) string {
+	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
+		f.Fatal(err)
 	}
+	return dir
+}
+
+// loadOne writes data as the file name inside dir (from fuzzDir) and loads
+// the directory's data set.
+func loadOne(t *testing.T, dir, name string, data []byte) {
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +56,9 @@ func FuzzNativeEdges(f *testing.F) {
 	f.Add([]byte("a b -1\nb c 0\n"))               // weights Validate refuses
 	f.Add([]byte("a b 3e38\nb a 3e38\n"))          // a sum past float32's range
 	f.Add([]byte("\xef\xbb\xbfa b\nb a 2\nc c\n")) // a byte-order mark; a pair both ways
+	dir := fuzzDir(f, `{"views":[{"name":"v","edges":"e.txt","merge":"sum"}]}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		loadOne(t, `{"views":[{"name":"v","edges":"e.txt","merge":"sum"}]}`, "e.txt", data)
+		loadOne(t, dir, "e.txt", data)
 	})
 }
 
@@ -59,18 +67,21 @@ func FuzzNativeFeatures(f *testing.F) {
 	f.Add([]byte("a 0:1 0:2\n"))
 	f.Add([]byte("a 2147483647:1\n"))
 	f.Add([]byte("a -1:1\n"))
+	dir := fuzzDir(f, `{"views":[{"name":"v","features":"f.txt","knn":2}]}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		loadOne(t, `{"views":[{"name":"v","features":"f.txt","knn":2}]}`, "f.txt", data)
+		loadOne(t, dir, "f.txt", data)
 	})
 }
 
 func FuzzNativeLabels(f *testing.F) {
 	f.Add([]byte("a x\nb y z\n"))
 	f.Add([]byte("a\n"))
+	dir := fuzzDir(f, `{"labels":"l.txt","views":[{"name":"v","edges":"e.txt"}]}`)
+	if err := os.WriteFile(filepath.Join(dir, "e.txt"), []byte("a b\nb c\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, "e.txt"), []byte("a b\nb c\n"), 0o644)
-		loadOne(t, `{"labels":"l.txt","views":[{"name":"v","edges":"../`+filepath.Base(dir)+`/e.txt"}]}`, "l.txt", data)
+		loadOne(t, dir, "l.txt", data)
 	})
 }
 
@@ -78,8 +89,9 @@ func FuzzLINQS(f *testing.F) {
 	f.Add([]byte("1\t0\t1\tA\n2\t1\t1\tB\n3\t1\t0\tA\n"), []byte("1\t2\n3\t1\n"))
 	f.Add([]byte("1 0 1 A\n1 0 1 A\n"), []byte("1 1\n"))
 	f.Add([]byte("1 x 1 A\n"), []byte(""))
+	// Once per fuzzing process, as fuzzDir.
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, content, cites []byte) {
-		dir := t.TempDir()
 		c, e := filepath.Join(dir, "c"), filepath.Join(dir, "e")
 		os.WriteFile(c, content, 0o644)
 		os.WriteFile(e, cites, 0o644)
@@ -97,8 +109,9 @@ func FuzzMultiplexEdges(f *testing.F) {
 	f.Add([]byte("x 1 2\n"), []byte("id\n"))
 	f.Add([]byte("1 1 2 1\n"), []byte(""))
 	f.Add([]byte("1 1 2 -1\n1 2 3 0\n"), []byte("")) // weights Validate refuses
+	// Once per fuzzing process, as fuzzDir.
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, edges, nodes []byte) {
-		dir := t.TempDir()
 		e, n := filepath.Join(dir, "e"), filepath.Join(dir, "n")
 		os.WriteFile(e, edges, 0o644)
 		os.WriteFile(n, nodes, 0o644)
