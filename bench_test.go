@@ -41,7 +41,6 @@ func BenchmarkFit(b *testing.B) {
 		// An option whose cost is per iteration, and the default with raw
 		// features (the previous default: propagation makes the features
 		// denser and the autoencoders slower).
-		{"cora-cg", cora, Config{YSolver: "cg"}},
 		{"cora-stiefel", cora, Config{YSolver: "stiefel", YSteps: 5, Laplacian: proximity.Normalized, Beta: 3000}},
 		{"cora-previous", cora, Config{Propagate: -1}},
 	}

@@ -38,11 +38,6 @@ type Checkpoint struct {
 	recon, regW float64   // the reconstruction and weight terms last reported
 	ly          []float64 // n×d, L·Y
 	views       []viewState
-	// The conjugate-gradient Y solver's memory (Config.YSolver "cg"), when
-	// it holds a usable previous step: gradient, direction and ⟨g, M⁻¹g⟩.
-	cg           bool
-	gPrev, dPrev []float64
-	gzPrev       float64
 }
 
 // viewState is one view's training state beyond its weights.
@@ -56,9 +51,6 @@ type viewState struct {
 
 func newCheckpoint(m *Model, it int, data, start uint64, recon, regW float64, sub *subspace, trainers []*nn.Trainer, pcgs []*rand.PCG, cycle [][]int, cursor []int) (*Checkpoint, error) {
 	cp := &Checkpoint{Model: m, Iteration: it, data: data, start: start, recon: recon, regW: regW, ly: slices.Clone(sub.ly)}
-	if sub.cg && sub.cgValid {
-		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, slices.Clone(sub.gPrev), slices.Clone(sub.dPrev), sub.gzPrev
-	}
 	for s, tr := range trainers {
 		var vs viewState
 		if tr != nil {
@@ -117,6 +109,9 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config, start uint6
 	}
 	if cp.data != 0 && cp.data != net.Fingerprint() {
 		return errors.New("resume: the checkpoint was made on other data: the network has the same nodes and views, but other edges, weights, features or observed nodes")
+	}
+	if m.Config.YSolver == "cg" {
+		return errors.New("resume: the checkpoint was made by the conjugate-gradient Y solver (--y-solver cg), which was removed: fit again with --y-solver gd or stiefel")
 	}
 	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
 	a.Iterations, b.Iterations = 0, 0
@@ -188,11 +183,11 @@ type checkpointHeader struct {
 	Recon     float64
 	RegW      float64
 	Views     []viewHeaderCP
-	// CG marks the conjugate-gradient state (two n×d float64 arrays after
-	// L·Y: the last gradient, then the last direction); CGGZ is its
-	// ⟨g, M⁻¹g⟩.
-	CG   bool    `json:",omitempty"`
-	CGGZ float64 `json:",omitempty"`
+	// CG is never written: it marks a file of the conjugate-gradient Y
+	// solver (Config.YSolver "cg", since removed), whose state carried two
+	// more n×d arrays after L·Y, for ReadCheckpoint to refuse. (Its CGGZ
+	// field is unknown to this struct and ignored.)
+	CG bool `json:",omitempty"`
 	// Data is the network's fingerprint (Checkpoint.data); absent in the
 	// files written before it.
 	Data uint64 `json:",omitempty"`
@@ -214,15 +209,13 @@ func (cp *Checkpoint) Save(path string) error { return atomicfile.Write(path, cp
 
 // Write writes the checkpoint: the model in its own format (so a
 // checkpoint's first part is a loadable model), then the state section:
-// magic, a JSON header with its length, L·Y as float64 (followed, for the
-// conjugate-gradient solver, by its last gradient and direction), and per
-// view the cycle as int32 and the Adam moments as float32, all
-// little-endian.
+// magic, a JSON header with its length, L·Y as float64, and per view the
+// cycle as int32 and the Adam moments as float32, all little-endian.
 func (cp *Checkpoint) Write(w io.Writer) error {
 	if err := cp.Model.Write(w); err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, CG: cp.cg, CGGZ: cp.gzPrev, Data: cp.data, Start: cp.start}
+	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, Data: cp.data, Start: cp.start}
 	for _, vs := range cp.views {
 		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
 		for _, m := range vs.m {
@@ -245,14 +238,6 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 	}
 	if err := binary.Write(w, binary.LittleEndian, cp.ly); err != nil {
 		return err
-	}
-	if cp.cg {
-		if err := binary.Write(w, binary.LittleEndian, cp.gPrev); err != nil {
-			return err
-		}
-		if err := binary.Write(w, binary.LittleEndian, cp.dPrev); err != nil {
-			return err
-		}
 	}
 	for _, vs := range cp.views {
 		c := make([]int32, len(vs.cycle))
@@ -292,13 +277,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // ReadCheckpoint reads a checkpoint from r, which holds size bytes (a
 // file's size), or an unknown number when size is negative. As in
 // ReadModel, every length in the headers (the model's, then the state's:
-// L·Y, the conjugate-gradient state, each view's row cycle and Adam
-// moments) is checked against the bytes that remain before anything is
-// allocated for it, and the error names it; with an unknown size the
-// arrays grow as their bytes arrive instead. Its model is checked as
+// L·Y, each view's row cycle and Adam moments) is checked against the
+// bytes that remain before anything is allocated for it, and the error
+// names it; with an unknown size the arrays grow as their bytes arrive
+// instead. Its model is checked as
 // ReadModel checks one, and a value of its state that is not finite (L·Y,
-// the conjugate-gradient state, an Adam moment; a negative second moment)
-// is an error naming it.
+// an Adam moment; a negative second moment) is an error naming it. A
+// checkpoint of the conjugate-gradient Y solver, since removed, that holds
+// its state is an error.
 func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cr := &countingReader{r: r}
 	m, err := ReadModel(cr, size)
@@ -328,6 +314,9 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("checkpoint state version %d, this dpmne reads version 1", hdr.Version)
 	}
+	if hdr.CG {
+		return nil, errors.New("the checkpoint holds the state of the conjugate-gradient Y solver (--y-solver cg), which was removed: fit again with --y-solver gd or stiefel")
+	}
 	n, d := m.Y.Dims()
 	if len(hdr.Views) != len(m.Views) {
 		return nil, fmt.Errorf("state header has %d views, the model %d", len(hdr.Views), len(m.Views))
@@ -338,11 +327,6 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	budget := fileBudget{off: cr.n, left: left}
 	if err := budget.take("L·Y (n×d float64)", n, d, 8); err != nil {
 		return nil, err
-	}
-	if hdr.CG {
-		if err := budget.take("conjugate-gradient gradient and direction (2·n×d float64)", 2*n, d, 8); err != nil {
-			return nil, err
-		}
 	}
 	for s, vh := range hdr.Views {
 		name := m.Views[s].Name
@@ -372,21 +356,6 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	}
 	if err := finite(cp.ly, "L·Y"); err != nil {
 		return nil, err
-	}
-	if hdr.CG {
-		cp.cg, cp.gzPrev = true, hdr.CGGZ
-		if cp.gPrev, err = readArray[float64](cr, n*d, known); err != nil {
-			return nil, fmt.Errorf("byte %d: truncated conjugate-gradient state (the header describes %d×%d values): %w", cr.n, n, d, err)
-		}
-		if cp.dPrev, err = readArray[float64](cr, n*d, known); err != nil {
-			return nil, fmt.Errorf("byte %d: truncated conjugate-gradient state (the header describes %d×%d values): %w", cr.n, n, d, err)
-		}
-		if err := finite(cp.gPrev, "conjugate-gradient gradient"); err != nil {
-			return nil, err
-		}
-		if err := finite(cp.dPrev, "conjugate-gradient direction"); err != nil {
-			return nil, err
-		}
 	}
 	for s, vh := range hdr.Views {
 		vs := viewState{adamSteps: vh.AdamSteps, rng: vh.RNG, cursor: vh.Cursor}

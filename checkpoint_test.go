@@ -37,12 +37,6 @@ func TestCheckpointResume(t *testing.T) {
 		// Re-weighed views (the default) at iteration 10: the resumed fit
 		// must use the checkpoint's weights, and re-weigh again at 20.
 		{"auto-view-weights", quickConfig(), 21, 11, nil},
-		// The conjugate-gradient solver's previous gradient and direction
-		// travel in the checkpoint.
-		{"cg", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 7, 3, nil},
-		// cg across a re-weighing, which drops the carried direction: the
-		// resumed fit must drop it at 20 too, and carry it in between.
-		{"cg-auto-view-weights", func() Config { c := quickConfig(); c.YSolver = "cg"; return c }(), 21, 11, nil},
 		// The Stiefel solver carries nothing but Y (its shift is set
 		// afresh each iteration), nodes without edges included.
 		{"stiefel", func() Config { c := quickConfig(); c.YSolver, c.YSteps = "stiefel", 3; return c }(), 7, 3, stripEdges(net, 20)},
@@ -298,9 +292,8 @@ func TestReadCheckpointTruncated(t *testing.T) {
 
 // tinyCheckpoint returns a hand-made checkpoint of tinyModel (with its
 // autoencoder) after 2 iterations: Adam moments for the 4 parameters, the
-// view's generator and a row cycle at cursor 1, and with cg the
-// conjugate-gradient state.
-func tinyCheckpoint(tb testing.TB, cg bool) *Checkpoint {
+// view's generator and a row cycle at cursor 1.
+func tinyCheckpoint(tb testing.TB) *Checkpoint {
 	tb.Helper()
 	m := tinyModel(tb, true)
 	rng, err := rand.NewPCG(1, 2).MarshalBinary()
@@ -317,18 +310,14 @@ func tinyCheckpoint(tb testing.TB, cg bool) *Checkpoint {
 			vs.m, vs.v = append(vs.m, mm), append(vs.v, vv)
 		}
 	}
-	cp := &Checkpoint{Model: m, Iteration: 2, data: 7, start: 9, recon: 0.5, regW: 0.25, ly: []float64{1, -1, 0, 2, -1, -1}, views: []viewState{vs}}
-	if cg {
-		cp.cg, cp.gPrev, cp.dPrev, cp.gzPrev = true, []float64{0.1, 0, 0, 0.2, 0, 0}, []float64{0, 0.3, 0, 0, 0.4, 0}, 0.5
-	}
-	return cp
+	return &Checkpoint{Model: m, Iteration: 2, data: 7, start: 9, recon: 0.5, regW: 0.25, ly: []float64{1, -1, 0, 2, -1, -1}, views: []viewState{vs}}
 }
 
 // tinyCheckpointBytes is tinyCheckpoint's file.
-func tinyCheckpointBytes(tb testing.TB, cg bool) []byte {
+func tinyCheckpointBytes(tb testing.TB) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	if err := tinyCheckpoint(tb, cg).Write(&b); err != nil {
+	if err := tinyCheckpoint(tb).Write(&b); err != nil {
 		tb.Fatal(err)
 	}
 	return b.Bytes()
@@ -336,17 +325,15 @@ func tinyCheckpointBytes(tb testing.TB, cg bool) []byte {
 
 // FuzzReadCheckpoint: arbitrary bytes never panic the reader, with the size
 // known or unknown, and it accepts the same inputs either way. The seeds
-// are tinyCheckpoint's files with a short config (shortConfig; see the
-// package documentation for the command that runs it).
+// are tinyCheckpoint's file with a short config (shortConfig; see the
+// package documentation for the command that runs it) and a truncation.
 func FuzzReadCheckpoint(f *testing.F) {
-	for _, cg := range []bool{false, true} {
-		data := shortConfig(f, tinyCheckpointBytes(f, cg))
-		if _, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-		f.Add(data[:len(data)-5])
+	data := shortConfig(f, tinyCheckpointBytes(f))
+	if _, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data))); err != nil {
+		f.Fatal(err)
 	}
+	f.Add(data)
+	f.Add(data[:len(data)-5])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cp, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
 		if err == nil && cp == nil {
@@ -383,7 +370,7 @@ func withStateHeader(tb testing.TB, data []byte, edit func([]byte) []byte) []byt
 // model's own header is ReadModel's (TestReadModelForgedHeader).
 func TestReadCheckpointForgedHeader(t *testing.T) {
 	const huge = 2000000000
-	good := tinyCheckpointBytes(t, true)
+	good := tinyCheckpointBytes(t)
 	header := func(old, new string) []byte {
 		data := withStateHeader(t, good, func(js []byte) []byte { return bytes.Replace(js, []byte(old), []byte(new), 1) })
 		if bytes.Equal(data, good) {
@@ -470,6 +457,51 @@ func TestCheckpointResumeLegacyConfig(t *testing.T) {
 	raw.Propagate = -1
 	if _, err := Fit(context.Background(), net, raw, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err != nil {
 		t.Errorf("resume with propagation off: %v", err)
+	}
+}
+
+// TestCheckpointRemovedCG: the files of the conjugate-gradient Y solver,
+// since removed. One that holds its state (header CG and CGGZ, then its
+// gradient and direction, two n×d float64 arrays, after L·Y) is refused
+// with an error saying so, its size known or not; one whose header says
+// "CG":false reads as any other; and a checkpoint of a fit with
+// YSolver "cg" is refused on resuming with the same error.
+func TestCheckpointRemovedCG(t *testing.T) {
+	good := tinyCheckpointBytes(t)
+	at := bytes.Index(good, []byte(checkpointMagic)) + len(checkpointMagic)
+	ly := at + 8 + int(binary.LittleEndian.Uint64(good[at:])) // L·Y's first byte
+	n, d := tinyCheckpoint(t).Model.Y.Dims()
+	state := slices.Concat(good[:ly+8*n*d], make([]byte, 2*8*n*d), good[ly+8*n*d:])
+	cg := withStateHeader(t, state, func(js []byte) []byte {
+		return bytes.Replace(js, []byte(`"Views":`), []byte(`"CG":true,"CGGZ":0.5,"Views":`), 1)
+	})
+	for _, size := range []int64{int64(len(cg)), -1} {
+		if _, err := ReadCheckpoint(bytes.NewReader(cg), size); err == nil || !strings.Contains(err.Error(), "--y-solver cg), which was removed") {
+			t.Errorf("cg state, size %d: err = %v, want one saying the cg solver was removed", size, err)
+		}
+	}
+	noCG := withStateHeader(t, good, func(js []byte) []byte {
+		return bytes.Replace(js, []byte(`"Views":`), []byte(`"CG":false,"Views":`), 1)
+	})
+	if bytes.Equal(noCG, good) {
+		t.Fatal(`"Views" not in the state header`)
+	}
+	if _, err := ReadCheckpoint(bytes.NewReader(noCG), int64(len(noCG))); err != nil {
+		t.Errorf(`"CG":false: %v`, err)
+	}
+
+	net, cfg, cp := lastCheckpoint(t)
+	var buf bytes.Buffer
+	if err := cp.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { c["YSolver"] = "cg" })
+	old, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err == nil || !strings.Contains(err.Error(), "--y-solver cg), which was removed") {
+		t.Errorf("resume of a cg fit: err = %v, want one saying the cg solver was removed", err)
 	}
 }
 

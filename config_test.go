@@ -23,6 +23,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{ViewWeights: []float64{math.Inf(1)}}, "view-weights[0] = +Inf"},
 		{Config{LearningRate: -1}, "learning-rate = -1"},
 		{Config{YSolver: "newton"}, "y-solver = newton"},
+		{Config{YSolver: "cg"}, "y-solver = cg: want gd or stiefel"}, // removed
 		{Config{NonzeroWeight: 0.5}, "nonzero-weight = 0.5"},
 		{Config{NonzeroWeight: math.Inf(1)}, "nonzero-weight = +Inf"},
 		{Config{Loss: "mse", NonzeroWeight: 8}, "nonzero-weight = 8: want 1 with loss mse"},

@@ -423,9 +423,6 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 			sub.setExact(single)
 		}
 	}
-	if cfg.YSolver == "cg" {
-		sub.useCG()
-	}
 	bStart := time.Now()
 	first := 1
 	if cp := opt.Resume; cp != nil {
@@ -439,11 +436,6 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		}
 		sub.refresh()
 		sub.grams()
-		if sub.cg && cp.cg {
-			copy(sub.gPrev, cp.gPrev)
-			copy(sub.dPrev, cp.dPrev)
-			sub.gzPrev, sub.cgValid = cp.gzPrev, true
-		}
 		first = cp.Iteration + 1
 	} else {
 		if cfg.SpectralInit && lap != nil {
@@ -549,9 +541,6 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 			if reweighed, err = weighViews(sub, lap); err != nil {
 				return nil, fmt.Errorf("iteration %d: %w", it, err)
 			}
-			// The objective changed: the carried CG direction is
-			// conjugate to nothing now.
-			sub.cgValid = false
 		}
 		sub.estimateRidge()
 		var steps int

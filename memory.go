@@ -26,10 +26,10 @@ type Memory struct {
 	Proximity int64
 	// Subspace: Y, L·Y, K = Σ_s H^s·B^sᵀ and two n×d work arrays (the
 	// gradient turned into the step direction in place, and L times it):
-	// 5·n·d float64, two blocks of 512 rows for the unobserved rows'
-	// corrections, and the rows left out of R(Y) (Config.OrthAllNodes);
-	// the conjugate-gradient solver keeps three more n×d (the last
-	// gradient and direction, and the current gradient).
+	// 5·n·d float64 (7·n·d with the Stiefel solver, which saves Y and
+	// L·Y before each step), two blocks of 512 rows for the unobserved
+	// rows' corrections, and the rows left out of R(Y)
+	// (Config.OrthAllNodes).
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
@@ -176,14 +176,16 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 		m.Proximity += buf
 	}
 	m.Subspace = 5*n*d*8 + 2*512*d*8
+	if cfg.YSolver == "stiefel" && !cfg.NoProximity {
+		// Y and L·Y saved before each step, restored if the step raises
+		// the objective (stiefelStep).
+		m.Subspace += 2 * n * d * 8
+	}
 	if !cfg.NoProximity && cfg.YReg == Orth && !cfg.OrthAllNodes {
 		// The rows left out of R(Y), at most n, and two d×d for their
 		// share of a line search (the components' labels, 20 bytes a
 		// node, are gone before the initialisation's range basis).
 		m.Subspace += 8*n + 16*d*d
-	}
-	if cfg.YSolver == "cg" {
-		m.Subspace += 3 * n * d * 8
 	}
 	for _, v := range views {
 		nnz := v.nnz

@@ -38,7 +38,7 @@ func TestEstimateMemoryBound(t *testing.T) {
 		{},
 		{Dim: 16, Hidden: []int{64, 8}},
 		{NoAutoencoder: true},
-		{YSolver: "cg", Laplacian: proximity.Normalized},
+		{YSolver: "stiefel", Laplacian: proximity.Normalized},
 		{NegativeSamples: -1},
 		{NoProximity: true, Propagate: -1, FillHops: -1},
 	}

@@ -59,14 +59,6 @@ type subspace struct {
 	// a Y step), for the next gradient to reuse; anything else that changes
 	// Y must clear it.
 	ytyFresh bool
-	// cg turns the Y steps into preconditioned nonlinear conjugate
-	// gradients (Polak–Ribière+), carried across outer iterations: gPrev
-	// and dPrev hold the last step's gradient and direction, gzPrev its
-	// ⟨g, M⁻¹g⟩; cgValid says they may be used; gCur is work.
-	cg                 bool
-	gPrev, dPrev, gCur []float64
-	gzPrev             float64
-	cgValid            bool
 	// free lists the rows left out of R(Y) = ‖YᵀY − I‖² (orth only): the
 	// nodes of the proximity graph's small components (see
 	// Config.OrthAllNodes), whose indicators are null directions of L. Y's
@@ -237,13 +229,6 @@ func (s *subspace) zeroExactRows() {
 			clear(s.dir[i*d : (i+1)*d])
 		}
 	}
-}
-
-// useCG switches the Y steps to conjugate gradients (Config.YSolver "cg").
-func (s *subspace) useCG() {
-	nd := s.n * s.d
-	s.cg = true
-	s.gPrev, s.dPrev, s.gCur = make([]float64, nd), make([]float64, nd), make([]float64, nd)
 }
 
 func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, beta, lambda, lambdaB float64, orth bool) *subspace {
@@ -628,16 +613,9 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		s.zeroExactRows()
 		// Δ = −∇f·M⁻¹ in place of the gradient; the slope ⟨∇f, Δ⟩ is
 		// summed as the rows are turned.
-		if s.cg {
-			copy(s.gCur, s.dir)
-		}
 		slope := mulRightInPlace(s.dir, n, d, minv, -1)
 		if !(slope < 0) {
-			s.cgValid = false
 			return step, nil // at a stationary point
-		}
-		if s.cg {
-			slope = s.conjugate(slope)
 		}
 		// Coefficients of φ(t) − φ(0) = c1 t + c2 t² + c3 t³ + c4 t⁴.
 		c1, c2, c3, c4 := slope, 0.0, 0.0, 0.0
@@ -682,7 +660,6 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 		t := minimizeQuartic(c1, c2, c3, c4)
 		if t <= 0 {
-			s.cgValid = false
 			return step, nil
 		}
 		// Y and L·Y move linearly along Δ and YᵀY quadratically: update
@@ -702,33 +679,6 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 	}
 	return maxSteps, nil
-}
-
-// conjugate turns the preconditioned steepest direction Δ = −∇f·M⁻¹ in
-// s.dir (the gradient in s.gCur, slope = ⟨∇f, Δ⟩) into the Polak–Ribière+
-// direction Δ + β·Δ_prev,
-//
-//	β = max(0, ⟨M⁻¹g, g − g_prev⟩ / ⟨M⁻¹g_prev, g_prev⟩),
-//
-// keeping Δ alone when the previous direction is unusable or the sum would
-// not descend (B and the codes change f between outer iterations, so Δ_prev
-// need not be conjugate to anything). It records g and the direction for
-// the next step and returns the direction's slope.
-func (s *subspace) conjugate(slope float64) float64 {
-	gz := -slope // ⟨g, M⁻¹g⟩
-	if s.cgValid && s.gzPrev > 0 {
-		b := (gz + dot(s.gPrev, s.dir)) / s.gzPrev
-		if b > 0 {
-			if ns := slope + b*dot(s.gCur, s.dPrev); ns < 0 {
-				axpy(b, s.dPrev, s.dir)
-				slope = ns
-			}
-		}
-	}
-	s.gPrev, s.gCur = s.gCur, s.gPrev
-	copy(s.dPrev, s.dir)
-	s.gzPrev, s.cgValid = gz, true
-	return slope
 }
 
 // minimizeQuartic returns the first local minimiser t > 0 of

@@ -109,7 +109,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	case "table4":
 		s.Title = "Ablations: node classification (micro-F1 / macro-F1)"
 		if len(methods) == 0 {
-			s.Methods = []string{"dpmne", "dpmne-paper", "dpmne-mse", "dpmne-unweighted", "dpmne-short-pretrain", "dpmne-equal-views", "dpmne-no-filter", "dpmne-beta-3000", "dpmne-no-propagate", "dpmne-orth-all", "dpmne-descend-isolated", "dpmne-cg", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
+			s.Methods = []string{"dpmne", "dpmne-paper", "dpmne-mse", "dpmne-unweighted", "dpmne-short-pretrain", "dpmne-equal-views", "dpmne-no-filter", "dpmne-beta-3000", "dpmne-no-propagate", "dpmne-orth-all", "dpmne-descend-isolated", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
 		}
 	case "linkpred":
 		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges)"

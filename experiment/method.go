@@ -157,7 +157,6 @@ func init() {
 	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.OrthAllNodes = true }))
 	Register(DPMNE("dpmne-featured-defaults", "default off: on a network without features, the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node (--featured-defaults)", func(c *dpmne.Config) { c.FeaturedDefaults = true }))
 	Register(DPMNE("dpmne-descend-isolated", "default off: the nodes left out of R(Y) that have no edge moved by the descent steps of the rest of Y instead of solved each Y step for their posterior mean given B (--descend-isolated)", func(c *dpmne.Config) { c.DescendIsolated = true }))
-	Register(DPMNE("dpmne-cg", "option on: conjugate-gradient Y steps, converging Y further (--y-solver cg)", func(c *dpmne.Config) { c.YSolver = "cg" }))
 	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
 		c.YSolver, c.YSteps, c.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))

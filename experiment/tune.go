@@ -22,8 +22,8 @@ import (
 // "spectral" (dpmne.Config.SpectralInit), Encoders "autoencoder" (the
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
 // the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
-// which DBLP4057 likes and Cora does not), YSolver the Y steps' direction
-// (dpmne.Config.YSolver: "gd", "cg" or "stiefel"), Propagate the feature smoothing
+// which DBLP4057 likes and Cora does not), YSolver the Y solver
+// (dpmne.Config.YSolver: "gd" or "stiefel"), Propagate the feature smoothing
 // steps (0: none, which is dpmne.Config.Propagate −1), FilterTau the heat
 // filter's τ (0: no filter, dpmne.Config.FilterTau −1), FeatureKNN the
 // feature neighbours a partial view's nodes are linked to (0: none,
@@ -185,7 +185,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 	}
 	solvers := orDefault(g.YSolver, def.YSolver)
-	if err := oneOf("Y solver", solvers, "gd", "cg", "stiefel"); err != nil {
+	if err := oneOf("Y solver", solvers, "gd", "stiefel"); err != nil {
 		return nil, nil, err
 	}
 	views := g.ViewWeights

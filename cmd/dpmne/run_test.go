@@ -822,7 +822,7 @@ func TestTune(t *testing.T) {
 			func(out string) bool {
 				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)(out)
 			}},
-		{"Y solvers", append([]string{"--y-solver-grid", "gd,cg"}, one...), 6, match(`best: .* --y-solver (gd|cg) --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		{"Y solvers", append([]string{"--y-solver-grid", "gd,stiefel"}, one...), 6, match(`best: .* --y-solver (gd|stiefel) --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
 		// On the partial network experiment pdr fits.
 		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
 			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},

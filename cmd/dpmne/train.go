@@ -78,7 +78,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
 	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
 	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
-	fs.StringVar(&f.cfg.YSolver, "y-solver", d.YSolver, "Y solver: gd (preconditioned gradient steps), cg (conjugate gradients carried across iterations) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
+	fs.StringVar(&f.cfg.YSolver, "y-solver", d.YSolver, "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
 	fs.BoolVar(&f.cfg.NoAutoencoder, "no-autoencoder", false, "ablation: identity encoders (H = X)")
 	fs.BoolVar(&f.cfg.NoConsistency, "no-consistency", false, "ablation: drop the consistency term (α = 0)")
 	fs.BoolVar(&f.cfg.NoProximity, "no-proximity", false, "ablation: drop the proximity term (β = 0)")

@@ -103,7 +103,7 @@ K best points in turn, each chain refining its own best point.`,
 	f.StringSliceVar(&grid.Start, "starts", nil, "starts of Y to try: codes, spectral (default: as --spectral-init)")
 	f.StringSliceVar(&grid.Encoders, "encoders", nil, "encoders to try: autoencoder, identity (default: as --no-autoencoder)")
 	f.IntSliceVar(&grid.YSteps, "y-steps-grid", nil, "values of --y-steps to try (default: --y-steps)")
-	f.StringSliceVar(&grid.YSolver, "y-solver-grid", nil, "values of --y-solver to try: gd, cg, stiefel (default: --y-solver)")
+	f.StringSliceVar(&grid.YSolver, "y-solver-grid", nil, "values of --y-solver to try: gd, stiefel (default: --y-solver)")
 	f.StringSliceVar(&grid.ViewWeights, "view-weights-grid", nil, "view weights to try: equal, auto (default: --view-weights)")
 	f.IntSliceVar(&grid.Propagate, "propagate-grid", def.Propagate, "values of --propagate to try")
 	f.Float64SliceVar(&grid.FilterTau, "filter-tau-grid", def.FilterTau, "values of --filter-tau to try (0: no filter)")
