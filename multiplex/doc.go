@@ -39,14 +39,17 @@
 // # Fuzzing
 //
 // Each parser has a fuzz target seeded with a few small files; run one for
-// a minute with
+// a minute with the commands below. Each input is loaded from a file, so
+// minimising a new interesting input by the default minute of loads would
+// stall a run for tens of seconds: -fuzzminimizetime 100x bounds it
+// (FuzzNativeLabels: 22,567 inputs in a minute without it, 446,070 with it).
 //
-//	go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 60s ./multiplex
-//	go test -run '^$' -fuzz '^FuzzNativeEdges$' -fuzztime 60s ./multiplex
-//	go test -run '^$' -fuzz '^FuzzNativeFeatures$' -fuzztime 60s ./multiplex
-//	go test -run '^$' -fuzz '^FuzzNativeLabels$' -fuzztime 60s ./multiplex
-//	go test -run '^$' -fuzz '^FuzzLINQS$' -fuzztime 60s ./multiplex
-//	go test -run '^$' -fuzz '^FuzzMultiplexEdges$' -fuzztime 60s ./multiplex
+//	go test -run '^$' -fuzz '^FuzzParseManifest$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeEdges$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeFeatures$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzNativeLabels$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzLINQS$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzMultiplexEdges$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
 //
 // The .npy and .npz headers that Manifest.Bounds reads are parsed by
 // package npy, and fuzzed there.

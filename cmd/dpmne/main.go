@@ -17,9 +17,11 @@
 //
 // # Fuzzing
 //
-// The word2vec reader (dpmne eval) and --max-memory's parser are fuzzed:
+// The word2vec reader (dpmne eval) and --max-memory's parser are fuzzed
+// (the reader loads each input from a file: -fuzzminimizetime 100x keeps
+// minimising from stalling the run, as in package multiplex):
 //
-//	go test -run '^$' -fuzz '^FuzzReadWord2Vec$' -fuzztime 60s ./cmd/dpmne
+//	go test -run '^$' -fuzz '^FuzzReadWord2Vec$' -fuzztime 60s -fuzzminimizetime 100x ./cmd/dpmne
 //	go test -run '^$' -fuzz '^FuzzParseMemory$' -fuzztime 60s ./cmd/dpmne
 package main
 
