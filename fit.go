@@ -43,8 +43,8 @@ type Options struct {
 	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
 	// state of the fit after every CheckpointEvery-th iteration, after the
 	// last, and after the last completed one when ctx is cancelled (unless
-	// that one was just saved); an error it returns stops the fit. Resume continues from
-	// such a state: the result is bit-identical to the uninterrupted fit
+	// that one was just saved); an error it returns stops the fit. Resume
+	// continues from such a state: the result is bit-identical to the uninterrupted fit
 	// (same configuration but for Iterations, same network, same Workers
 	// and GOMAXPROCS). A resume with another configuration (Iterations
 	// aside), other data or a random generator seeded otherwise is an
