@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/internal/sizedfile"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 )
@@ -260,7 +261,7 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 }
 
 // LoadCheckpoint reads a checkpoint written by Save. Errors name the file.
-func LoadCheckpoint(path string) (*Checkpoint, error) { return readFile(path, ReadCheckpoint) }
+func LoadCheckpoint(path string) (*Checkpoint, error) { return sizedfile.Read(path, ReadCheckpoint) }
 
 // countingReader counts the bytes read through it.
 type countingReader struct {

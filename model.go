@@ -1,7 +1,6 @@
 package dpmne
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,13 +8,13 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/internal/sizedfile"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -442,32 +441,7 @@ func (m *Model) Write(w io.Writer) error {
 
 // Load reads a model written by Save. Errors name the file and what was
 // expected.
-func Load(path string) (*Model, error) { return readFile(path, ReadModel) }
-
-// readFile opens path and reads it with read, given the file's size, or -1
-// when it is not a regular file (a pipe's size says nothing of what it
-// holds); errors name the file.
-func readFile[T any](path string, read func(io.Reader, int64) (T, error)) (T, error) {
-	var zero T
-	f, err := os.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return zero, err
-	}
-	size := fi.Size()
-	if !fi.Mode().IsRegular() {
-		size = -1
-	}
-	v, err := read(bufio.NewReader(f), size)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
-}
+func Load(path string) (*Model, error) { return sizedfile.Read(path, ReadModel) }
 
 // readChunk is the most bytes readArray and readHeader allocate at a time
 // for data whose length only the file's header vouches for.

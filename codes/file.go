@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+
+	"github.com/dpmne/dpmne/internal/sizedfile"
 )
 
 // Magic starts every codes file.
@@ -128,24 +129,6 @@ func ReadCodes(r io.Reader, size int64) (*Codes, error) {
 	return c, nil
 }
 
-// ReadFile reads a codes file with ReadCodes, passing its size.
-func ReadFile(path string) (*Codes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	if !st.Mode().IsRegular() {
-		size = -1
-	}
-	c, err := ReadCodes(f, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
-}
+// ReadFile reads a codes file with ReadCodes, passing its size (unknown
+// for a pipe, whose codes are then read as they arrive).
+func ReadFile(path string) (*Codes, error) { return sizedfile.Read(path, ReadCodes) }
