@@ -9,6 +9,19 @@ import (
 	"github.com/dpmne/dpmne/sparse"
 )
 
+// unionWithEdges is Union for a method that needs at least one edge: an
+// error naming the method when the union graph has none.
+func unionWithEdges(net *multiplex.Network, method string) (*sparse.CSR, error) {
+	g, err := Union(net)
+	if err != nil {
+		return nil, err
+	}
+	if g.NNZ() == 0 {
+		return nil, fmt.Errorf("baseline: %s: the union graph has no edges", method)
+	}
+	return g, nil
+}
+
 // Union returns the union graph of net's views, the single network that the
 // paper gives its single-view baselines (§4.1.3): nodes i and j are linked
 // when an edge joins them in any view. The result is n×n, symmetric, with

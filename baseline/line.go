@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -70,14 +69,11 @@ func (c LINE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	if err := c.validate(); err != nil {
 		return nil, 0, err
 	}
-	g, err := Union(net)
+	g, err := unionWithEdges(net, "LINE")
 	if err != nil {
 		return nil, 0, err
 	}
 	n := g.Rows
-	if g.NNZ() == 0 {
-		return nil, 0, errors.New("baseline: LINE: the union graph has no edges")
-	}
 	edges, err := NewAlias(float32s(g.Val))
 	if err != nil {
 		return nil, 0, err

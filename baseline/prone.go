@@ -135,12 +135,9 @@ func (c ProNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) (
 	if err := c.validate(); err != nil {
 		return nil, 0, err
 	}
-	g, err := Union(net)
+	g, err := unionWithEdges(net, "ProNE")
 	if err != nil {
 		return nil, 0, err
-	}
-	if g.NNZ() == 0 {
-		return nil, 0, errors.New("baseline: ProNE: the union graph has no edges")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
