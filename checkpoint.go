@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/internal/sizedfile"
@@ -95,6 +96,9 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config, start uint6
 	m := cp.Model
 	if m == nil || m.Y == nil {
 		return errors.New("resume: the checkpoint holds no model: want one that ReadCheckpoint read or a fit's Options.Checkpoint wrote")
+	}
+	if len(m.retired) > 0 {
+		return fmt.Errorf("resume: the checkpoint was made with %s, which this version no longer has: fit again", strings.Join(m.retired, " and "))
 	}
 	n, d := m.Y.Dims()
 	if len(m.IDs) != net.N() || !slices.Equal(m.IDs, net.Nodes.IDs()) {
@@ -391,4 +395,21 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 		cp.views = append(cp.views, vs)
 	}
 	return cp, nil
+}
+
+// checkpoint passes the state at the end of iteration it to
+// Options.Checkpoint.
+func (f *fitter) checkpoint(it int) error {
+	if f.fingerprint == 0 {
+		f.fingerprint = f.net.Fingerprint() // once, at the first checkpoint
+	}
+	cp, err := newCheckpoint(f.model(false), it, f.fingerprint, f.seedPrint, f.recon, f.regW, f.sub, f.trainers, f.viewPCG, f.cycle, f.cursor)
+	if err != nil {
+		return err
+	}
+	if err := f.opt.Checkpoint(cp); err != nil {
+		return fmt.Errorf("iteration %d: checkpoint: %w", it, err)
+	}
+	f.saved = it
+	return nil
 }

@@ -46,11 +46,6 @@ func ParseYReg(s string) (YReg, error) {
 type Config struct {
 	Dim int // embedding dimension d (128, as the paper)
 
-	// RowNormalize scales each node's feature row to unit length in every
-	// view before it enters the autoencoder (or, without autoencoders, the
-	// consistency term), so that nodes with many features or many edges do
-	// not dominate.
-	RowNormalize bool
 	// Propagate smooths each view's features along that view's own graph
 	// this many times (default 1; negative: not at all, the paper's) before
 	// the autoencoder reads them: x_i ← (x_i + mean of x_j over i and its
@@ -88,11 +83,6 @@ type Config struct {
 	// own row from there, not its neighbours' mean: at ACM's PDR 0.4 (fit
 	// seed 1) micro-F1 0.767 → 0.825, and 0.844 → 0.873 with FeatureKNN 8.
 	FillHops int
-	// NoFillCopy leaves that copy out: a missing node gets its neighbours'
-	// mean even where another view carries its own row (the fill of the
-	// versions before the copy; older model and checkpoint files read back
-	// with it set).
-	NoFillCopy bool
 	// FeatureKNN > 0 re-links a partial view by its features: in each
 	// view that has features of its own and misses some nodes, every
 	// observed node is also linked to the FeatureKNN observed nodes whose
@@ -193,7 +183,7 @@ type Config struct {
 
 	// Objective weights.
 	Alpha  float64 // consistency α (1)
-	Beta   float64 // proximity β (300, 3000 on a featureless network (FeaturedDefaults); the paper preset's 3000)
+	Beta   float64 // proximity β (300, 3000 on a network without features (ForNetwork); the paper preset's 3000)
 	Lambda float64 // λ on R(Y) (1e4)
 	// ScaleNodes > 0 states β and λ for a network of ScaleNodes nodes:
 	// Fit multiplies both by n/ScaleNodes. The consistency and
@@ -287,9 +277,8 @@ type Config struct {
 	FilterTau float64
 
 	// Coordinate descent.
-	Iterations int     // outer iterations (60, paper §4.1.3)
-	YSteps     int     // at most this many Y steps per iteration (1: Y is warm-started each iteration)
-	YTol       float64 // stop the Y steps when one lowers f by less than YTol·|f| (1e-5)
+	Iterations int // outer iterations (60, paper §4.1.3)
+	YSteps     int // at most this many Y steps per iteration (1: Y is warm-started each iteration)
 	// YSolver picks the Y steps: "gd" (the default), preconditioned
 	// gradient steps with the exact line search, or "stiefel", which
 	// replaces R(Y) by the constraint Y_cᵀY_c = I over the nodes outside
@@ -320,41 +309,8 @@ type Config struct {
 	// against 0.904. Cora's and DBLP4057's full networks are connected
 	// (nothing changes); their partial ones moved by −0.004 to +0.003.
 	// Each Y step pays O(left-out nodes·d²) more. A network without
-	// features takes R(Y) over every node (FeaturedDefaults).
+	// features takes R(Y) over every node (ForNetwork).
 	OrthAllNodes bool
-	// DescendIsolated moves the nodes left out of R(Y) that have no edge
-	// at all (components of one node) by the descent steps of the rest of
-	// Y, as before this option. By default each Y step first sets them to
-	// their posterior mean given B: such a row's only terms are its own
-	// consistency terms, so it is the ridge regression of its codes on the
-	// views' bases, y_i = k_i (Σ_s G^s + μI)⁻¹ over the views that observe
-	// node i, one d×d solve per pattern of views (O(nodes·d²)), with
-	// μ = σ²/v re-estimated each iteration from the codes' residual
-	// variance σ² and the other rows' mean square v (the objective's R(Y)
-	// term then holds α·μ·Σ‖y_i‖² over these rows). The least-squares
-	// minimiser itself (μ = 0) divides by B's small singular values and
-	// scores far worse. The solve lifts ACM's partial networks (the default
-	// by 0.008–0.009, dpmne-tuned past DANE at every ratio), leaves Cora's
-	// and DBLP4057's within 0.004 and costs full ACM, whose 4 such nodes
-	// are all it touches, 0.001 at the default and 0.004–0.006 at the tuned
-	// point (README, "Edgeless nodes solved, not descended").
-	DescendIsolated bool
-	// FeaturedDefaults keeps, on a network none of whose views has features
-	// of its own (each autoencoder reads its view's adjacency rows), the
-	// defaults of networks with features. By default such a network takes
-	// β = 3000 where β is not given, and R(Y) over every node
-	// (OrthAllNodes): with no features the codes say nothing the graph does
-	// not, more noisily, so the proximity term weighs more, and a node left
-	// out of R(Y) would be held by the codes of its adjacency row alone.
-	// Fit seed 1 (the explore harness), micro-F1 with the rule, against
-	// without: Cora's citation graph 0.846 / 0.850 / 0.851 at fit seeds
-	// 1-3 against 0.829 / 0.835 / 0.836 (the paper preset 0.851, spectral
-	// embedding 0.832), De Domenico's CKM, Lazega and Vickers 0.998 /
-	// 0.946 / 0.971 against 0.996 / 0.837 / 0.493; k-means accuracy falls
-	// on all but CKM (Cora's citations 0.639 → 0.617). README, "Networks
-	// without features". A network with features is unaffected (ForNetwork
-	// clears the field there).
-	FeaturedDefaults bool
 
 	// Ablations (Table 4).
 	NoAutoencoder bool // H^s = X^s: identity encoders, no reconstruction term
@@ -368,13 +324,14 @@ type Config struct {
 }
 
 // ForNetwork returns c with its defaults for net filled in: on a network
-// none of whose views has features of its own, β = 3000 where c has none
-// and R(Y) over every node (OrthAllNodes), unless FeaturedDefaults; the
-// loss of each view for which Loss names none (or "auto"), by the kind of
-// its features (see Loss), as one name where the views agree or one per
-// view; then Defaults. FeaturedDefaults is cleared on a network with
-// features, where it changes nothing. Fit takes its configuration through
-// it.
+// none of whose views has features of its own (each autoencoder reads its
+// view's adjacency rows), β = 3000 where c has none and R(Y) over every
+// node (OrthAllNodes), since there the codes say nothing the graph does
+// not, more noisily, and a node left out of R(Y) would be held by the
+// codes of its adjacency row alone; the loss of each view for which Loss
+// names none (or "auto"), by the kind of its features (see Loss), as one
+// name where the views agree or one per view; then Defaults. Fit takes its
+// configuration through it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
 	for _, v := range net.Views {
@@ -382,10 +339,7 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 			featureless = false
 		}
 	}
-	switch {
-	case !featureless:
-		c.FeaturedDefaults = false
-	case !c.FeaturedDefaults:
+	if featureless {
 		if c.Beta == 0 {
 			c.Beta = 3000
 		}
@@ -440,7 +394,6 @@ func (c Config) Defaults() Config {
 	}
 	seti(&c.Iterations, 60)
 	seti(&c.YSteps, 1)
-	set(&c.YTol, 1e-5)
 	if c.YSolver == "" {
 		c.YSolver = "gd"
 	}
@@ -468,9 +421,6 @@ func (c Config) Validate() error {
 	}
 	if _, err := nn.ParseActivation(c.Activation.String()); err != nil {
 		return bad("activation", c.Activation, "sigmoid, relu, tanh, identity or softplus")
-	}
-	if !(c.YTol >= 0) || math.IsInf(c.YTol, 0) {
-		return bad("y-tol", c.YTol, "finite and ≥ 0")
 	}
 	if c.Dim < 1 {
 		return bad("dim", c.Dim, "at least 1")

@@ -106,37 +106,33 @@ func withoutFeatures(net *multiplex.Network) *multiplex.Network {
 }
 
 // TestForNetwork: a network none of whose views has features takes β =
-// 3000 where none is given and R(Y) over every node, unless
-// FeaturedDefaults; a network with features keeps the defaults and has
-// FeaturedDefaults cleared.
+// 3000 where none is given and R(Y) over every node; a network with
+// features keeps the defaults.
 func TestForNetwork(t *testing.T) {
 	featured := smallNet(t, 60)
 	bare := withoutFeatures(featured)
 	for _, tc := range []struct {
-		name     string
-		net      *multiplex.Network
-		cfg      Config
-		beta     float64
-		orthAll  bool
-		featured bool
+		name    string
+		net     *multiplex.Network
+		cfg     Config
+		beta    float64
+		orthAll bool
 	}{
-		{"features", featured, Config{}, 300, false, false},
-		{"features, FeaturedDefaults cleared", featured, Config{FeaturedDefaults: true}, 300, false, false},
-		{"features, β given", featured, Config{Beta: 50}, 50, false, false},
-		{"no features", bare, Config{}, 3000, true, false},
-		{"no features, β given", bare, Config{Beta: 50}, 50, true, false},
-		{"no features, FeaturedDefaults", bare, Config{FeaturedDefaults: true}, 300, false, true},
-		{"no features, paper preset", bare, Paper(), 3000, true, false},
+		{"features", featured, Config{}, 300, false},
+		{"features, β given", featured, Config{Beta: 50}, 50, false},
+		{"no features", bare, Config{}, 3000, true},
+		{"no features, β given", bare, Config{Beta: 50}, 50, true},
+		{"no features, paper preset", bare, Paper(), 3000, true},
 	} {
 		got := tc.cfg.ForNetwork(tc.net)
-		if got.Beta != tc.beta || got.OrthAllNodes != tc.orthAll || got.FeaturedDefaults != tc.featured {
-			t.Errorf("%s: β %v, OrthAllNodes %v, FeaturedDefaults %v; want %v, %v, %v", tc.name, got.Beta, got.OrthAllNodes, got.FeaturedDefaults, tc.beta, tc.orthAll, tc.featured)
+		if got.Beta != tc.beta || got.OrthAllNodes != tc.orthAll {
+			t.Errorf("%s: β %v, OrthAllNodes %v; want %v, %v", tc.name, got.Beta, got.OrthAllNodes, tc.beta, tc.orthAll)
 		}
 		if again := got.ForNetwork(tc.net); !reflect.DeepEqual(again, got) {
 			t.Errorf("%s: ForNetwork is not idempotent: %+v then %+v", tc.name, got, again)
 		}
 		want := tc.cfg
-		want.Beta, want.OrthAllNodes, want.FeaturedDefaults = tc.beta, tc.orthAll, tc.featured
+		want.Beta, want.OrthAllNodes = tc.beta, tc.orthAll
 		if !reflect.DeepEqual(got, want.Defaults()) {
 			t.Errorf("%s: the other settings are not Defaults'", tc.name)
 		}
@@ -200,8 +196,6 @@ func TestValidateZeroAndEnums(t *testing.T) {
 		{Config{Norm: 9}, "proximity-norm"},
 		{Config{Laplacian: 9}, "laplacian"},
 		{Config{Activation: 42}, "activation"},
-		{Config{YTol: -1}, "y-tol"},
-		{Config{YTol: math.NaN()}, "y-tol"},
 	} {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)

@@ -143,9 +143,9 @@ func onlyLoss(s string, l nn.Loss) bool {
 // none: the cross-entropy on features in [0, 1] (as rowNormalized makes
 // every non-negative row), Poisson on counts, and the squared error on the
 // rest, weighted when a NonzeroWeight above 1 is given.
-func kindLoss(k FeatureKind, rowNormalized bool, nzw float64) nn.Loss {
+func kindLoss(k FeatureKind, nzw float64) nn.Loss {
 	switch {
-	case k <= UnitInterval, rowNormalized && k != Signed:
+	case k <= UnitInterval:
 		return nn.CrossEntropy
 	case k == Counts:
 		return nn.Poisson
@@ -172,7 +172,7 @@ func (c Config) resolveLoss(net *multiplex.Network) string {
 	for s, v := range net.Views {
 		out[s] = names[min(s, len(names)-1)]
 		if out[s] == "auto" {
-			out[s] = kindLoss(FeatureKindOf(v), c.RowNormalize, c.NonzeroWeight).String()
+			out[s] = kindLoss(FeatureKindOf(v), c.NonzeroWeight).String()
 		}
 	}
 	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
@@ -187,13 +187,12 @@ func (c Config) resolveLoss(net *multiplex.Network) string {
 // view's kind:
 //
 //   - bce: a sigmoid output, for features in [0, 1]: adjacency rows are
-//     read clipped to [0, 1] (unless RowNormalize), and counts, real or
-//     signed features are refused (unless RowNormalize scales non-negative
-//     rows into [0, 1]);
+//     read clipped to [0, 1], and counts, real or signed features are
+//     refused;
 //   - poisson: a softplus output, the rate, for any features ≥ 0; signed
 //     ones are refused;
 //   - mse and weighted-mse: a sigmoid output on features in [0, 1] (the
-//     paper's, and as RowNormalize makes non-negative rows), else an
+//     paper's), else an
 //     identity output on the features scaled column by column
 //     (FeatureScale): divided by their root mean square over the observed
 //     nodes, and centred first where at least half of their entries are
@@ -215,14 +214,14 @@ func (c Config) Reconstructions(net *multiplex.Network) ([]ViewReconstruction, e
 		}
 		k := FeatureKindOf(v)
 		r := ViewReconstruction{View: v.Name, Kind: k, Loss: loss, Output: nn.Sigmoid}
-		unit := k <= UnitInterval || (c.RowNormalize && k != Signed)
+		unit := k <= UnitInterval
 		switch loss {
 		case nn.CrossEntropy:
 			if !unit {
-				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 || (f > 1 && !c.RowNormalize) },
+				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 || f > 1 },
 					"the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or leave --loss out", k, given)
 			}
-			r.Clip = k == AdjacencyRows && !c.RowNormalize
+			r.Clip = k == AdjacencyRows
 		case nn.Poisson:
 			if k == Signed {
 				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 }, "the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out", k, given)
@@ -251,7 +250,7 @@ func refusal(v *multiplex.View, nodes *multiplex.Nodes, bad func(float32) bool, 
 		ind, val := x.Row(i)
 		for p, f := range val {
 			if bad(f) {
-				return fmt.Errorf("view %q: node %q, feature %d is %g: %s: the view's features are %s, which take --loss %s", v.Name, nodes.ID(i), ind[p], f, want, k, kindLoss(k, c.RowNormalize, c.NonzeroWeight))
+				return fmt.Errorf("view %q: node %q, feature %d is %g: %s: the view's features are %s, which take --loss %s", v.Name, nodes.ID(i), ind[p], f, want, k, kindLoss(k, c.NonzeroWeight))
 			}
 		}
 	}

@@ -432,9 +432,9 @@ func TestAutoViewWeights(t *testing.T) {
 }
 
 // TestFitOrthAllNodes: on a connected network no row is left out of R(Y),
-// so Config.OrthAllNodes and Config.DescendIsolated change no byte. With
-// 20 nodes stripped of every edge, those are the rows left out (components
-// of one node), solved exactly unless DescendIsolated, and they hold a
+// so Config.OrthAllNodes changes no byte. With 20 nodes stripped of every
+// edge, those are the rows left out (components of one node), solved
+// exactly from their codes, and they hold a
 // smaller share of ‖Y‖² than when R(Y) reaches them, where an
 // orthonormal Y takes their indicators, null directions of L, at no
 // proximity cost.
@@ -448,22 +448,18 @@ func TestFitOrthAllNodes(t *testing.T) {
 	if free, _ := smallComponentRows(graphs, net.N(), c.Dim); len(free) != 0 {
 		t.Fatalf("connected network: rows %v left out of R(Y)", free)
 	}
-	fitWith := func(net *multiplex.Network, all, descend bool) *Model {
+	fit := func(net *multiplex.Network, all bool) *Model {
 		c := c
-		c.OrthAllNodes, c.DescendIsolated = all, descend
+		c.OrthAllNodes = all
 		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
-	fit := func(net *multiplex.Network, all bool) *Model { return fitWith(net, all, false) }
 	want := embBytes(fit(net, false))
 	if !bytes.Equal(want, embBytes(fit(net, true))) {
 		t.Error("connected network: OrthAllNodes changed the embedding")
-	}
-	if !bytes.Equal(want, embBytes(fitWith(net, false, true))) {
-		t.Error("connected network: DescendIsolated changed the embedding")
 	}
 
 	const k = 20
@@ -481,9 +477,6 @@ func TestFitOrthAllNodes(t *testing.T) {
 		return sumSq(y[:k*d]) / sumSq(y)
 	}
 	exact := fit(iso, false)
-	if bytes.Equal(embBytes(exact), embBytes(fitWith(iso, false, true))) {
-		t.Error("isolated rows: DescendIsolated changed nothing")
-	}
 	def, all := share(exact), share(fit(iso, true))
 	t.Logf("share of ‖Y‖² on the %d isolated rows: %.3f left out of R(Y), %.3f in it", k, def, all)
 	if !(def < all) {
@@ -515,8 +508,6 @@ func TestFeatureRange(t *testing.T) {
 		{"above 1, poisson", 7, func(c *Config) { c.Loss = "poisson" }, "", "poisson"},
 		{"two names for three views", 0.5, func(c *Config) { c.Loss = "bce,mse" }, "loss = bce,mse: 2 names for 3 views: want one, or one per view", ""},
 		{"above 1, mse", 7, func(c *Config) { c.Loss = "mse" }, "", "mse"},
-		{"row-normalised, bce", 7, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "", "bce"},
-		{"row-normalised, negative, bce", -0.5, func(c *Config) { c.Loss, c.RowNormalize = "bce", true }, "is -0.5", ""},
 		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "poisson,bce,bce"},
 	} {
 		net := smallNet(t, 120)

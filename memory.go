@@ -266,11 +266,7 @@ func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, r
 	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
 	if cfg.FillHops > 0 {
 		have := v.Observed
-		var src []int
-		if !cfg.NoFillCopy {
-			src = sharedRows(net.Views, s)
-		}
-		if src != nil {
+		if src := sharedRows(net.Views, s); src != nil {
 			// Own rows copied from a view with the same features.
 			have = slices.Clone(have)
 			for i, r := range src {

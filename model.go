@@ -1,21 +1,18 @@
 package dpmne
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dpmne/dpmne/internal/atomicfile"
-	"github.com/dpmne/dpmne/internal/sizedfile"
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -275,533 +272,126 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 	return res, nil
 }
 
-// legacyConfig gives a Config read from a file the meaning it had when the
-// file was written. Fit stores its Config with every default filled in, so
-// a stored field is never zero where zero means "the default"; it is zero
-// (or absent, in a file older than the field) only where the dpmne that
-// wrote it had no default there, that is the setting was off. Each field
-// below has since gained a default that is on; without this, an older
-// model's Embedding would be centred when its fit was not, and an older
-// checkpoint would resume with propagation, the fill (or its own-row copy),
-// the filter, sampled losses, node scaling or the defaults of networks
-// without features that its first iterations did not have. NonzeroWeight needs nothing here: its default rose from 1 to
-// 8, but every file stores it filled in, so an older one keeps its 1. keys
-// are the stored config's JSON keys, to tell an absent field from a zero
-// one.
-func legacyConfig(c *Config, keys map[string]json.RawMessage) error {
-	has := func(k string) bool { _, ok := keys[k]; return ok }
-	off := func(k string, p *int) {
-		if !has(k) || *p == 0 {
-			*p = -1
-		}
-	}
-	off("NegativeSamples", &c.NegativeSamples) // before: the exact dense loss
-	off("PretrainBatches", &c.PretrainBatches) // before: no cap
-	off("AEBatches", &c.AEBatches)             // before, or 0: whole epochs
-	off("ScaleNodes", &c.ScaleNodes)           // before: β, λ as given
-	off("Propagate", &c.Propagate)             // before, or 0: raw features
-	off("FillHops", &c.FillHops)               // before: missing left missing
-	if !has("FilterTau") || c.FilterTau == 0 {
-		c.FilterTau = -1 // before, or 0: no filter
-	}
-	if !has("NoFillCopy") {
-		c.NoFillCopy = true // before: the neighbours' mean only
-	}
-	if !has("OrthAllNodes") {
-		c.OrthAllNodes = true // before: R(Y) over every node
-	}
-	if !has("FeaturedDefaults") {
-		c.FeaturedDefaults = true // before: the same defaults without features
-	}
-	if !has("DescendIsolated") {
-		c.DescendIsolated = true // before: nodes without edges by descent
-	}
-	if !has("Uncentred") {
-		c.Uncentred = true // before: Y as fitted
-	}
-	if !has("EqualViewWeights") {
-		// Before it, AutoViewWeights turned re-weighing on; before that,
-		// the views weighed the same.
-		auto := false
-		if v, ok := keys["AutoViewWeights"]; ok {
-			if err := json.Unmarshal(v, &auto); err != nil {
-				return fmt.Errorf("AutoViewWeights: %w", err)
-			}
-		}
-		c.EqualViewWeights = !auto
-	}
-	return nil
+// Model is a fitted DPMNE model.
+type Model struct {
+	Config Config
+	IDs    []string    // node ids, in row order of the embedding
+	Y      *mat.Dense  // n×d common embedding
+	Views  []ViewModel // per view, in network order
+	// Filter is the d×d heat filter Embedding applies after centring
+	// (Config.FilterTau), or nil for none.
+	Filter *mat.Dense
+
+	embed atomic.Pointer[embedCache] // Embed's factored systems, made on first use
+	mean  atomic.Pointer[[]float64]  // Y's column means, made on first use
+	// retired names the settings of the file the model was read from that
+	// this version no longer fits with (legacyConfig): its checkpoint
+	// cannot resume.
+	retired []string
 }
 
-// The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
-// little-endian uint64 length and that many bytes of JSON header (the
-// Config, ids, dimensions, layer shapes and feature scales), then
-// little-endian arrays: Y
-// (n×d float64), and per view B (d×h float64) followed, when the view has an
-// autoencoder, by each layer's W (In×Out float32, or Out×In where the
-// layer's header has "T": true, see nn.Layer.T) and bias (Out float32).
-const modelMagic = "DPMNE\x00M1"
-
-type modelHeader struct {
-	Version int          `json:"version"`
-	Config  Config       `json:"config"`
-	IDs     []string     `json:"ids"`
-	N       int          `json:"n"`
-	D       int          `json:"d"`
-	Views   []viewHeader `json:"views"`
-	// Filter marks Model.Filter, d×d float64 after the views' arrays;
-	// absent (files before it) means none.
-	Filter bool `json:"filter,omitempty"`
+// ViewModel is one view's part of a fitted model.
+type ViewModel struct {
+	Name string
+	In   int // feature width
+	// Weight is ω_s, the view's weight in the proximity P = Σ_s ω_s P^s:
+	// Config.ViewWeights[s], or the last re-weighing's
+	// (the default; see Config.EqualViewWeights), or 1.
+	Weight float64
+	B      *mat.Dense      // d×h basis
+	AE     *nn.Autoencoder // nil for the no-autoencoder ablation
+	// Scale is the column-wise map the view's features go through before
+	// its autoencoder reads them (features outside [0, 1] under the squared
+	// error, Config.Reconstructions), or nil for none.
+	Scale *FeatureScale
 }
 
-type viewHeader struct {
-	Name   string        `json:"name"`
-	In     int           `json:"in"`
-	H      int           `json:"h"`
-	Weight *float64      `json:"weight,omitempty"` // ω_s; absent (files before it) means 1
-	AE     *nn.Config    `json:"autoencoder,omitempty"`
-	Layers []layerHeader `json:"layers,omitempty"`
-	// Scale is ViewModel.Scale; absent (files before it) means none.
-	Scale *FeatureScale `json:"scale,omitempty"`
+// Embedding returns the n×d embedding, one row per node in IDs order.
+//
+// That is Y with its column means subtracted, times the heat filter
+// Model.Filter (a new matrix); either step is skipped when Config.Uncentred
+// is set or there is no filter, and Y itself is returned when both are.
+// Embed's results are in the same space. m must hold a fitted Y (a Model
+// from Fit or ReadModel); Embedding panics on the zero Model.
+func (m *Model) Embedding() *mat.Dense {
+	e := m.centred()
+	if m.Filter != nil {
+		var f mat.Dense
+		f.Mul(e, m.Filter)
+		return &f
+	}
+	return e
 }
 
-type layerHeader struct {
-	In, Out int
-	Act     nn.Activation
-	T       bool `json:",omitempty"` // weights stored Out×In (nn.Layer.T)
-}
-
-// Save writes the model to path atomically.
-func (m *Model) Save(path string) error {
-	return atomicfile.Write(path, m.Write)
-}
-
-// Write writes the model in the versioned binary format.
-func (m *Model) Write(w io.Writer) error {
-	if m.Y == nil {
-		return errors.New("write model: no embedding Y (want a Model from Fit or ReadModel)")
+// centred returns Y less its column means, or Y itself with
+// Config.Uncentred.
+func (m *Model) centred() *mat.Dense {
+	off := m.offset()
+	if off == nil {
+		return m.Y
 	}
 	n, d := m.Y.Dims()
-	if len(m.IDs) != n {
-		return fmt.Errorf("write model: %d ids for %d rows of Y", len(m.IDs), n)
-	}
-	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil}
-	for _, v := range m.Views {
-		if v.B == nil {
-			return fmt.Errorf("write model: view %q has no basis B", v.Name)
-		}
-		_, h := v.B.Dims()
-		vh := viewHeader{Name: v.Name, In: v.In, H: h, Weight: &v.Weight, Scale: v.Scale}
-		if v.AE != nil {
-			cfg := v.AE.Cfg
-			vh.AE = &cfg
-			for _, l := range v.AE.Layers {
-				vh.Layers = append(vh.Layers, layerHeader{l.In, l.Out, l.Act, l.T})
-			}
-		}
-		hdr.Views = append(hdr.Views, vh)
-	}
-	js, err := json.Marshal(hdr)
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, modelMagic); err != nil {
-		return err
-	}
-	if err := binary.Write(w, binary.LittleEndian, uint64(len(js))); err != nil {
-		return err
-	}
-	if _, err := w.Write(js); err != nil {
-		return err
-	}
-	if err := binary.Write(w, binary.LittleEndian, m.Y.RawMatrix().Data); err != nil {
-		return err
-	}
-	for _, v := range m.Views {
-		if err := binary.Write(w, binary.LittleEndian, v.B.RawMatrix().Data); err != nil {
-			return err
-		}
-		if v.AE == nil {
-			continue
-		}
-		for _, l := range v.AE.Layers {
-			if err := binary.Write(w, binary.LittleEndian, l.W); err != nil {
-				return err
-			}
-			if err := binary.Write(w, binary.LittleEndian, l.B); err != nil {
-				return err
-			}
+	e := mat.NewDense(n, d, nil)
+	for i := range n {
+		row, src := e.RawRowView(i), m.Y.RawRowView(i)
+		for j, v := range src {
+			row[j] = v - off[j]
 		}
 	}
-	if m.Filter != nil {
-		return binary.Write(w, binary.LittleEndian, m.Filter.RawMatrix().Data)
-	}
-	return nil
+	return e
 }
 
-// Load reads a model written by Save. Errors name the file and what was
-// expected.
-func Load(path string) (*Model, error) { return sizedfile.Read(path, ReadModel) }
-
-// readChunk is the most bytes readArray and readHeader allocate at a time
-// for data whose length only the file's header vouches for.
-const readChunk = 64 << 10
-
-// fileBudget checks the arrays a file's header describes against the bytes
-// the file has left, before anything is allocated for them. A negative
-// left means the size is unknown: then only the shapes themselves are
-// checked, and readArray grows each array as its bytes arrive.
-type fileBudget struct {
-	off  int64 // byte offset of the next array
-	left int64 // bytes from off to the end of the file, or < 0: unknown
+// offset returns what Embedding subtracts from each row of Y: its column
+// means, computed once, or nil with Config.Uncentred.
+func (m *Model) offset() []float64 {
+	if m.Config.Uncentred {
+		return nil
+	}
+	if p := m.mean.Load(); p != nil {
+		return *p
+	}
+	n, d := m.Y.Dims()
+	mu := make([]float64, d)
+	for i := range n {
+		for j, v := range m.Y.RawRowView(i) {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(max(n, 1))
+	}
+	m.mean.CompareAndSwap(nil, &mu)
+	return *m.mean.Load()
 }
 
-// take claims rows×cols values of elem bytes for the array what. The error,
-// when they do not fit, names the array, its shape and the bytes left.
-func (b *fileBudget) take(what string, rows, cols, elem int) error {
-	if rows < 0 || cols < 0 {
-		return fmt.Errorf("byte %d: header describes %s of %d×%d values, want sizes ≥ 0", b.off, what, rows, cols)
+// buildModel returns the model as the fit stands: a copy of its state, or
+// with share (at the end) the state itself. scales are the views' feature
+// scales (nil: none), which the model shares.
+func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, scales []*FeatureScale, share bool) *Model {
+	y := sub.y
+	if !share {
+		y = append([]float64(nil), y...)
 	}
-	hi, lo := bits.Mul64(uint64(rows), uint64(cols))
-	hi2, size := bits.Mul64(lo, uint64(elem))
-	if hi != 0 || hi2 != 0 || size > uint64(math.MaxInt64-b.off) {
-		return fmt.Errorf("byte %d: header describes %s of %d×%d values, more bytes than a file can hold", b.off, what, rows, cols)
-	}
-	if b.left >= 0 && int64(size) > b.left {
-		return fmt.Errorf("byte %d: header describes %s of %d×%d values (%d bytes), but the file has %d bytes left", b.off, what, rows, cols, size, b.left)
-	}
-	b.off += int64(size)
-	if b.left >= 0 {
-		b.left -= int64(size)
-	}
-	return nil
-}
-
-// readHeader reads the hlen bytes of a header that starts at byte off of
-// the file, of which left bytes remain (< 0: unknown). A length beyond
-// what is left is an error before anything is allocated; with an unknown
-// size the bytes are gathered as they arrive.
-func readHeader(r io.Reader, off int64, hlen uint64, left int64, what string) ([]byte, error) {
-	if left >= 0 && hlen > uint64(left) {
-		return nil, fmt.Errorf("byte %d: %s length %d exceeds the %d bytes left in the file", off-8, what, hlen, left)
-	}
-	if hlen > math.MaxInt64 {
-		return nil, fmt.Errorf("byte %d: %s length %d exceeds any file", off-8, what, hlen)
-	}
-	var js []byte
-	var err error
-	if left >= 0 {
-		js = make([]byte, hlen)
-		_, err = io.ReadFull(r, js)
-	} else {
-		js, err = io.ReadAll(io.LimitReader(r, int64(hlen)))
-		if err == nil && uint64(len(js)) < hlen {
-			err = io.ErrUnexpectedEOF
+	m := &Model{Config: cfg, IDs: append([]string(nil), net.Nodes.IDs()...), Y: mat.NewDense(sub.n, sub.d, y)}
+	for s, v := range net.Views {
+		h := sub.views[s].h.Dim()
+		vm := ViewModel{Name: v.Name, In: xs[s].Cols, Weight: 1, B: mat.NewDense(sub.d, h, append([]float64(nil), sub.views[s].b...)), Scale: scales[s]}
+		if op, ok := sub.lap.(*proximity.Operator); ok {
+			vm.Weight = op.ViewWeight(s)
 		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("byte %d: truncated %s: %w", off, what, err)
-	}
-	return js, nil
-}
-
-// readArray reads n little-endian values from r. With known set (the
-// header's sizes were checked against the file's size by fileBudget) it
-// allocates the n values at once; otherwise the slice grows as the bytes
-// arrive, in chunks that start at 4 KiB and double up to readChunk, so that
-// a length claimed by a forged header costs no more memory than about
-// twice the bytes the input actually holds.
-func readArray[T int32 | float32 | float64](r io.Reader, n int, known bool) ([]T, error) {
-	var zero T
-	elem := binary.Size(zero)
-	var out []T
-	if known {
-		out = make([]T, 0, n)
-	} else {
-		out = make([]T, 0, min(n, 4<<10/elem))
-	}
-	var buf []byte
-	for len(out) < n {
-		k := min(n-len(out), readChunk/elem)
-		if !known {
-			k = min(k, max(len(out), 4<<10/elem))
-		}
-		if cap(buf) < k*elem {
-			buf = make([]byte, k*elem)
-		}
-		b := buf[:k*elem]
-		if _, err := io.ReadFull(r, b); err != nil {
-			return nil, err
-		}
-		start := len(out)
-		out = slices.Grow(out, k)[:start+k]
-		if _, err := binary.Decode(b, binary.LittleEndian, out[start:]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// ReadModel reads a model from r, which holds size bytes (a file's size;
-// the model may be followed by more, as in a checkpoint), or an unknown
-// number when size is negative. Every count and shape in the header (the
-// nodes n and their ids, the dimensions d, each view's basis width h and
-// layer shapes, the filter) is checked against the bytes that remain
-// before anything is allocated for it, and the error names the field; with
-// an unknown size the arrays grow as their bytes arrive instead, so a
-// forged header never costs more memory than the input holds. A model that
-// Model.Check refuses (a value that is not finite anywhere, an id twice)
-// is an error, so every command that loads one refuses it alike.
-func ReadModel(r io.Reader, size int64) (*Model, error) {
-	magic := make([]byte, len(modelMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
-		return nil, fmt.Errorf("byte 0: not a dpmne model file (want magic %q)", modelMagic)
-	}
-	var hlen uint64
-	if err := binary.Read(r, binary.LittleEndian, &hlen); err != nil {
-		return nil, fmt.Errorf("byte 8: truncated header length")
-	}
-	left := int64(-1)
-	if size >= 0 {
-		left = max(size-16, 0)
-	}
-	js, err := readHeader(r, 16, hlen, left, "header")
-	if err != nil {
-		return nil, err
-	}
-	// The header is decoded once (it holds every node id); its config is
-	// kept raw, to be decoded and its keys read for legacyConfig.
-	var wire struct {
-		modelHeader
-		Config json.RawMessage `json:"config"`
-	}
-	if err := json.Unmarshal(js, &wire); err != nil {
-		return nil, fmt.Errorf("byte 16: bad header: %w", err)
-	}
-	hdr := wire.modelHeader
-	var keys map[string]json.RawMessage
-	if len(wire.Config) > 0 {
-		if err := json.Unmarshal(wire.Config, &hdr.Config); err != nil {
-			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
-		}
-		if err := json.Unmarshal(wire.Config, &keys); err != nil {
-			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
-		}
-	}
-	if err := legacyConfig(&hdr.Config, keys); err != nil {
-		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
-	}
-	if hdr.Version != 1 {
-		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
-	}
-	// Check every size against the bytes that remain before allocating (a
-	// header may claim anything).
-	if hdr.N < 1 || hdr.D < 1 { // a fit has nodes (Network.Validate)
-		return nil, fmt.Errorf("byte 16: header describes n = %d nodes of d = %d dimensions, want at least 1 of each", hdr.N, hdr.D)
-	}
-	if len(hdr.IDs) != hdr.N {
-		return nil, fmt.Errorf("byte 16: header describes n = %d nodes but lists %d ids", hdr.N, len(hdr.IDs))
-	}
-	if left >= 0 {
-		left -= int64(hlen)
-	}
-	budget := fileBudget{off: 16 + int64(hlen), left: left}
-	if err := budget.take("embedding Y (n×d float64)", hdr.N, hdr.D, 8); err != nil {
-		return nil, err
-	}
-	for _, v := range hdr.Views {
-		if v.H < 1 {
-			return nil, fmt.Errorf("byte 16: header describes view %q with a basis of h = %d columns, want at least 1", v.Name, v.H)
-		}
-		if err := budget.take(fmt.Sprintf("view %q basis B (d×h float64)", v.Name), hdr.D, v.H, 8); err != nil {
-			return nil, err
-		}
-		for k, l := range v.Layers {
-			if err := budget.take(fmt.Sprintf("view %q layer %d weights (in×out float32)", v.Name, k), l.In, l.Out, 4); err != nil {
-				return nil, err
+		if trainers[s] != nil {
+			vm.AE = trainers[s].Autoencoder()
+			if !share {
+				vm.AE = vm.AE.Clone()
 			}
-			if err := budget.take(fmt.Sprintf("view %q layer %d bias (out float32)", v.Name, k), 1, l.Out, 4); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if hdr.Filter {
-		if err := budget.take("embedding filter (d×d float64)", hdr.D, hdr.D, 8); err != nil {
-			return nil, err
-		}
-	}
-	known := size >= 0
-	read64 := func(n int, what string) ([]float64, error) {
-		buf, err := readArray[float64](r, n, known)
-		if err != nil {
-			return nil, fmt.Errorf("truncated %s (the header describes %d values): %w", what, n, err)
-		}
-		return buf, nil
-	}
-	read32 := func(n int, what string) ([]float32, error) {
-		buf, err := readArray[float32](r, n, known)
-		if err != nil {
-			return nil, fmt.Errorf("truncated %s (the header describes %d values): %w", what, n, err)
-		}
-		return buf, nil
-	}
-	y, err := read64(hdr.N*hdr.D, "embedding Y")
-	if err != nil {
-		return nil, err
-	}
-	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(hdr.N, hdr.D, y)}
-	for _, vh := range hdr.Views {
-		b, err := read64(hdr.D*vh.H, "basis of view "+vh.Name)
-		if err != nil {
-			return nil, err
-		}
-		vm := ViewModel{Name: vh.Name, In: vh.In, Weight: 1, B: mat.NewDense(hdr.D, vh.H, b)}
-		if vh.Weight != nil {
-			if !(*vh.Weight >= 0) {
-				return nil, fmt.Errorf("view %s: weight %v: want ≥ 0", vh.Name, *vh.Weight)
-			}
-			vm.Weight = *vh.Weight
-		}
-		if vh.Scale != nil {
-			if err := vh.Scale.check(vh.In); err != nil {
-				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
-			}
-			vm.Scale = vh.Scale
-		}
-		if vh.AE != nil {
-			ae := &nn.Autoencoder{In: vh.In, Cfg: *vh.AE}
-			for k, l := range vh.Layers {
-				w, err := read32(l.In*l.Out, fmt.Sprintf("view %s layer %d weights", vh.Name, k))
-				if err != nil {
-					return nil, err
-				}
-				bias, err := read32(l.Out, fmt.Sprintf("view %s layer %d bias", vh.Name, k))
-				if err != nil {
-					return nil, err
-				}
-				ae.Layers = append(ae.Layers, &nn.Layer{In: l.In, Out: l.Out, W: w, B: bias, Act: l.Act, T: l.T})
-			}
-			if err := ae.Check(); err != nil {
-				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
-			}
-			if vh.H != ae.CodeDim() {
-				return nil, fmt.Errorf("view %s: basis of %d columns for codes of %d", vh.Name, vh.H, ae.CodeDim())
-			}
-			vm.AE = ae
-		} else if vh.H != vh.In {
-			return nil, fmt.Errorf("view %s: basis of %d columns for %d features read as codes (no autoencoder)", vh.Name, vh.H, vh.In)
 		}
 		m.Views = append(m.Views, vm)
 	}
-	if hdr.Filter {
-		f, err := read64(hdr.D*hdr.D, "embedding filter")
-		if err != nil {
-			return nil, err
-		}
-		m.Filter = mat.NewDense(hdr.D, hdr.D, f)
+	if sub.lap != nil && cfg.FilterTau > 0 {
+		yc := m.centred()
+		ly := make([]float64, sub.n*sub.d)
+		sub.lap.ApplyL(ly, yc.RawMatrix().Data, sub.d)
+		m.Filter = heatFilter(yc.RawMatrix().Data, ly, sub.n, sub.d, cfg.FilterTau)
 	}
-	if err := m.Check(); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// Check reports a model that no fit makes: ids that are not one per row of
-// the embedding or that repeat, a view without a basis of d rows, or a
-// value that is not finite anywhere — the embedding Y, a view's basis B,
-// an autoencoder's weight or bias, a feature scale or shift, a view
-// weight, the filter. The error names the part and the entry, as in
-//
-//	model: view "PAP": decoder layer 1 weight [3][17] is NaN, want a finite value
-//
-// where a weight [i][j] connects input i of the layer to its output j,
-// whichever way round the layer stores its weights (nn.Layer.T), and the
-// encoder's and decoder's layers count from 1. ReadModel checks every
-// model it reads, so Load and ReadCheckpoint do as well; call Check on a
-// model built or changed in memory before serving it.
-func (m *Model) Check() error {
-	if m == nil || m.Y == nil {
-		return errors.New("model: no embedding Y")
-	}
-	n, d := m.Y.Dims()
-	if len(m.IDs) != n {
-		return fmt.Errorf("model: %d ids for %d embedding rows", len(m.IDs), n)
-	}
-	seen := make(map[string]int, n)
-	for i, id := range m.IDs {
-		if j, dup := seen[id]; dup {
-			return fmt.Errorf("model: node id %q appears twice (rows %d and %d)", id, j, i)
-		}
-		seen[id] = i
-	}
-	if i, j, x, ok := firstNonFinite(m.Y); !ok {
-		return fmt.Errorf("model: embedding Y [%d][%d] (node %q) is %v, want a finite value", i, j, m.IDs[i], x)
-	}
-	for _, v := range m.Views {
-		if v.B == nil {
-			return fmt.Errorf("model: view %q has no basis B", v.Name)
-		}
-		if r, _ := v.B.Dims(); r != d {
-			return fmt.Errorf("model: view %q: basis B has %d rows, want d = %d", v.Name, r, d)
-		}
-		if i, j, x, ok := firstNonFinite(v.B); !ok {
-			return fmt.Errorf("model: view %q: basis B [%d][%d] is %v, want a finite value", v.Name, i, j, x)
-		}
-		if !(v.Weight >= 0) || math.IsInf(v.Weight, 0) {
-			return fmt.Errorf("model: view %q: weight %v, want finite and ≥ 0", v.Name, v.Weight)
-		}
-		if v.Scale != nil {
-			if err := v.Scale.check(v.In); err != nil {
-				return fmt.Errorf("model: view %q: %w", v.Name, err)
-			}
-		}
-		if v.AE == nil {
-			continue
-		}
-		k := len(v.AE.Layers) / 2
-		for l, lay := range v.AE.Layers {
-			if lay == nil {
-				return fmt.Errorf("model: view %q: autoencoder layer %d is nil", v.Name, l)
-			}
-			part := fmt.Sprintf("encoder layer %d", l+1)
-			if l >= k {
-				part = fmt.Sprintf("decoder layer %d", l-k+1)
-			}
-			if p := nonFinite(lay.W); p >= 0 {
-				i, j := p/max(lay.Out, 1), p%max(lay.Out, 1)
-				if lay.T {
-					i, j = p%max(lay.In, 1), p/max(lay.In, 1)
-				}
-				return fmt.Errorf("model: view %q: %s weight [%d][%d] is %v, want a finite value", v.Name, part, i, j, lay.W[p])
-			}
-			if p := nonFinite(lay.B); p >= 0 {
-				return fmt.Errorf("model: view %q: %s bias [%d] is %v, want a finite value", v.Name, part, p, lay.B[p])
-			}
-		}
-	}
-	if m.Filter != nil {
-		if i, j, x, ok := firstNonFinite(m.Filter); !ok {
-			return fmt.Errorf("model: embedding filter [%d][%d] is %v, want a finite value", i, j, x)
-		}
-	}
-	return nil
-}
-
-// firstNonFinite returns the first entry of a that is NaN or infinite, in
-// row order, and false, or true when there is none.
-func firstNonFinite(a *mat.Dense) (i, j int, x float64, ok bool) {
-	r, _ := a.Dims()
-	for i := range r {
-		row := a.RawRowView(i)
-		if j := nonFinite(row); j >= 0 {
-			return i, j, row[j], false
-		}
-	}
-	return 0, 0, 0, true
-}
-
-// nonFinite returns the index of the first value of v that is NaN or
-// infinite, or -1.
-func nonFinite[T float32 | float64](v []T) int {
-	return slices.IndexFunc(v, func(f T) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) })
+	return m
 }

@@ -560,8 +560,7 @@ func TestLegacyConfig(t *testing.T) {
 	m, buf := fitWritten(t, net, cfg)
 	off := func(c *Config) {
 		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate, c.FillHops = -1, -1, -1, -1, -1, -1
-		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.NoFillCopy, c.OrthAllNodes, c.DescendIsolated = -1, true, true, true, true, true
-		c.FeaturedDefaults = true
+		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.OrthAllNodes = -1, true, true, true
 	}
 	for _, tc := range []struct {
 		name string
@@ -570,7 +569,7 @@ func TestLegacyConfig(t *testing.T) {
 	}{
 		{"this version", func(map[string]any) {}, func(*Config) {}},
 		{"before every field", func(c map[string]any) {
-			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights", "NoFillCopy", "OrthAllNodes", "DescendIsolated", "FeaturedDefaults"} {
+			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights", "OrthAllNodes"} {
 				delete(c, k)
 			}
 		}, off},
@@ -606,6 +605,19 @@ func TestLegacyConfig(t *testing.T) {
 				t.Error("an uncentred model's embedding differs from Y")
 			}
 		})
+	}
+	// A file written with an option since removed reads back (it embeds),
+	// and names the option when its checkpoint would resume.
+	for _, k := range []string{"NoFillCopy", "DescendIsolated", "FeaturedDefaults", "RowNormalize"} {
+		data := editHeader(t, buf.Bytes(), func(c map[string]any) { c[k] = true })
+		back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		cp := &Checkpoint{Model: back}
+		if err := cp.compatible(net, cfg, 0); err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "no longer") {
+			t.Errorf("%s on: resume err = %v, want one naming it", k, err)
+		}
 	}
 	bad := editHeader(t, buf.Bytes(), func(c map[string]any) { delete(c, "EqualViewWeights"); c["AutoViewWeights"] = "yes" })
 	if _, err := ReadModel(bytes.NewReader(bad), int64(len(bad))); err == nil || !strings.Contains(err.Error(), "AutoViewWeights") {

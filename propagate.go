@@ -1,7 +1,6 @@
 package dpmne
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/dpmne/dpmne/internal/par"
@@ -62,9 +61,7 @@ func propagateOnce(x, adj *sparse.CSR, observed []bool, workers int) *sparse.CSR
 // result does not depend on the worker count.
 func mapRows(x *sparse.CSR, workers int, row func(i int, r *rowBuilder)) *sparse.CSR {
 	n, w := x.Rows, x.Cols
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = par.Workers(workers)
 	if n < 1024 {
 		workers = 1
 	}

@@ -8,7 +8,7 @@
 //	SDNE              deep autoencoder of adjacency rows with a first-order term
 //	GraphSAGE         unsupervised GraphSAGE, mean aggregator, two layers
 //	DANE              per-view autoencoders with cross-view consistency
-//	Spectral          Laplacian eigenmaps (thick-restart Lanczos, Eigs)
+//	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X

@@ -3,7 +3,6 @@ package baseline_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"github.com/dpmne/dpmne/baseline"
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
-	"github.com/dpmne/dpmne/sparse"
 	"github.com/dpmne/dpmne/synth"
 )
 
@@ -55,38 +53,6 @@ func ExampleWalk() {
 	fmt.Printf("%d×%d embedding; micro-F1 above 0.9: %v\n", net.N(), d, r.MicroF1.Mean > 0.9)
 	// Output:
 	// 300×32 embedding; micro-F1 above 0.9: true
-}
-
-// The three largest eigenvalues of a path of 10 nodes, from sparse
-// products alone, against their closed form 2cos(πk/11).
-func ExampleEigs_EigsLargest() {
-	const n = 10
-	b := sparse.NewBuilder(n, n)
-	for i := 0; i+1 < n; i++ {
-		b.Add(i, i+1, 1)
-		b.Add(i+1, i, 1)
-	}
-	a, _ := b.Build(sparse.MergeMax)
-	mul := func(dst, x []float64) {
-		for i := range n {
-			ind, val := a.Row(i)
-			dst[i] = 0
-			for k, j := range ind {
-				dst[i] += float64(val[k]) * x[j]
-			}
-		}
-	}
-	vals, _, err := baseline.Eigs{K: 3}.EigsLargest(context.Background(), n, mul, rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		panic(err)
-	}
-	for k, v := range vals {
-		fmt.Printf("%.6f %.6f\n", v, 2*math.Cos(math.Pi*float64(k+1)/(n+1)))
-	}
-	// Output:
-	// 1.918986 1.918986
-	// 1.682507 1.682507
-	// 1.309721 1.309721
 }
 
 // Filling in a node's missing features from its nearest neighbours in the

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dpmne/dpmne/internal/par"
 )
 
 // SkipGram is skip-gram with negative sampling (word2vec's SGNS, Mikolov et
@@ -266,9 +267,7 @@ func (t *sgdShared) work(ctx context.Context, lo, hi int) error {
 // parallelRanges calls fn on workers contiguous ranges covering [0, n),
 // concurrently, and returns the first error.
 func parallelRanges(ctx context.Context, n, workers int, fn func(ctx context.Context, lo, hi int) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = par.Workers(workers)
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		return fn(ctx, 0, n)

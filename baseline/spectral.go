@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpmne/dpmne/internal/lanczos"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -48,7 +49,7 @@ func (c Spectral) Embed(ctx context.Context, net *multiplex.Network, seed uint64
 	if err != nil {
 		return nil, 0, err
 	}
-	vals, vecs, err := Eigs{K: d + 1, Tol: c.Tol}.EigsLargest(ctx, n, func(dst, x []float64) { mulVec(s, dst, x) }, rand.New(stream(seed, streamInit)))
+	vals, vecs, err := lanczos.Eigs{K: d + 1, Tol: c.Tol}.EigsLargest(ctx, n, func(dst, x []float64) { mulVec(s, dst, x) }, rand.New(stream(seed, streamInit)))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -16,7 +16,7 @@ func ExampleNamed() {
 	fmt.Println(s.Methods)
 	// Output:
 	// Ablations: node classification (micro-F1 / macro-F1)
-	// [dpmne dpmne-paper dpmne-mse dpmne-unweighted dpmne-short-pretrain dpmne-equal-views dpmne-no-filter dpmne-beta-3000 dpmne-no-propagate dpmne-orth-all dpmne-descend-isolated dpmne-no-ae dpmne-no-consistency dpmne-no-proximity]
+	// [dpmne dpmne-paper dpmne-mse dpmne-unweighted dpmne-short-pretrain dpmne-equal-views dpmne-no-filter dpmne-beta-3000 dpmne-no-propagate dpmne-orth-all dpmne-no-ae dpmne-no-consistency dpmne-no-proximity]
 }
 
 // The Table 5 experiment scores binary codes for classification and for

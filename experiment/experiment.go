@@ -109,7 +109,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 	case "table4":
 		s.Title = "Ablations: node classification (micro-F1 / macro-F1)"
 		if len(methods) == 0 {
-			s.Methods = []string{"dpmne", "dpmne-paper", "dpmne-mse", "dpmne-unweighted", "dpmne-short-pretrain", "dpmne-equal-views", "dpmne-no-filter", "dpmne-beta-3000", "dpmne-no-propagate", "dpmne-orth-all", "dpmne-descend-isolated", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
+			s.Methods = []string{"dpmne", "dpmne-paper", "dpmne-mse", "dpmne-unweighted", "dpmne-short-pretrain", "dpmne-equal-views", "dpmne-no-filter", "dpmne-beta-3000", "dpmne-no-propagate", "dpmne-orth-all", "dpmne-no-ae", "dpmne-no-consistency", "dpmne-no-proximity"}
 		}
 	case "linkpred":
 		s.Title = "Link prediction (ROC-AUC / AP; 10% of each view's edges held out, as many non-edges)"
@@ -187,17 +187,10 @@ func (s *Spec) SetValues(values []float64) error {
 	return nil
 }
 
-// Partial returns the partial network that the pdr experiment fits at
-// ratio pdr with seed: multiplex.Partial drawing from the experiment's own
-// random stream. `dpmne data info --pdr`, `train --pdr` and `tune --pdr`
-// draw with it too, so that one ratio and seed name one network everywhere.
-func Partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Network, error) {
-	return multiplex.Partial(net, pdr, rand.New(rand.NewPCG(seed, 7)))
-}
-
-// PartialName returns the data name of the network Partial draws from the
-// data set base at ratio pdr: "base@pdr=P" (P in strconv's shortest form),
-// which Run loads as such (Spec.Data).
+// PartialName returns the data name of the network multiplex.PartialSeed
+// draws from the data set base at ratio pdr with the experiment's seed:
+// "base@pdr=P" (P in strconv's shortest form), which Run loads as such
+// (Spec.Data).
 func PartialName(base string, pdr float64) string {
 	return base + partialMark + strconv.FormatFloat(pdr, 'g', -1, 64)
 }
@@ -220,8 +213,8 @@ func splitPartial(name string) (base string, pdr float64, ok bool, err error) {
 }
 
 // loadPartial loads name with load, or for a PartialName its data set
-// with load and then the partial network Partial draws with seed, named
-// by PartialName.
+// with load and then the partial network multiplex.PartialSeed draws with
+// seed, named by PartialName.
 func loadPartial(load func(string) (*multiplex.Network, error), name string, seed uint64) (*multiplex.Network, error) {
 	base, pdr, ok, err := splitPartial(name)
 	if err != nil || !ok {
@@ -234,7 +227,7 @@ func loadPartial(load func(string) (*multiplex.Network, error), name string, see
 	if err != nil {
 		return nil, err
 	}
-	p, err := Partial(net, pdr, seed)
+	p, err := multiplex.PartialSeed(net, pdr, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -392,7 +385,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 					}
 				}
 			case "pdr":
-				if net, err = Partial(base, v, s.Seed); err != nil {
+				if net, err = multiplex.PartialSeed(base, v, s.Seed); err != nil {
 					return nil, err
 				}
 			case "dim":

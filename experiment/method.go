@@ -135,7 +135,6 @@ func init() {
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(Tuned())
-	Register(TunedTop2())
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
 		c.ApplyPreset("paper", nil) // a known preset: no error
 		c.NonzeroWeight = 0         // the squared error's: a base weight would be an error
@@ -155,8 +154,6 @@ func init() {
 	Register(DPMNE("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.PropagateAcross = 1 }))
 	Register(DPMNE("dpmne-no-fill", "default off: nodes missing from a view left without features there instead of given their own row from a view with the same features or their neighbours' (--fill-hops 0)", func(c *dpmne.Config) { c.FillHops = -1 }))
 	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.OrthAllNodes = true }))
-	Register(DPMNE("dpmne-featured-defaults", "default off: on a network without features, the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node (--featured-defaults)", func(c *dpmne.Config) { c.FeaturedDefaults = true }))
-	Register(DPMNE("dpmne-descend-isolated", "default off: the nodes left out of R(Y) that have no edge moved by the descent steps of the rest of Y instead of solved each Y step for their posterior mean given B (--descend-isolated)", func(c *dpmne.Config) { c.DescendIsolated = true }))
 	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
 		c.YSolver, c.YSteps, c.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))

@@ -73,17 +73,6 @@ type Grid struct {
 	// counts not its own. Only on a network with a view with features of
 	// its own and a view without, where it changes something.
 	RefinePropagateAcross []int
-	// RefineTop is how many of the first stage's points the later stages
-	// refine (0 or 1: the best alone). With K > 1 the K best points of
-	// the grid, by the same cross-validation, each start a chain of the
-	// later stages, each stage refining the best point of its own chain,
-	// and every fit joins one ranking. The stages gain more at some
-	// points than at others (Cora at PDR 0.4, fit seed 2: they lift the
-	// grid's eighth point, at λ = 100, past its best, at λ = 10⁴; README,
-	// "The paper's experiments"), so the grid's best point is not always
-	// the best start. Each chain costs the fits of the stages again; at
-	// K = 2 Cora's PDR 0.4 cell scored as at K = 1 (RESULTS.md).
-	RefineTop int
 }
 
 // TuneResult is one configuration's cross-validated score.
@@ -248,9 +237,6 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, fmt.Errorf("tune: refined non-zero weight %g: want finite and ≥ 1, or 0 for none", v)
 		}
 	}
-	if g.RefineTop < 0 {
-		return nil, nil, fmt.Errorf("tune: refine top %d: want ≥ 0", g.RefineTop)
-	}
 	if err := nonNegative("refined propagate-across steps", g.RefinePropagateAcross); err != nil {
 		return nil, nil, err
 	}
@@ -317,17 +303,16 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, err
 		}
 	}
-	// The chains' starts: the grid's RefineTop best points, best first
-	// (ties: grid order, as the ranking).
-	first := make([]int, len(out))
-	for i := range first {
-		first[i] = i
+	// The later stages start from the grid's best point (ties: grid
+	// order, as the ranking).
+	best0 := 0
+	for i := range out {
+		if byScore(out[i], out[best0]) < 0 {
+			best0 = i
+		}
 	}
-	slices.SortStableFunc(first, func(a, b int) int { return byScore(out[a], out[b]) })
-	first = first[:min(max(g.RefineTop, 1), len(first))]
-	// The later stages of one chain, each on the chain's best point so
-	// far (at): fit its new points, growing the progress total by them.
-	// With one chain, at is the best point of all.
+	// The later stages, each on the best point so far (at): fit its new
+	// points, growing the progress total by them.
 	chain := func(at int) error {
 		refine := func(rs []TuneResult) error {
 			total += len(rs)
@@ -366,10 +351,8 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 		return nil
 	}
-	for _, top := range first {
-		if err := chain(top); err != nil {
-			return nil, nil, err
-		}
+	if err := chain(best0); err != nil {
+		return nil, nil, err
 	}
 	slices.SortStableFunc(out, byScore)
 	return out, best, nil
@@ -532,20 +515,7 @@ func TunedGrid() Grid {
 // the default. The choice is
 // reported through Params.Note. It needs a labelled network.
 func Tuned() Method {
-	return tuned("dpmne-tuned", "DPMNE with λ, propagation, the filter and (on partial networks) the feature graph chosen per network by 5-fold cross-validation on one training half, then the pretraining, the B ridge, the non-zero weight and (with featureless views) a step across views refined in turn (dpmne tune; experiment.TunedGrid)", 0)
-}
-
-// TunedTop2 returns the dpmne-tuned-top2 method: Tuned with the later
-// stages refining the grid's two best points (Grid.RefineTop 2, over
-// Params.Grid when given), each in its own chain.
-func TunedTop2() Method {
-	return tuned("dpmne-tuned-top2", "dpmne-tuned with the later stages refining the grid's two best points, each in its own chain (dpmne tune --refine-top 2)", 2)
-}
-
-// tuned is Tuned under another name, with Grid.RefineTop set to top when
-// top > 0.
-func tuned(name, description string, top int) Method {
-	return Method{Name: name, Description: description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: "dpmne-tuned", Description: "DPMNE with λ, propagation, the filter and (on partial networks) the feature graph chosen per network by 5-fold cross-validation on one training half, then the pretraining, the B ridge, the non-zero weight and (with featureless views) a step across views refined in turn (dpmne tune; experiment.TunedGrid)", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		base := p.DPMNE
 		if p.Dim > 0 {
 			base.Dim = p.Dim
@@ -553,9 +523,6 @@ func tuned(name, description string, top int) Method {
 		g := TunedGrid()
 		if p.Grid != nil {
 			g = *p.Grid
-		}
-		if top > 0 {
-			g.RefineTop = top
 		}
 		res, e, err := tune(ctx, net, base, g, 0.5, 5, p.Seed, nil)
 		if err != nil {

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -328,41 +327,6 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 	}
 	if res, err := Tune(context.Background(), net, mse, Grid{NonzeroWeight: []float64{1}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
 		t.Errorf("squared error, weight 1: %d points, err %v; want 1", len(res), err)
-	}
-}
-
-// TestTuneRefineTop: with RefineTop K the later stages run once per chain,
-// from each of the grid's K best points in turn (more than the grid holds:
-// all of them), each stage refining its own chain's best point; 0 and 1
-// fit the same points; a negative K is an error.
-func TestTuneRefineTop(t *testing.T) {
-	net, err := load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
-	g := Grid{Lambda: []float64{1, 100, 1e4}, RefinePretrain: []int{2}, RefineLambdaB: []float64{0.5}}
-	one := tuneSeen(t, net, base, g, 5)
-	g.RefineTop = 1
-	if again := tuneSeen(t, net, base, g, 5); !slices.Equal(again, one) {
-		t.Errorf("RefineTop 1 fitted %+v, RefineTop 0 %+v", again, one)
-	}
-	g.RefineTop = 2
-	two := tuneSeen(t, net, base, g, 7)
-	if !slices.Equal(two[:5], one) {
-		t.Errorf("the first chain differs from RefineTop 0's fits")
-	}
-	// The second chain starts at the grid's second best point.
-	grid := slices.Clone(two[:3])
-	slices.SortStableFunc(grid, func(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) })
-	chain := append([]TuneResult{grid[1]}, two[5])
-	checkRefined(t, chain, func(r *TuneResult) { r.Pretrain = 2 })
-	checkRefined(t, append(chain, two[6]), func(r *TuneResult) { r.LambdaB = 0.5 })
-	g.RefineTop = 9
-	tuneSeen(t, net, base, g, 9)
-	g.RefineTop = -1
-	if _, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), "refine top -1") {
-		t.Errorf("RefineTop -1: err = %v", err)
 	}
 }
 

@@ -28,7 +28,9 @@
 //     (internal/mat5), and builds meta-path views from bipartite tables.
 //
 // Partial applies the paper's partial-data protocol, removing a fraction of
-// nodes from each view independently. WriteNative writes any network in the
+// nodes from each view independently; PartialSeed draws from the random
+// stream a seed names, the one every dpmne command and experiment uses
+// for a partial network. WriteNative writes any network in the
 // native format.
 //
 // Bad input never panics: errors name the file, line (or byte offset, or

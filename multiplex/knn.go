@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -55,9 +55,7 @@ func topKGraph(x *sparse.CSR, k int, include []bool, workers int, cosine bool) (
 		norm[i] = math.Sqrt(norm[i])
 	}
 	xt := x.Transpose()
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = par.Workers(workers)
 	if !cosine {
 		for i := range norm {
 			if norm[i] > 0 {

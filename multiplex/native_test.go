@@ -465,6 +465,45 @@ func TestPartial(t *testing.T) {
 	}
 }
 
+// TestPartialSeed: PartialSeed is Partial drawing from PCG(seed, 7), the
+// stream dpmne's commands and experiments name a partial network by.
+func TestPartialSeed(t *testing.T) {
+	net, err := Load(testenv.WriteFiles(t, map[string]string{
+		"manifest.json": `{"views":[{"name":"a","edges":"e.txt"},{"name":"b","edges":"e.txt"}]}`,
+		"e.txt":         ring(50),
+	}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pdr  float64
+		seed uint64
+	}{{0, 1}, {0.2, 1}, {0.4, 2}, {0.4, 3}} {
+		got, err := PartialSeed(net, tc.pdr, tc.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Partial(net, tc.pdr, rand.New(rand.NewPCG(tc.seed, 7)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Fingerprint() != want.Fingerprint() {
+			t.Errorf("pdr %v seed %d: PartialSeed is not Partial with PCG(seed, 7)", tc.pdr, tc.seed)
+		}
+	}
+	a, _ := PartialSeed(net, 0.4, 2)
+	b, _ := PartialSeed(net, 0.4, 3)
+	if a.Fingerprint() == b.Fingerprint() {
+		t.Error("seeds 2 and 3 draw the same network")
+	}
+	if _, err := PartialSeed(net, 1, 1); err == nil {
+		t.Error("pdr 1 accepted")
+	}
+	if _, err := PartialSeed(nil, 0.2, 1); err == nil {
+		t.Error("nil network accepted")
+	}
+}
+
 func ring(n int) string {
 	var b strings.Builder
 	for i := range n {

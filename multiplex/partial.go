@@ -32,6 +32,15 @@ func Partial(net *Network, pdr float64, rng *rand.Rand) (*Network, error) {
 	return PartialViews(net, pdrs, rng)
 }
 
+// PartialSeed is Partial drawing from the random stream that seed names
+// (a PCG generator seeded with seed and 7): the network that the
+// experiment package's pdr experiment fits at ratio pdr with seed, and
+// that `dpmne data info --pdr`, `train --pdr` and `tune --pdr` draw, so
+// that one ratio and seed name one network everywhere.
+func PartialSeed(net *Network, pdr float64, seed uint64) (*Network, error) {
+	return Partial(net, pdr, rand.New(rand.NewPCG(seed, 7)))
+}
+
 // PartialViews is Partial with its own ratio for each view.
 func PartialViews(net *Network, pdr []float64, rng *rand.Rand) (*Network, error) {
 	if rng == nil {

@@ -3,7 +3,6 @@ package proximity
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 
 	"github.com/dpmne/dpmne/internal/par"
@@ -318,10 +317,7 @@ func (op *Operator) horner(r []float32, e *sparse.CSR, x []float32, w int) {
 // workers when the rows are many: the element-wise passes around the
 // Horner products would otherwise run on one core.
 func (op *Operator) rows(w int, fn func(lo, hi int)) {
-	p := op.cfg.Workers
-	if p <= 0 {
-		p = runtime.GOMAXPROCS(0)
-	}
+	p := par.Workers(op.cfg.Workers)
 	if op.n*w < 1<<16 {
 		p = 1
 	}

@@ -1,12 +1,12 @@
 package sparse
 
 import (
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/dpmne/dpmne/internal/kernels"
+	"github.com/dpmne/dpmne/internal/par"
 )
 
 // impl is gonum's pure-Go BLAS used as a concrete type, so that the axpy in
@@ -86,9 +86,7 @@ func (m *CSR) MulAddDense32(dst, x []float32, d int, a float32, y []float32, wor
 // (each non-zero and row costing about d multiply-adds) is large enough to
 // pay for them.
 func parallelRows(m *CSR, d, workers int, fn func(lo, hi int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = par.Workers(workers)
 	nnz := m.NNZ() + m.Rows // count rows too, so empty rows still cost
 	if workers == 1 || nnz*max(d, 1) < minParallel {
 		fn(0, m.Rows)

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
+	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/codes"
+	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
 )
@@ -30,35 +30,15 @@ func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64,
 		_, d := e.Dims()
 		return m.IDs, e.RawMatrix().Data, d, nil
 	case embPath != "":
-		if strings.EqualFold(filepath.Ext(embPath), ".npy") && idsPath == "" {
-			idsPath = idsFileFor(embPath)
-		}
-		var nodes *multiplex.Nodes
-		if strings.EqualFold(filepath.Ext(embPath), ".npy") {
-			if !fileExists(idsPath) {
+		if embfile.IsNPY(embPath) {
+			if idsPath == "" {
+				idsPath = embfile.IDsPath(embPath)
+			}
+			if _, err := os.Stat(idsPath); err != nil {
 				return nil, nil, 0, fmt.Errorf("%s: no ids file %s (give --ids)", embPath, idsPath)
 			}
-			lines, err := readLines(idsPath)
-			if err != nil {
-				return nil, nil, 0, err
-			}
-			if nodes, err = multiplex.NodesOf(lines); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s: %w", idsPath, err)
-			}
-		} else {
-			wids, rows, err := readWord2Vec(embPath)
-			if err != nil {
-				return nil, nil, 0, err
-			}
-			d := len(rows[0])
-			y := make([]float64, 0, len(rows)*d)
-			for _, r := range rows {
-				y = append(y, r...)
-			}
-			return wids, y, d, nil
 		}
-		y, d, err := readEmbedding(embPath, idsPath, nodes)
-		return nodes.IDs(), y, d, err
+		return embfile.ReadVectors(embPath, idsPath)
 	}
 	return nil, nil, 0, errors.New("give --model or --emb")
 }
@@ -104,14 +84,14 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 			if out != "" {
 				// X.codes's ids go to X.ids.txt, which X.npy may share: an
 				// ids file already there with other ids is not replaced.
-				p := idsFileFor(out)
-				if old, err := readLines(p); err == nil && !slices.Equal(old, ids) {
+				p := embfile.IDsPath(out)
+				if old, err := embfile.ReadIDs(p); err == nil && !slices.Equal(old, ids) {
 					return fmt.Errorf("--out %s: %s exists with other ids (another embedding's?); choose another --out name", out, p)
 				}
 				if err := atomicfile.Write(out, c.Write); err != nil {
 					return err
 				}
-				if err := writeIDs(p, ids); err != nil {
+				if err := embfile.WriteIDs(p, ids); err != nil {
 					return err
 				}
 			}
@@ -175,7 +155,7 @@ func newSearchCmd() *cobra.Command {
 					if c, err = codes.ReadFile(codesPath); err != nil {
 						return err
 					}
-					if ids, err = readLines(idsFileFor(codesPath)); err != nil {
+					if ids, err = embfile.ReadIDs(embfile.IDsPath(codesPath)); err != nil {
 						return err
 					}
 					if len(ids) != c.N {
@@ -184,7 +164,7 @@ func newSearchCmd() *cobra.Command {
 					// As a model's (dpmne.Model.Check) and an
 					// embedding's ids: each names one row.
 					if _, err := multiplex.NodesOf(ids); err != nil {
-						return fmt.Errorf("%s: %w", idsFileFor(codesPath), err)
+						return fmt.Errorf("%s: %w", embfile.IDsPath(codesPath), err)
 					}
 				} else {
 					y, d := []float64(nil), 0

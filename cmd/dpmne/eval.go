@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/eval"
-	"github.com/dpmne/dpmne/multiplex"
-	"github.com/dpmne/dpmne/npy"
 )
 
 func newEvalCmd(g *globals) *cobra.Command {
@@ -64,7 +59,7 @@ the nodes observed in each combination of views.`,
 			if net.Labels == nil {
 				return fmt.Errorf("data set %s has no labels to evaluate against", net.Name)
 			}
-			x, d, err := readEmbedding(emb, ids, net.Nodes)
+			x, d, err := embfile.Read(emb, ids, net.Nodes)
 			if err != nil {
 				return err
 			}
@@ -141,166 +136,4 @@ the nodes observed in each combination of views.`,
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&stratified, "stratified", false, "stratify the splits by class (small data sets)")
 	return cmd
-}
-
-// readEmbedding reads an embedding and returns it as n×d row-major float64 in
-// the order of nodes. Every node must have a row.
-func readEmbedding(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) {
-	var rows [][]float64
-	var ids []string
-	if strings.EqualFold(filepath.Ext(path), ".npy") {
-		a, err := npy.ReadFile(path)
-		if err != nil {
-			return nil, 0, err
-		}
-		if len(a.Shape) != 2 {
-			return nil, 0, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
-		}
-		if !strings.Contains(a.Descr, "f") {
-			// Integer arrays are not embeddings: dpmne binarize --npy
-			// writes packed bits as uint8.
-			return nil, 0, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
-		}
-		v, err := a.RowMajor().Float64s()
-		if err != nil {
-			return nil, 0, err
-		}
-		n, d := a.Shape[0], a.Shape[1]
-		if n == 0 || d == 0 {
-			return nil, 0, fmt.Errorf("%s: shape %v: an embedding needs rows and columns", path, a.Shape)
-		}
-		for i := range n {
-			rows = append(rows, v[i*d:(i+1)*d])
-		}
-		if idsPath == "" {
-			if p := idsFileFor(path); fileExists(p) {
-				idsPath = p
-			}
-		}
-		if idsPath != "" {
-			if ids, err = readLines(idsPath); err != nil {
-				return nil, 0, err
-			}
-			if len(ids) != n {
-				return nil, 0, fmt.Errorf("%s: %d ids for the %d rows of %s", idsPath, len(ids), n, path)
-			}
-		} else {
-			if n != nodes.Len() {
-				return nil, 0, fmt.Errorf("%s: %d rows but the data set has %d nodes, and there is no ids file", path, n, nodes.Len())
-			}
-			ids = nodes.IDs()
-		}
-	} else {
-		var err error
-		if ids, rows, err = readWord2Vec(path); err != nil {
-			return nil, 0, err
-		}
-	}
-	d := len(rows[0])
-	out := make([]float64, nodes.Len()*d)
-	have := make([]bool, nodes.Len())
-	for r, id := range ids {
-		i, ok := nodes.Index(id)
-		if !ok {
-			continue // rows for nodes the data set lacks are ignored
-		}
-		copy(out[i*d:(i+1)*d], rows[r])
-		have[i] = true
-	}
-	for i, ok := range have {
-		if !ok {
-			return nil, 0, fmt.Errorf("%s: no row for node %q (and maybe others)", path, nodes.ID(i))
-		}
-	}
-	return out, d, nil
-}
-
-func readWord2Vec(path string) ([]string, [][]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...))
-	}
-	var n, d int
-	var ids []string
-	var rows [][]float64
-	seen := make(map[string]int) // id → line
-	for sc.Scan() {
-		line++
-		fs := strings.Fields(strings.TrimPrefix(sc.Text(), "\ufeff"))
-		if line == 1 {
-			if len(fs) != 2 {
-				return nil, nil, bad("header %q, want \"<count> <dims>\" (word2vec text; a .npy embedding needs its .npy name)", quoteStart(sc.Text()))
-			}
-			var e1, e2 error
-			n, e1 = strconv.Atoi(fs[0])
-			d, e2 = strconv.Atoi(fs[1])
-			if e1 != nil || e2 != nil || n < 1 || d < 1 {
-				return nil, nil, bad("header %q, want two positive integers", quoteStart(sc.Text()))
-			}
-			continue
-		}
-		if len(fs) == 0 {
-			continue
-		}
-		if len(fs) != d+1 {
-			return nil, nil, bad("%d fields, want an id and %d values", len(fs), d)
-		}
-		row := make([]float64, d)
-		for j, s := range fs[1:] {
-			if row[j], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, nil, bad("field %d: %q is not a number", j+2, quoteStart(s))
-			}
-		}
-		if prev, dup := seen[fs[0]]; dup {
-			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(fs[0]), prev)
-		}
-		seen[fs[0]] = line
-		ids = append(ids, fs[0])
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, err
-	}
-	if line == 0 {
-		return nil, nil, fmt.Errorf("%s: empty file", path)
-	}
-	if len(rows) != n {
-		return nil, nil, fmt.Errorf("%s: header says %d vectors, file has %d", path, n, len(rows))
-	}
-	return ids, rows, nil
-}
-
-// quoteStart returns s cut to its first 60 bytes, for an error message
-// that quotes a line: a binary file given for a text one has "lines" of
-// kilobytes.
-func quoteStart(s string) string {
-	if len(s) <= 60 {
-		return s
-	}
-	return strings.ToValidUTF8(s[:60], "") + "…"
-}
-
-func readLines(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), "\n") {
-		out = append(out, strings.TrimSpace(l))
-	}
-	return out, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

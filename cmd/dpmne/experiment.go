@@ -35,8 +35,7 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
   table4  the ablations of Table 4 (default methods: dpmne, dpmne-paper,
           dpmne-mse, dpmne-unweighted, dpmne-short-pretrain,
           dpmne-equal-views, dpmne-no-filter, dpmne-beta-3000,
-          dpmne-no-propagate, dpmne-orth-all, dpmne-descend-isolated,
-          dpmne-no-ae, dpmne-no-consistency, dpmne-no-proximity)
+          dpmne-no-propagate, dpmne-orth-all, dpmne-no-ae, dpmne-no-consistency, dpmne-no-proximity)
   linkpred  link prediction: 10% of each view's edges held out (and as many
           sampled non-edges), the method refitted on the rest, pairs scored by
           cosine or inner product (--score); ROC-AUC and average precision

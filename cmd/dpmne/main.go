@@ -2,26 +2,42 @@
 //
 // Usage:
 //
-//	dpmne data info <name|manifest|dir> [--json] [--pdr P --seed S]
+//	dpmne data info <name|manifest|dir> [--json] [--pdr P --seed S] [--loss L]
 //	dpmne data list
-//	dpmne data fetch <name>
+//	dpmne data fetch <name> [--base-url URL]
 //	dpmne generate [--nodes N --classes C --views T …] --out DIR
+//	dpmne train --data D [--out emb.npy [--format npy|w2v] [--ids F]] [--model M]
+//	    [--method M] [--pdr P] [--checkpoint DIR [--resume]] [--max-memory B] [model flags]
+//	dpmne demo [--nodes N --repeats R] [model flags]
+//	dpmne eval --data D --emb E.npy|E.txt [--ids F] [--task classify,cluster] [--json]
+//	dpmne experiment table2|table3|table4|table5|linkpred|pdr|dim|views|suite
+//	    --data D,… --out DIR [--methods M,…] [--values V,…] [--repeats R] [model flags]
+//	dpmne tune --data D [--pdr P] [--alphas …] [--betas …] [--lambdas …] [… -grid …]
+//	    [--refine-… …] [model flags]
+//	dpmne binarize (--model M | --emb E) [--method sign|itq] [--out codes.bin] [--npy codes.npy]
+//	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
+//	dpmne serve --model M [--addr 127.0.0.1:8080]
 //	dpmne version
+//
+// Every command takes --data-dir DIR and --help, which lists its flags;
+// the model flags are DPMNE's configuration (--dim, --hidden,
+// --iterations, --preset, --seed, …), the same for train, demo,
+// experiment and tune.
 //
 // Data sets are named (cora, acm, dblp4057, freebase, aminer, ckm, lazega,
 // vickers, aarhus, euair, and synthetic and the synthetic families
 // synth-graph, synth-features, synth-mixed, synth-noisy, synth-partial,
 // generated in memory), resolved under --data-dir or
 // $DPMNE_DATA, or given as a manifest.json or a directory holding one. See
-// the README for the native format.
+// the README for the native format. Embedding files (.npy with an ids
+// file, or word2vec text) are read and written by package embfile.
 //
 // # Fuzzing
 //
-// The word2vec reader (dpmne eval) and --max-memory's parser are fuzzed
-// (the reader loads each input from a file: -fuzzminimizetime 100x keeps
-// minimising from stalling the run, as in package multiplex):
+// --max-memory's parser is fuzzed here; the word2vec reader that eval,
+// binarize and search use is fuzzed in package embfile (see its doc for
+// the command):
 //
-//	go test -run '^$' -fuzz '^FuzzReadWord2Vec$' -fuzztime 60s -fuzzminimizetime 100x ./cmd/dpmne
 //	go test -run '^$' -fuzz '^FuzzParseMemory$' -fuzztime 60s ./cmd/dpmne
 package main
 

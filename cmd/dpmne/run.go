@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne"
-	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/fetch"
 	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
@@ -369,8 +368,8 @@ func checkPDR(pdr float64) error {
 }
 
 // partial applies --pdr: the partial network that dpmne experiment pdr fits
-// at that ratio with the same seed (experiment.Partial), or net itself at 0.
-// data info, train and tune share it.
+// at that ratio with the same seed (multiplex.PartialSeed), or net itself
+// at 0. data info, train and tune share it.
 func partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Network, error) {
 	if err := checkPDR(pdr); err != nil {
 		return nil, err
@@ -378,5 +377,5 @@ func partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Netwo
 	if pdr == 0 {
 		return net, nil
 	}
-	return experiment.Partial(net, pdr, seed)
+	return multiplex.PartialSeed(net, pdr, seed)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dpmne/dpmne"
-	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/internal/testenv"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/npy"
@@ -182,7 +181,7 @@ func TestTrainWarnsDim(t *testing.T) {
 
 // TestTrainFeaturelessDefaults: without --beta, a network none of whose
 // views has features is fitted at β = 3000 with R(Y) over every node, and
-// one with features at 300; --beta and --featured-defaults override.
+// one with features at 300; --beta overrides.
 func TestTrainFeaturelessDefaults(t *testing.T) {
 	bare := t.TempDir()
 	for _, f := range []string{"nodes.txt", "labels.txt", "friends.edges", "work.edges"} {
@@ -207,7 +206,6 @@ func TestTrainFeaturelessDefaults(t *testing.T) {
 		{"testdata/tiny", nil, 300, false},
 		{bare, nil, 3000, true},
 		{bare, []string{"--beta", "500"}, 500, true},
-		{bare, []string{"--featured-defaults"}, 300, false},
 		{bare, []string{"--preset", "paper"}, 3000, true},
 	} {
 		dir := t.TempDir()
@@ -574,25 +572,6 @@ func TestEvalEmbedding(t *testing.T) {
 	}
 }
 
-// FuzzReadWord2Vec: the word2vec reader returns vectors or an error, never
-// panics.
-func FuzzReadWord2Vec(f *testing.F) {
-	f.Add([]byte("2 3\na 1 2 3\nb 4 5 6\n"))
-	f.Add([]byte("1 1\nx NaN\n"))
-	f.Add([]byte("0 0\n"))
-	f.Add([]byte("3 2\na 1 2\n"))
-	p := filepath.Join(f.TempDir(), "e.txt") // once per fuzzing process: a directory per input costs more than the parse
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ids, rows, err := readWord2Vec(p)
-		if err == nil && (len(ids) != len(rows) || len(rows) == 0) {
-			t.Fatalf("%d ids, %d rows without error", len(ids), len(rows))
-		}
-	})
-}
-
 func TestExperiment(t *testing.T) {
 	dir := t.TempDir()
 	quick := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--repeats", "2", "--quiet"}
@@ -864,7 +843,6 @@ func TestTune(t *testing.T) {
 		{"--refine-lambda-b", "-1", "refined λ_B -1"},
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
 		{"--refine-propagate-across", "-1", "refined propagate-across steps -1"},
-		{"--refine-top", "-1", "refine top -1"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
 		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
 	} {
@@ -1028,36 +1006,8 @@ func TestTrainRealValuedFeatures(t *testing.T) {
 	}
 }
 
-// TestReadWord2Vec: a byte-order mark is not part of the header, an id given
-// twice is an error naming both lines, and a line quoted in an error is cut
-// short (a binary file's first "line" can be kilobytes).
-func TestReadWord2Vec(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		name, content, want string // want "" for success
-	}{
-		{"bom", "\ufeff2 2\na 1 0\nb 0 1\n", ""},
-		{"duplicate id", "2 2\na 1 0\na 0 1\n", `:3: id "a" already has a vector on line 2`},
-		{"binary", strings.Repeat("\x00\x01binary", 1000) + "\n", "…\", want"},
-	} {
-		p := filepath.Join(dir, tc.name+".txt")
-		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ids, _, err := readWord2Vec(p)
-		switch {
-		case tc.want == "" && (err != nil || len(ids) != 2 || ids[0] != "a"):
-			t.Errorf("%s: ids %q, err %v", tc.name, ids, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
-		case err != nil && len(err.Error()) > 300:
-			t.Errorf("%s: a %d-byte error", tc.name, len(err.Error()))
-		}
-	}
-}
-
 // TestPDRSameNetwork: data info --pdr describes the partial network that
-// experiment pdr fits at that ratio and seed (experiment.Partial), which
+// experiment pdr fits at that ratio and seed (multiplex.PartialSeed), which
 // train --pdr and tune --pdr draw too (partial).
 func TestPDRSameNetwork(t *testing.T) {
 	var g globals
@@ -1065,13 +1015,13 @@ func TestPDRSameNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := experiment.Partial(net, 0.4, 2)
+	want, err := multiplex.PartialSeed(net, 0.4, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	viaFlag, err := partial(net, 0.4, 2)
 	if err != nil || viaFlag.Fingerprint() != want.Fingerprint() {
-		t.Fatalf("partial(0.4, 2) is not experiment.Partial's network (err %v)", err)
+		t.Fatalf("partial(0.4, 2) is not multiplex.PartialSeed's network (err %v)", err)
 	}
 	stdout, _, err := runCLI(t, "data", "info", "synthetic", "--pdr", "0.4", "--seed", "2", "--json")
 	if err != nil {
@@ -1083,11 +1033,11 @@ func TestPDRSameNetwork(t *testing.T) {
 	}
 	s := multiplex.Summarize(want)
 	if got.Components != s.Components || got.Edgeless != s.Edgeless || len(got.Views) != len(s.Views) {
-		t.Fatalf("data info --pdr 0.4 --seed 2: %d components, %d edgeless; experiment.Partial: %d, %d", got.Components, got.Edgeless, s.Components, s.Edgeless)
+		t.Fatalf("data info --pdr 0.4 --seed 2: %d components, %d edgeless; multiplex.PartialSeed: %d, %d", got.Components, got.Edgeless, s.Components, s.Edgeless)
 	}
 	for k, v := range got.Views {
 		if v.Observed != s.Views[k].Observed || v.Edges != s.Views[k].Edges {
-			t.Errorf("view %s: %d observed, %d edges; experiment.Partial: %d, %d", v.Name, v.Observed, v.Edges, s.Views[k].Observed, s.Views[k].Edges)
+			t.Errorf("view %s: %d observed, %d edges; multiplex.PartialSeed: %d, %d", v.Name, v.Observed, v.Edges, s.Views[k].Observed, s.Views[k].Edges)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dpmne/dpmne/embfile"
 )
 
 func TestServeErrors(t *testing.T) {
@@ -112,7 +114,7 @@ func TestServe(t *testing.T) {
 	if code, v := get("/healthz"); code != 200 || v["status"] != "ok" {
 		t.Errorf("/healthz: %d %v", code, v)
 	}
-	ids, err := readLines("testdata/tiny/nodes.txt")
+	ids, err := embfile.ReadIDs("testdata/tiny/nodes.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

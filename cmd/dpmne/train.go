@@ -20,12 +20,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/experiment"
-	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
-	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/proximity"
 )
 
@@ -55,7 +54,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
 	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (-1: whole epochs)")
 	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
-	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term (for a network of --scale-nodes nodes; 3000 by default on a network without features, --featured-defaults)")
+	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term (for a network of --scale-nodes nodes; 3000 by default on a network without features)")
 	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y) (for a network of --scale-nodes nodes)")
 	fs.IntVar(&f.cfg.ScaleNodes, "scale-nodes", d.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (negative: as given, the paper's)")
 	fs.Float64Var(&f.cfg.LambdaB, "lambda-b", d.LambdaB, "ridge on each basis B")
@@ -67,10 +66,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.viewWeights, "view-weights", "auto", "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
 	fs.IntVar(&f.cfg.Propagate, "propagate", d.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
 	fs.IntVar(&f.cfg.FillHops, "fill-hops", d.FillHops, "give a node missing from a view the mean features there of its neighbours in its other views, in this many rounds (0: leave it missing, the paper's)")
-	fs.BoolVar(&f.cfg.NoFillCopy, "no-fill-copy", false, "fill a missing node from its neighbours even where another view carries its own row of the same features")
 	fs.BoolVar(&f.cfg.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
-	fs.BoolVar(&f.cfg.FeaturedDefaults, "featured-defaults", false, "on a network none of whose views has features, keep the defaults of networks with features (β = 300, small components left out of R(Y)) instead of β = 3000 and R(Y) over every node")
-	fs.BoolVar(&f.cfg.DescendIsolated, "descend-isolated", false, "move the nodes left out of R(Y) that have no edge by the descent steps of the rest of Y instead of solving each Y step for their posterior mean given B")
 	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
 	fs.IntVar(&f.cfg.PropagateAcross, "propagate-across", d.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off, the default and the paper's)")
 	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
@@ -464,56 +460,10 @@ func isTerminal(w io.Writer) bool {
 // writeEmbedding writes y as .npy (float32) plus an ids file, or as
 // word2vec text.
 func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) error {
-	n, d := y.Dims()
 	if format == "w2v" {
-		return atomicfile.Write(out, func(w io.Writer) error {
-			fmt.Fprintf(w, "%d %d\n", n, d)
-			buf := make([]byte, 0, 16*d)
-			for i := range n {
-				buf = append(buf[:0], ids[i]...)
-				for j := range d {
-					buf = append(buf, ' ')
-					buf = strconv.AppendFloat(buf, float64(float32(y.At(i, j))), 'g', -1, 32)
-				}
-				buf = append(buf, '\n')
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		return embfile.WriteWord2Vec(out, ids, y)
 	}
-	data := make([]float32, n*d)
-	for i := range n {
-		for j := range d {
-			data[i*d+j] = float32(y.At(i, j))
-		}
-	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { return npy.WriteFloat32(w, []int{n, d}, data) }); err != nil {
-		return err
-	}
-	if idsPath == "" {
-		idsPath = idsFileFor(out)
-	}
-	return writeIDs(idsPath, ids)
-}
-
-// idsFileFor returns the ids file that goes with a vector or code file:
-// emb.npy → emb.ids.txt.
-func idsFileFor(path string) string {
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".ids.txt"
-}
-
-// writeIDs writes one id per line, atomically.
-func writeIDs(path string, ids []string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		for _, id := range ids {
-			if _, err := io.WriteString(w, id+"\n"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return embfile.WriteNPY(out, idsPath, ids, y)
 }
 
 // formatWeights lists the views' weights as name=ω.

@@ -16,7 +16,7 @@ func newTuneCmd(g *globals) *cobra.Command {
 	var folds int
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--nonzero-weight-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …] [--refine-propagate-across …] [--refine-top K]",
+		Use:   "tune --data D [--alphas …] [--betas …] [--lambdas …] [--starts …] [--encoders …] [--y-steps-grid …] [--y-solver-grid …] [--propagate-grid …] [--filter-tau-grid …] [--feature-knn-grid …] [--view-weights-grid …] [--pretrain-grid …] [--nonzero-weight-grid …] [--refine-pretrain …] [--refine-lambda-b …] [--refine-nonzero-weight …] [--refine-propagate-across …]",
 		Short: "Choose α, β, λ (and Y's start, the encoders) by cross-validation on the training part only (paper §4.1.3)",
 		Long: `tune draws one stratified training part (--train-ratio of the labelled
 nodes, --seed), fits DPMNE for every point of the grid, and scores each
@@ -113,7 +113,6 @@ K best points in turn, each chain refining its own best point.`,
 	f.Float64SliceVar(&grid.RefineLambdaB, "refine-lambda-b", def.RefineLambdaB, "then fit the best point so far again with each of these --lambda-b values (0: none)")
 	f.Float64SliceVar(&grid.RefineNonzeroWeight, "refine-nonzero-weight", def.RefineNonzeroWeight, "then fit the best point so far again with each of these --nonzero-weight values (0: none)")
 	f.IntSliceVar(&grid.RefinePropagateAcross, "refine-propagate-across", def.RefinePropagateAcross, "then, on a network with views with and without features, fit the best point so far again with each of these --propagate-across values (0: none)")
-	f.IntVar(&grid.RefineTop, "refine-top", def.RefineTop, "run the later stages from each of the grid's K best points, each chain refining its own best (0 or 1: from the best alone)")
 	f.IntSliceVar(&grid.FeatureKNN, "feature-knn-grid", def.FeatureKNN, "values of --feature-knn to try (0: none; on a network where no view with features misses a node, the first alone)")
 	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")

@@ -1,6 +1,9 @@
 package par
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Ranges calls fn(w, lo, hi) for w = 0…p−1, each on its own goroutine, with
 // the rows lo…hi−1 of the w-th of p contiguous ranges of n rows (equal but
@@ -22,4 +25,13 @@ func Ranges(n, p int, fn func(w, lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Workers returns n, or GOMAXPROCS when n ≤ 0: a bound on goroutines
+// where zero means "as many as may run at once".
+func Workers(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package baseline
+package lanczos
 
 import (
 	"context"
@@ -37,7 +37,7 @@ type Eigs struct {
 // ErrNoConvergence is returned, wrapped, by EigsLargest when the Ritz pairs
 // have not reached the tolerance within MaxRestarts cycles. The pairs it
 // returns with it are the best found.
-var ErrNoConvergence = errors.New("baseline: Lanczos did not converge")
+var ErrNoConvergence = errors.New("lanczos: did not converge")
 
 // EigsLargest returns the K largest eigenvalues of the symmetric n×n
 // operator mul (mul(dst, x) sets dst = A·x; it must not keep x or dst), in

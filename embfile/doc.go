@@ -1,0 +1,29 @@
+// Package embfile reads and writes node embeddings as files, in the two
+// formats dpmne exchanges with other tools:
+//
+//   - a float .npy array, n×d (written as float32, read in any float
+//     dtype, C or Fortran order), with its ids beside it in a text file,
+//     one id per line in row order; by default the .npy path with its
+//     extension replaced by .ids.txt (IDsPath: emb.npy → emb.ids.txt);
+//   - word2vec text: a header line "n d", then one line per node, its id
+//     and d numbers separated by spaces.
+//
+// A path whose extension is .npy (in any case) is read as .npy; any other
+// as word2vec text. WriteNPY and WriteWord2Vec write each file atomically
+// (package internal/atomicfile): a failed write leaves the file as it was.
+// Read aligns an embedding with a network's nodes; ReadVectors returns it
+// in its own row order.
+//
+// Readers' errors name the file and, for text, the line ("emb.txt:3: …")
+// and what was expected there; a line quoted in an error is cut to its
+// first 60 bytes, since a binary file given for a text one has "lines" of
+// kilobytes. ReadIDs and ReadWord2Vec skip a UTF-8 byte-order mark.
+//
+// # Fuzzing
+//
+// The word2vec reader is fuzzed. It loads each input from a file, so
+// -fuzzminimizetime 100x keeps minimising from stalling the run, as in
+// package multiplex:
+//
+//	go test -run '^$' -fuzz '^FuzzReadWord2Vec$' -fuzztime 60s -fuzzminimizetime 100x ./embfile
+package embfile

@@ -1,0 +1,295 @@
+package embfile
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/npy"
+)
+
+// IsNPY reports whether path names a .npy file (its extension, in any
+// case); the readers take any other path for word2vec text.
+func IsNPY(path string) bool {
+	return strings.EqualFold(filepath.Ext(path), ".npy")
+}
+
+// IDsPath returns the ids file that goes with a vector or code file:
+// emb.npy → emb.ids.txt.
+func IDsPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".ids.txt"
+}
+
+// WriteNPY writes y as a float32 .npy array at path, and ids, one per
+// line, at idsPath (IDsPath(path) if idsPath is ""). ids names y's rows
+// in order.
+func WriteNPY(path, idsPath string, ids []string, y mat.Matrix) error {
+	n, d := y.Dims()
+	if len(ids) != n {
+		return fmt.Errorf("embfile: %d ids for %d rows", len(ids), n)
+	}
+	data := make([]float32, n*d)
+	for i := range n {
+		for j := range d {
+			data[i*d+j] = float32(y.At(i, j))
+		}
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return npy.WriteFloat32(w, []int{n, d}, data) }); err != nil {
+		return err
+	}
+	if idsPath == "" {
+		idsPath = IDsPath(path)
+	}
+	return WriteIDs(idsPath, ids)
+}
+
+// WriteWord2Vec writes y as word2vec text at path: the header "n d", then
+// each row as its id and its values, rounded to float32 and printed in
+// the shortest form that reads back as the same float32.
+func WriteWord2Vec(path string, ids []string, y mat.Matrix) error {
+	n, d := y.Dims()
+	if len(ids) != n {
+		return fmt.Errorf("embfile: %d ids for %d rows", len(ids), n)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		fmt.Fprintf(w, "%d %d\n", n, d)
+		buf := make([]byte, 0, 16*d)
+		for i := range n {
+			buf = append(buf[:0], ids[i]...)
+			for j := range d {
+				buf = append(buf, ' ')
+				buf = strconv.AppendFloat(buf, float64(float32(y.At(i, j))), 'g', -1, 32)
+			}
+			buf = append(buf, '\n')
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteIDs writes one id per line, atomically.
+func WriteIDs(path string, ids []string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		for _, id := range ids {
+			if _, err := io.WriteString(w, id+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadIDs reads an ids file: one id per line, trimmed of surrounding
+// white space. A UTF-8 byte-order mark, CRLF line ends and the final line
+// end are dropped.
+func ReadIDs(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), "\n") {
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out, nil
+}
+
+// Read reads the embedding at path and returns it as n×d row-major
+// float64 in the order of nodes (n = nodes.Len()). Every node must have a
+// row; rows for ids that nodes lacks are ignored.
+//
+// A .npy embedding's ids are read from idsPath; if idsPath is "", from
+// IDsPath(path) when that file exists, and otherwise its rows are taken
+// to be nodes in order, which needs as many rows as nodes.
+func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) {
+	var rows [][]float64
+	var ids []string
+	if IsNPY(path) {
+		a, err := npy.ReadFile(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(a.Shape) != 2 {
+			return nil, 0, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
+		}
+		if !strings.Contains(a.Descr, "f") {
+			// Integer arrays are not embeddings: dpmne binarize --npy
+			// writes packed bits as uint8.
+			return nil, 0, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
+		}
+		v, err := a.RowMajor().Float64s()
+		if err != nil {
+			return nil, 0, err
+		}
+		n, d := a.Shape[0], a.Shape[1]
+		if n == 0 || d == 0 {
+			return nil, 0, fmt.Errorf("%s: shape %v: an embedding needs rows and columns", path, a.Shape)
+		}
+		for i := range n {
+			rows = append(rows, v[i*d:(i+1)*d])
+		}
+		if idsPath == "" {
+			if p := IDsPath(path); fileExists(p) {
+				idsPath = p
+			}
+		}
+		if idsPath != "" {
+			if ids, err = ReadIDs(idsPath); err != nil {
+				return nil, 0, err
+			}
+			if len(ids) != n {
+				return nil, 0, fmt.Errorf("%s: %d ids for the %d rows of %s", idsPath, len(ids), n, path)
+			}
+		} else {
+			if n != nodes.Len() {
+				return nil, 0, fmt.Errorf("%s: %d rows but the data set has %d nodes, and there is no ids file", path, n, nodes.Len())
+			}
+			ids = nodes.IDs()
+		}
+	} else {
+		var err error
+		if ids, rows, err = ReadWord2Vec(path); err != nil {
+			return nil, 0, err
+		}
+	}
+	d := len(rows[0])
+	out := make([]float64, nodes.Len()*d)
+	have := make([]bool, nodes.Len())
+	for r, id := range ids {
+		i, ok := nodes.Index(id)
+		if !ok {
+			continue // rows for nodes the data set lacks are ignored
+		}
+		copy(out[i*d:(i+1)*d], rows[r])
+		have[i] = true
+	}
+	for i, ok := range have {
+		if !ok {
+			return nil, 0, fmt.Errorf("%s: no row for node %q (and maybe others)", path, nodes.ID(i))
+		}
+	}
+	return out, d, nil
+}
+
+// ReadVectors reads the embedding at path with its own ids, in its row
+// order, and returns it as n×d row-major float64. A .npy embedding's ids
+// are read from idsPath, or IDsPath(path) if idsPath is "", and must name
+// one row each.
+func ReadVectors(path, idsPath string) (ids []string, y []float64, d int, err error) {
+	if !IsNPY(path) {
+		wids, rows, err := ReadWord2Vec(path)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		d := len(rows[0])
+		y := make([]float64, 0, len(rows)*d)
+		for _, r := range rows {
+			y = append(y, r...)
+		}
+		return wids, y, d, nil
+	}
+	if idsPath == "" {
+		idsPath = IDsPath(path)
+	}
+	lines, err := ReadIDs(idsPath)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	nodes, err := multiplex.NodesOf(lines)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s: %w", idsPath, err)
+	}
+	y, d, err = Read(path, idsPath, nodes)
+	return nodes.IDs(), y, d, err
+}
+
+// ReadWord2Vec reads word2vec text: the ids and the rows, at least one,
+// in file order. Blank lines are skipped; an id given twice is an error.
+func ReadWord2Vec(path string) ([]string, [][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...))
+	}
+	var n, d int
+	var ids []string
+	var rows [][]float64
+	seen := make(map[string]int) // id → line
+	for sc.Scan() {
+		line++
+		fs := strings.Fields(strings.TrimPrefix(sc.Text(), "\ufeff"))
+		if line == 1 {
+			if len(fs) != 2 {
+				return nil, nil, bad("header %q, want \"<count> <dims>\" (word2vec text; a .npy embedding needs its .npy name)", quoteStart(sc.Text()))
+			}
+			var e1, e2 error
+			n, e1 = strconv.Atoi(fs[0])
+			d, e2 = strconv.Atoi(fs[1])
+			if e1 != nil || e2 != nil || n < 1 || d < 1 {
+				return nil, nil, bad("header %q, want two positive integers", quoteStart(sc.Text()))
+			}
+			continue
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) != d+1 {
+			return nil, nil, bad("%d fields, want an id and %d values", len(fs), d)
+		}
+		row := make([]float64, d)
+		for j, s := range fs[1:] {
+			if row[j], err = strconv.ParseFloat(s, 64); err != nil {
+				return nil, nil, bad("field %d: %q is not a number", j+2, quoteStart(s))
+			}
+		}
+		if prev, dup := seen[fs[0]]; dup {
+			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(fs[0]), prev)
+		}
+		seen[fs[0]] = line
+		ids = append(ids, fs[0])
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if line == 0 {
+		return nil, nil, fmt.Errorf("%s: empty file", path)
+	}
+	if len(rows) != n {
+		return nil, nil, fmt.Errorf("%s: header says %d vectors, file has %d", path, n, len(rows))
+	}
+	return ids, rows, nil
+}
+
+// quoteStart returns s cut to its first 60 bytes, for an error message
+// that quotes a line: a binary file given for a text one has "lines" of
+// kilobytes.
+func quoteStart(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:60], "") + "…"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,240 @@
+package embfile_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne/embfile"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/npy"
+)
+
+func TestIDsPath(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"emb.npy", "emb.ids.txt"},
+		{"out/emb.NPY", "out/emb.ids.txt"},
+		{"codes.bin", "codes.ids.txt"},
+		{"a.b/emb", "a.b/emb.ids.txt"},
+		{"emb.tar.npy", "emb.tar.ids.txt"},
+	} {
+		if got := embfile.IDsPath(tc.path); got != tc.want {
+			t.Errorf("IDsPath(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestIsNPY(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"emb.npy", true},
+		{"emb.NPY", true},
+		{"emb.npy.txt", false},
+		{"emb.txt", false},
+		{"npy", false},
+	} {
+		if got := embfile.IsNPY(tc.path); got != tc.want {
+			t.Errorf("IsNPY(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestReadIDs(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"plain", "a\nb\n", []string{"a", "b"}},
+		{"no final newline", "a\nb", []string{"a", "b"}},
+		{"crlf", "a\r\nb\r\n", []string{"a", "b"}},
+		{"bom", "\xef\xbb\xbfa\nb\n", []string{"a", "b"}},
+		{"spaces", " a \n\tb\n", []string{"a", "b"}},
+	} {
+		p := filepath.Join(dir, tc.name+".txt")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := embfile.ReadIDs(p)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ReadIDs = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := embfile.ReadIDs(filepath.Join(dir, "missing.txt")); !os.IsNotExist(err) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+// TestRoundTrip: what WriteNPY and WriteWord2Vec write, Read and
+// ReadVectors read back, rounded to float32 (word2vec text holds the
+// shortest decimal that reads back as the float32).
+func TestRoundTrip(t *testing.T) {
+	ids := []string{"n1", "n2", "n3", "n4"}
+	y := mat.NewDense(4, 3, []float64{
+		1, 2, 3,
+		-0.1, 1e-30, 7,
+		0, 0, 0,
+		1.0 / 3, 2.5, -4,
+	})
+	want := make([]float64, 12)
+	for i, v := range y.RawMatrix().Data {
+		want[i] = float64(float32(v))
+	}
+	nodes, err := multiplex.NodesOf(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		write func(path string) error
+		ids   string // the ids file WriteNPY writes
+	}{
+		{"emb.npy", func(p string) error { return embfile.WriteNPY(p, "", ids, y) }, "emb.ids.txt"},
+		{"named.npy", func(p string) error { return embfile.WriteNPY(p, filepath.Join(dir, "names.txt"), ids, y) }, "names.txt"},
+		{"emb.w2v", func(p string) error { return embfile.WriteWord2Vec(p, ids, y) }, ""},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := tc.write(p); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		idsPath := ""
+		if tc.ids != "" {
+			idsPath = filepath.Join(dir, tc.ids)
+			got, err := embfile.ReadIDs(idsPath)
+			if err != nil || !slices.Equal(got, ids) {
+				t.Errorf("%s: ids file %q, %v", tc.name, got, err)
+			}
+		}
+		x, d, err := embfile.Read(p, idsPath, nodes)
+		if err != nil || d != 3 || !slices.Equal(float32s(x), want) {
+			t.Errorf("%s: Read = %v, %d, %v; want %v", tc.name, x, d, err, want)
+		}
+		gotIDs, v, d, err := embfile.ReadVectors(p, idsPath)
+		if err != nil || d != 3 || !slices.Equal(float32s(v), want) || !slices.Equal(gotIDs, ids) {
+			t.Errorf("%s: ReadVectors = %q, %v, %d, %v", tc.name, gotIDs, v, d, err)
+		}
+	}
+}
+
+// float32s rounds x to float32 in place, for comparison.
+func float32s(x []float64) []float64 {
+	for i, v := range x {
+		x[i] = float64(float32(v))
+	}
+	return x
+}
+
+func TestWriteIDCount(t *testing.T) {
+	dir := t.TempDir()
+	y := mat.NewDense(2, 1, []float64{1, 2})
+	for name, err := range map[string]error{
+		"npy": embfile.WriteNPY(filepath.Join(dir, "e.npy"), "", []string{"a"}, y),
+		"w2v": embfile.WriteWord2Vec(filepath.Join(dir, "e.txt"), []string{"a"}, y),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "1 ids for 2 rows") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
+		t.Errorf("files written: %q", names)
+	}
+}
+
+// TestReadErrors: each error names the file and what was wrong.
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	npyOf := func(name string, shape []int, data []float32) string {
+		var b bytes.Buffer
+		if err := npy.WriteFloat32(&b, shape, data); err != nil {
+			t.Fatal(err)
+		}
+		return write(name, b.Bytes())
+	}
+	var codes bytes.Buffer
+	if err := npy.WriteUint8(&codes, []int{2, 1}, []uint8{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := multiplex.NodesOf([]string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, ids, want string
+	}{
+		{"1-D", npyOf("flat.npy", []int{2}, []float32{1, 2}), "", "flat.npy: shape [2], want a 2-D n×d array"},
+		{"codes", write("codes.npy", codes.Bytes()), "", "codes.npy: dtype |u1, want a float embedding"},
+		{"empty", npyOf("empty.npy", []int{0, 2}, nil), "", "empty.npy: shape [0 2]: an embedding needs rows and columns"},
+		{"no ids, rows", npyOf("three.npy", []int{3, 1}, []float32{1, 2, 3}), "", "three.npy: 3 rows but the data set has 2 nodes, and there is no ids file"},
+		{"ids count", npyOf("two.npy", []int{2, 1}, []float32{1, 2}), write("one.txt", []byte("a\n")), "one.txt: 1 ids for the 2 rows of"},
+		{"missing node", npyOf("ac.npy", []int{2, 1}, []float32{1, 2}), write("ac.txt", []byte("a\nc\n")), `ac.npy: no row for node "b" (and maybe others)`},
+		{"w2v empty", write("empty.txt", nil), "", "empty.txt: empty file"},
+		{"w2v header", write("header.txt", []byte("2\n")), "", `header.txt:1: header "2", want "<count> <dims>"`},
+		{"w2v dims", write("dims.txt", []byte("2 0\n")), "", `dims.txt:1: header "2 0", want two positive integers`},
+		{"w2v fields", write("fields.txt", []byte("2 2\na 1\n")), "", "fields.txt:2: 2 fields, want an id and 2 values"},
+		{"w2v number", write("number.txt", []byte("1 1\na x\n")), "", `number.txt:2: field 2: "x" is not a number`},
+		{"w2v count", write("count.txt", []byte("3 1\na 1\nb 2\n")), "", "count.txt: header says 3 vectors, file has 2"},
+	} {
+		_, _, err := embfile.Read(tc.path, tc.ids, nodes)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestReadVectorsDuplicateIDs: a .npy embedding's ids name one row each.
+func TestReadVectorsDuplicateIDs(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "e.npy")
+	if err := embfile.WriteNPY(p, "", []string{"a", "b"}, mat.NewDense(2, 1, []float64{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(embfile.IDsPath(p), []byte("a\na\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := embfile.ReadVectors(p, ""); err == nil || !strings.HasPrefix(err.Error(), embfile.IDsPath(p)+": ") {
+		t.Errorf("err = %v, want one naming %s", err, embfile.IDsPath(p))
+	}
+}
+
+// TestReadWord2Vec: a byte-order mark is not part of the header, an id given
+// twice is an error naming both lines, and a line quoted in an error is cut
+// short (a binary file's first "line" can be kilobytes).
+func TestReadWord2Vec(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, want string // want "" for success
+	}{
+		{"bom", "\ufeff2 2\na 1 0\nb 0 1\n", ""},
+		{"duplicate id", "2 2\na 1 0\na 0 1\n", `:3: id "a" already has a vector on line 2`},
+		{"binary", strings.Repeat("\x00\x01binary", 1000) + "\n", "…\", want"},
+	} {
+		p := filepath.Join(dir, tc.name+".txt")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids, _, err := embfile.ReadWord2Vec(p)
+		switch {
+		case tc.want == "" && (err != nil || len(ids) != 2 || ids[0] != "a"):
+			t.Errorf("%s: ids %q, err %v", tc.name, ids, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		case err != nil && len(err.Error()) > 300:
+			t.Errorf("%s: a %d-byte error", tc.name, len(err.Error()))
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package dpmne
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// yTol stops an outer iteration's Y steps once one lowers the objective by
+// less than yTol·|f|.
+const yTol = 1e-5
+
+// gradient sets s.dir to ∂f/∂Y and returns f(Y), the Y-dependent part of
+// the objective. The terms that act on Y from the right share one product:
+//
+//	∂f/∂Y = Y·M + 2β LY − 2α K − 2α Σ_s U_s Y G^s,  K = Σ_s H^s B^sᵀ,
+//	M = 2α Σ_s G^s + 4λ(YᵀY − I)  (orth; 2λ I for fro),
+//
+// where U_s keeps only the rows the view does not observe (their
+// consistency term is zero: H^s B^sᵀ vanishes there, the codes being zero) and
+// the correction costs O(unobserved·d²). With free rows (subspace.free)
+// R(Y)'s part is 4λ·C·Y(Y_cᵀY_c − I), C keeping the rows it reaches: the
+// free rows' share is taken back out, at O(free·d²); the exact rows' ridge
+// (subspace.mu) adds 2αμ·y_i to theirs. YᵀY is taken from bStep or the
+// previous step when current (ytyFresh), else formed. The consistency value
+// Σ_s (‖H^s‖² + ⟨G^s, YᵀY⟩ − ⟨U_sY G^s, U_sY⟩) − 2⟨Y, K⟩ reuses the
+// correction's product.
+func (s *subspace) gradient() float64 {
+	n, d := s.n, s.d
+	if !s.ytyFresh {
+		gram(s.y, n, d, s.yty)
+	}
+	s.ytyFresh = false
+	clear(s.mc)
+	f := s.regularizerRight(s.mc)
+	s.consistencyRight(s.mc)
+	gemm(false, false, 1, s.y, n, d, s.mc, d, d, 0, s.dir)
+	s.regularizerFreeRows()
+	f += s.consistencyGradient()
+	f += s.proximityGradient()
+	f += s.ridgeGradient()
+	return f
+}
+
+// preconditioner returns M⁻¹ for M = 2α Σ_s B^s B^sᵀ + (2β λ_max(L) + c λ) I,
+// c = 8 for orth and 2 for fro: a d×d approximation of the Hessian's scale
+// (plain gradient descent barely moves because sigmoid codes
+// share a large mean direction, ‖B‖₂² ≈ 1e5).
+func (s *subspace) preconditioner() ([]float64, error) {
+	d := s.d
+	c := 2.0
+	if s.orth {
+		c = 8
+	}
+	diag := 2*s.beta*s.lamMax + c*s.lambda
+	m := s.pre
+	clear(m)
+	if s.alpha > 0 {
+		for _, v := range s.views {
+			axpy(2*s.alpha, v.g, m)
+		}
+	}
+	for i := range d {
+		if m[i*d+i] += diag; m[i*d+i] <= 0 {
+			m[i*d+i] = 1
+		}
+	}
+	if !cholesky(m, d) {
+		return nil, fmt.Errorf("Y step: preconditioner is not positive definite")
+	}
+	if _, ok := lapack64.Potri(upper(m, d)); !ok {
+		return nil, fmt.Errorf("Y step: preconditioner is singular")
+	}
+	symmetrize(m, d)
+	return m, nil
+}
+
+// yStep sets the exact rows (solveExact), then runs up to maxSteps
+// preconditioned descent steps on the others with an exact line search,
+// stopping early when a step lowers f by less than tol·|f|. It returns the
+// number of steps taken.
+//
+// Along a direction Δ every term of f is a polynomial in the step t —
+// quadratic for the consistency and proximity terms, quartic for
+// ‖YᵀY − I‖² — whose coefficients need one L·Δ and a few n×d×d products,
+// so the line search is exact and L(Y + tΔ) = LY + t·LΔ costs nothing.
+// s.ly must hold L·Y on entry (updateLY); it is kept current.
+func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
+	minv, err := s.preconditioner()
+	if err != nil {
+		return 0, err
+	}
+	if err := s.solveExact(); err != nil {
+		return 0, err
+	}
+	n, d := s.n, s.d
+	sm := make([]float64, d*d)
+	e := make([]float64, d*d)
+	for step := range maxSteps {
+		f := s.gradient()
+		s.zeroExactRows()
+		// Δ = −∇f·M⁻¹ in place of the gradient; the slope ⟨∇f, Δ⟩ is
+		// summed as the rows are turned.
+		slope := mulRightInPlace(s.dir, n, d, minv, -1)
+		if !(slope < 0) {
+			return step, nil // at a stationary point
+		}
+		// Coefficients of φ(t) − φ(0) = c1 t + c2 t² + c3 t³ + c4 t⁴. The
+		// consistency curvature Σ_{i observed} Δ_i G^s Δ_iᵀ = ⟨Δ_sᵀΔ_s, G^s⟩
+		// comes from E = ΔᵀΔ at O(d²) per view, less the unobserved rows'
+		// share.
+		c1, c2 := slope, 0.0
+		if s.orth || s.alpha > 0 {
+			gram(s.dir, n, d, e)
+		}
+		c2 += s.consistencyCurvature(e)
+		c2 += s.proximityCurvature()
+		r2, c3, c4 := s.regularizerCurvature(e, sm)
+		c2 += r2
+		t := minimizeQuartic(c1, c2, c3, c4)
+		if t <= 0 {
+			return step, nil
+		}
+		// Y and L·Y move linearly along Δ and YᵀY quadratically: update
+		// them without new products (YᵀY only where S = YᵀΔ + ΔᵀY is known).
+		axpy(t, s.dir, s.y)
+		if s.beta > 0 {
+			axpy(t, s.ldir, s.ly)
+		}
+		if s.orth {
+			axpy(t, sm, s.yty)
+			axpy(t*t, e, s.yty)
+			s.ytyFresh = true
+		}
+		dec := -(c1*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
+		if dec < tol*math.Abs(f) {
+			return step + 1, nil
+		}
+	}
+	return maxSteps, nil
+}
+
+// minimizeQuartic returns the first local minimiser t > 0 of
+// p(t) = c1 t + c2 t² + c3 t³ + c4 t⁴ given p'(0) = c1 < 0, or 0 when p
+// decreases without bound (c2, c3, c4 all ≤ 0).
+func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
+	dp := func(t float64) float64 { return c1 + 2*c2*t + 3*c3*t*t + 4*c4*t*t*t }
+	if c3 == 0 && c4 == 0 {
+		if c2 <= 0 {
+			return 0
+		}
+		return -c1 / (2 * c2)
+	}
+	lo, hi := 0.0, 1.0
+	for k := 0; dp(hi) < 0; k++ {
+		if k == 200 {
+			return 0
+		}
+		lo, hi = hi, 2*hi
+	}
+	// Shrink hi towards the first sign change from below.
+	for dp(hi/2) > 0 && hi/2 > lo {
+		hi /= 2
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if dp(mid) < 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// symmetrizeSum sets the d×d matrix a to a + aᵀ.
+func symmetrizeSum(a []float64, d int) {
+	for i := range d {
+		for j := i; j < d; j++ {
+			v := a[i*d+j] + a[j*d+i]
+			a[i*d+j], a[j*d+i] = v, v
+		}
+	}
+}
+
+// cholesky factors the symmetric positive definite d×d matrix a (upper
+// triangle read) in place as UᵀU, U in the upper triangle, and reports
+// whether a was numerically positive definite.
+func cholesky(a []float64, d int) bool {
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: a})
+	return ok
+}
+
+// upper views the d×d matrix a as upper triangular.
+func upper(a []float64, d int) blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a}
+}
+
+// symmetrize copies the upper triangle of the d×d matrix a to the lower.
+func symmetrize(a []float64, d int) {
+	for i := range d {
+		for j := range i {
+			a[i*d+j] = a[j*d+i]
+		}
+	}
+}
