@@ -50,7 +50,7 @@ type Config struct {
 	// this many times (default 1; negative: not at all, the paper's) before
 	// the autoencoder reads them: x_i ← (x_i + mean of x_j over i and its
 	// observed neighbours) / 2 (a lazy random-walk step; sparse × sparse,
-	// never dense). It and FillHops leave alone a view without features of
+	// never dense). It leaves alone a view without features of
 	// its own, whose adjacency rows the autoencoder reads instead: smoothed
 	// along their own graph they are 2-hop neighbourhoods, which the
 	// proximity's powers carry already, and they would grow by the degree
@@ -66,23 +66,6 @@ type Config struct {
 	// Model.Embed must be given a new node's features smoothed the same way
 	// over its neighbours.
 	Propagate int
-	// FillHops gives the nodes missing from a view that view's own features,
-	// the mean of their neighbours' there (neighbours in the views they are
-	// observed in), in this many rounds, so that a node filled in one round
-	// lends its features in the next (default 3; negative: none, the
-	// paper's). A filled node then counts as observed in the view for its
-	// autoencoder and the consistency term, not for the proximity (it gets
-	// no edges there). On a network with no missing node it changes
-	// nothing. On Cora's partial networks (`dpmne experiment pdr`,
-	// dpmne-no-fill row, RESULTS.md) it gains 0.008 micro-F1 at PDR 0.4
-	// and 0.014 at 0.6 (fit seeds 1-3: 0.005, 0.010 and 0.013 at PDR 0.2,
-	// 0.4 and 0.6; README). First, though, a node missing from a view
-	// whose features another view carries too (ACM's and DBLP4057's views
-	// share one feature matrix; the fill checks that the two agree on
-	// every node observed in both) and that observes the node takes its
-	// own row from there, not its neighbours' mean: at ACM's PDR 0.4 (fit
-	// seed 1) micro-F1 0.767 → 0.825, and 0.844 → 0.873 with FeatureKNN 8.
-	FillHops int
 	// FeatureKNN > 0 re-links a partial view by its features: in each
 	// view that has features of its own and misses some nodes, every
 	// observed node is also linked to the FeatureKNN observed nodes whose
@@ -105,10 +88,8 @@ type Config struct {
 	// PropagateAcross > 0 smooths each view's own features this many times
 	// along the graph of every view without features of its own (Cora's
 	// citations), in the views' order, before anything else reads them
-	// (FeatureKNN, Propagate, FillHops): the lazy step of Propagate over the
-	// nodes observed in both views, a node's rows elsewhere kept. A row the
-	// fill copies from another view with the same features is copied as
-	// that view was given, as under Propagate. A featureless view's
+	// (FeatureKNN, Propagate): the lazy step of Propagate over the
+	// nodes observed in both views, a node's rows elsewhere kept. A featureless view's
 	// autoencoder reads its adjacency rows, so its graph reaches the
 	// featured views' autoencoders only through the proximity and Y; this
 	// hands it to them directly. Off by default (0 or
@@ -399,7 +380,6 @@ func (c Config) Defaults() Config {
 	}
 	set(&c.FilterTau, 2)
 	seti(&c.Propagate, 1)
-	seti(&c.FillHops, 3)
 	return c
 }
 
@@ -511,7 +491,7 @@ func (r *YReg) UnmarshalText(b []byte) error {
 // squared-error autoencoders of eq. 1 trained as the engine first did (Adam
 // step 1e-3, 3 pretraining epochs), the embedding as fitted (Uncentred)
 // and unfiltered (FilterTau −1), equal view weights, β = 3000, raw features
-// (Propagate −1), missing nodes left missing (FillHops −1), R(Y) over
+// (Propagate −1), R(Y) over
 // every node (OrthAllNodes), and every other
 // setting at its default, which is the paper's method with its slips
 // corrected (README, "The method"). The squared error's output layer
@@ -521,7 +501,7 @@ func (r *YReg) UnmarshalText(b []byte) error {
 // reach. Its row in the experiments is
 // dpmne-paper.
 func Paper() Config {
-	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, FillHops: -1, OrthAllNodes: true}
+	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, OrthAllNodes: true}
 }
 
 // Preset returns the named configuration: "default" (the zero Config, every
@@ -551,7 +531,6 @@ var presetFields = []struct {
 	{"filter-tau", func(d *Config, p Config) { d.FilterTau = p.FilterTau }},
 	{"beta", func(d *Config, p Config) { d.Beta = p.Beta }},
 	{"propagate", func(d *Config, p Config) { d.Propagate = p.Propagate }},
-	{"fill-hops", func(d *Config, p Config) { d.FillHops = p.FillHops }},
 	{"orth-all-nodes", func(d *Config, p Config) { d.OrthAllNodes = p.OrthAllNodes }},
 }
 

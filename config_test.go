@@ -43,10 +43,10 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("preset %s: %v", name, err)
 		}
 	}
-	if d := (Config{}).Defaults(); d.Loss != "bce" || d.LearningRate != 1e-2 || d.Pretrain != 10 || d.EqualViewWeights || d.FilterTau != 2 || d.Propagate != 1 || d.FillHops != 3 {
-		t.Errorf("defaults: loss %s, step %v, pretraining %d, equal view weights %v, τ %v, propagate %d, fill hops %d; want bce, 0.01, 10, false, 2, 1, 3", d.Loss, d.LearningRate, d.Pretrain, d.EqualViewWeights, d.FilterTau, d.Propagate, d.FillHops)
+	if d := (Config{}).Defaults(); d.Loss != "bce" || d.LearningRate != 1e-2 || d.Pretrain != 10 || d.EqualViewWeights || d.FilterTau != 2 || d.Propagate != 1 {
+		t.Errorf("defaults: loss %s, step %v, pretraining %d, equal view weights %v, τ %v, propagate %d; want bce, 0.01, 10, false, 2, 1", d.Loss, d.LearningRate, d.Pretrain, d.EqualViewWeights, d.FilterTau, d.Propagate)
 	}
-	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || !p.Uncentred || !p.EqualViewWeights || p.FilterTau >= 0 || p.ViewWeights != nil || p.Propagate >= 0 || p.FillHops >= 0 {
+	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || !p.Uncentred || !p.EqualViewWeights || p.FilterTau >= 0 || p.ViewWeights != nil || p.Propagate >= 0 {
 		t.Errorf("paper preset: %+v", p)
 	}
 	// The non-zero weight's default follows the loss: 8 where it weighs,
@@ -80,7 +80,7 @@ func TestApplyPreset(t *testing.T) {
 	if err := c.ApplyPreset("paper", func(flag string) bool { return flag == "loss" || flag == "pretrain" }); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, FillHops: -1, OrthAllNodes: true}); !reflect.DeepEqual(c, want) {
+	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, OrthAllNodes: true}); !reflect.DeepEqual(c, want) {
 		t.Errorf("ApplyPreset keeping loss and pretrain = %+v, want %+v", c, want)
 	}
 	c = Config{Loss: "bce"}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -93,4 +94,24 @@ func BenchmarkWithFeatureGraph(b *testing.B) {
 			}
 		})
 	}
+}
+
+// partialViews returns t views of n nodes with random features of width w
+// and a random graph, each node observed in each view with probability
+// keep (a view's edges and features only among its observed nodes).
+func partialViews(rng *rand.Rand, n, w, t int, keep float64) []*multiplex.View {
+	views := make([]*multiplex.View, t)
+	for s := range views {
+		x, a := randomFeaturesAndGraph(rng, n, w, 0.2, 3)
+		obs := make([]bool, n)
+		for i := range obs {
+			obs[i] = rng.Float64() < keep
+		}
+		views[s] = &multiplex.View{
+			Adj:      a.Filter(func(i, j int, _ float32) bool { return obs[i] && obs[j] }),
+			Features: x.RowSelect(obs),
+			Observed: obs,
+		}
+	}
+	return views
 }

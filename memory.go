@@ -2,7 +2,6 @@ package dpmne
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
@@ -33,9 +32,9 @@ type Memory struct {
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
-	// per non-zero); with Config.Propagate, PropagateAcross or FillHops,
-	// also the smoothed or filled features (8 bytes per non-zero, bounded
-	// by acrossRowNNZ, propagatedCounts and filledRowNNZ).
+	// per non-zero); with Config.Propagate or PropagateAcross, also the
+	// smoothed features (8 bytes per non-zero, bounded by acrossRowNNZ and
+	// propagatedCounts).
 	Codes int64
 	// Autoencoders: per view the float32 weights, gradient and two Adam
 	// moments (16 bytes per parameter; 12 for the output layer of a wide
@@ -130,8 +129,8 @@ type viewSizes struct {
 	linked   bool  // re-linked by its features (Config.FeatureKNN)
 	// in is the width of the autoencoder's input, the features' columns
 	// (the adjacency's without features), nnz its non-zeros after the
-	// smoothing and filling of Config.Propagate, PropagateAcross and
-	// FillHops, and rows the rows that hold features then.
+	// smoothing of Config.Propagate and PropagateAcross, and rows the rows
+	// that hold features.
 	in, nnz, rows int64
 	// scaled and centred say whether the autoencoder reads a scaled
 	// copy of its input, centred on the observed rows (Reconstructions).
@@ -240,16 +239,16 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 	return m
 }
 
-// smoothed reports whether cfg smooths or fills a view's own features
-// (Config.Propagate, PropagateAcross, FillHops), which the codes then
+// smoothed reports whether cfg smooths a view's own features
+// (Config.Propagate, PropagateAcross), which the codes then
 // hold a copy of; a view without features has none to smooth.
 func smoothed(cfg Config, features bool) bool {
-	return features && (cfg.Propagate > 0 || cfg.FillHops > 0 || cfg.PropagateAcross > 0)
+	return features && (cfg.Propagate > 0 || cfg.PropagateAcross > 0)
 }
 
 // smoothedNNZ bounds the non-zeros of view s's features once smoothed
-// and filled (smoothed), and returns them with the number of rows that
-// hold features then (exact). linked says whether the view is re-linked
+// (smoothed), and returns them with the number of rows that hold features
+// (exact). linked says whether the view is re-linked
 // by its features.
 func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, rows int64) {
 	v := net.Views[s]
@@ -264,19 +263,6 @@ func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, r
 		extra = int64(cfg.FeatureKNN) * totalNNZ(c) / max(rows, 1)
 	}
 	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
-	if cfg.FillHops > 0 {
-		have := v.Observed
-		if src := sharedRows(net.Views, s); src != nil {
-			// Own rows copied from a view with the same features.
-			have = slices.Clone(have)
-			for i, r := range src {
-				if r >= 0 {
-					c[i], have[i] = int64(net.Views[r].Features.RowNNZ(i)), true
-				}
-			}
-		}
-		c, rows = filledRowNNZ(c, net.Views, s, have, cfg.FillHops, x.Cols)
-	}
 	return totalNNZ(c), rows
 }
 
@@ -342,45 +328,6 @@ func acrossRowNNZ(x *sparse.CSR, views []*multiplex.View, s, k int) []int64 {
 		}
 	}
 	return c
-}
-
-// filledRowNNZ follows fillMissing's rounds on row counts c (a bound on
-// view s's row non-zeros, width cols), from the nodes have marks as holding
-// features, and returns a bound on the filled
-// rows' non-zeros, c_i ← min(width, Σ_j c_j) over the neighbours that fill
-// row i, and the number of nodes holding features after the fill (exact).
-func filledRowNNZ(c []int64, views []*multiplex.View, s int, have []bool, hops, cols int) ([]int64, int64) {
-	have = slices.Clone(have)
-	c = slices.Clone(c)
-	var filled []int
-	for range hops {
-		filled = filled[:0]
-		for i, h := range have {
-			if h {
-				continue
-			}
-			var sum int64
-			found := false
-			eachFillSource(views, s, i, have, func(j int32) { sum, found = sum+c[j], true })
-			if found {
-				c[i] = min(sum, int64(cols))
-				filled = append(filled, i)
-			}
-		}
-		for _, i := range filled {
-			have[i] = true
-		}
-		if len(filled) == 0 {
-			break
-		}
-	}
-	var obs int64
-	for _, h := range have {
-		if h {
-			obs++
-		}
-	}
-	return c, obs
 }
 
 // maxAlloc bounds the bytes of any one array a fit may allocate: 2⁴⁶

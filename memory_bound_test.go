@@ -40,7 +40,7 @@ func TestEstimateMemoryBound(t *testing.T) {
 		{NoAutoencoder: true},
 		{YSolver: "stiefel", Laplacian: proximity.Normalized},
 		{NegativeSamples: -1},
-		{NoProximity: true, Propagate: -1, FillHops: -1},
+		{NoProximity: true, Propagate: -1},
 	}
 	for _, src := range sources {
 		data := ""

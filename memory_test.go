@@ -23,16 +23,15 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	net := smallNet(t, 3000)
 	for _, cfg := range []Config{
-		{Iterations: 3, Pretrain: 1, Propagate: -1, FillHops: -1},
-		// The smoothed and filled features are allocated by the fit and
-		// counted (the synthetic network is partial: the fill acts).
+		{Iterations: 3, Pretrain: 1, Propagate: -1},
+		// The smoothed features are allocated by the fit and counted.
 		{Iterations: 3, Pretrain: 1},
 		{Iterations: 3, Pretrain: 1, Propagate: 2},
 		// The re-linked views' graphs, and the propagation along them.
 		{Iterations: 3, Pretrain: 1, FeatureKNN: 8},
 	} {
 		d := cfg.Defaults()
-		t.Run(fmt.Sprintf("propagate=%d/fill=%d/knn=%d", d.Propagate, d.FillHops, d.FeatureKNN), func(t *testing.T) { estimateMemory(t, net, cfg) })
+		t.Run(fmt.Sprintf("propagate=%d/knn=%d", d.Propagate, d.FeatureKNN), func(t *testing.T) { estimateMemory(t, net, cfg) })
 	}
 }
 

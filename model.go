@@ -30,9 +30,7 @@ import (
 // (one step by default) x must be smoothed the same way over the node's
 // neighbours (in a partial view, Config.FeatureKNN's feature neighbours
 // among them), with Config.PropagateAcross first along the featureless
-// views' graphs, and a view the node lacks may be given its own row from a
-// view with the same features, or its neighbours' mean features there, and
-// marked present, as Config.FillHops does in the fit. An autoencoder under
+// views' graphs. An autoencoder under
 // the cross-entropy loss (the default on features in [0, 1]) reads x
 // clipped to [0, 1], as the fit reads a featureless view's adjacency rows,
 // and one with a feature scale (ViewModel.Scale) reads x through it, as in

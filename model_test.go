@@ -559,7 +559,7 @@ func TestLegacyConfig(t *testing.T) {
 	cfg.Iterations = 1
 	m, buf := fitWritten(t, net, cfg)
 	off := func(c *Config) {
-		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate, c.FillHops = -1, -1, -1, -1, -1, -1
+		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate = -1, -1, -1, -1, -1
 		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.OrthAllNodes = -1, true, true, true
 	}
 	for _, tc := range []struct {
@@ -569,7 +569,7 @@ func TestLegacyConfig(t *testing.T) {
 	}{
 		{"this version", func(map[string]any) {}, func(*Config) {}},
 		{"before every field", func(c map[string]any) {
-			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FillHops", "FilterTau", "Uncentred", "EqualViewWeights", "OrthAllNodes"} {
+			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FilterTau", "Uncentred", "EqualViewWeights", "OrthAllNodes"} {
 				delete(c, k)
 			}
 		}, off},
@@ -608,8 +608,8 @@ func TestLegacyConfig(t *testing.T) {
 	}
 	// A file written with an option since removed reads back (it embeds),
 	// and names the option when its checkpoint would resume.
-	for _, k := range []string{"NoFillCopy", "DescendIsolated", "FeaturedDefaults", "RowNormalize"} {
-		data := editHeader(t, buf.Bytes(), func(c map[string]any) { c[k] = true })
+	for k, v := range map[string]any{"NoFillCopy": true, "DescendIsolated": true, "FeaturedDefaults": true, "RowNormalize": true, "FillHops": 3, "YTol": 1e-3} {
+		data := editHeader(t, buf.Bytes(), func(c map[string]any) { c[k] = v })
 		back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)

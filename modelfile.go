@@ -24,7 +24,7 @@ import (
 // wrote it had no default there, that is the setting was off. Each field
 // below has since gained a default that is on; without this, an older
 // model's Embedding would be centred when its fit was not, and an older
-// checkpoint would resume with propagation, the fill, the filter, sampled
+// checkpoint would resume with propagation, the filter, sampled
 // losses or node scaling that its first iterations did not have.
 // NonzeroWeight needs nothing here: its default rose from 1 to 8, but every
 // file stores it filled in, so an older one keeps its 1. keys are the
@@ -45,7 +45,6 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) (retired []string,
 	off("AEBatches", &c.AEBatches)             // before, or 0: whole epochs
 	off("ScaleNodes", &c.ScaleNodes)           // before: β, λ as given
 	off("Propagate", &c.Propagate)             // before, or 0: raw features
-	off("FillHops", &c.FillHops)               // before: missing left missing
 	if !has("FilterTau") || c.FilterTau == 0 {
 		c.FilterTau = -1 // before, or 0: no filter
 	}
@@ -55,14 +54,20 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) (retired []string,
 	// Options since removed: a file written with one on names it. (A file
 	// older than such an option is read with today's meaning.)
 	for _, o := range []struct{ key, what string }{
-		{"NoFillCopy", "the fill without its own-row copy"},
 		{"DescendIsolated", "edgeless nodes moved by descent"},
 		{"FeaturedDefaults", "the defaults of networks with features on a network without them"},
 		{"RowNormalize", "row-normalised features"},
+		{"NoFillCopy", "the fill without its own-row copy"},
 	} {
 		var on bool
 		if v, ok := keys[o.key]; ok && json.Unmarshal(v, &on) == nil && on {
 			retired = append(retired, fmt.Sprintf("%s (%s)", o.what, o.key))
+		}
+	}
+	if v, ok := keys["FillHops"]; ok {
+		var hops int
+		if json.Unmarshal(v, &hops) == nil && hops > 0 {
+			retired = append(retired, "the fill of missing nodes' features (FillHops)")
 		}
 	}
 	if v, ok := keys["YTol"]; ok {

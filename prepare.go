@@ -9,8 +9,8 @@ import (
 )
 
 // prepareViews makes each view's inputs: the features its autoencoder
-// reads (clipped, smoothed across views and along its own graph, filled
-// where the view misses a node, scaled; see Config), the graph its
+// reads (clipped, smoothed across views and along its own graph, scaled;
+// see Config), the graph its
 // proximity reads (re-linked by the features with FeatureKNN), the rows
 // that hold features, and its autoencoder (drawn from rng) or, without
 // autoencoders, its features as the codes.
@@ -26,7 +26,7 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 	for s, v := range net.Views {
 		xs[s] = v.FeatureMatrix()
 		f.graphs[s] = v.Adj
-		// Propagation and the fill act on the view's own features, not on
+		// Propagation acts on the view's own features, not on
 		// adjacency rows standing in for them (Config.Propagate).
 		own := v.Features != nil
 		if !cfg.NoAutoencoder && recs[s].Clip {
@@ -45,19 +45,11 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 				return fmt.Errorf("view %q: feature graph: %w", v.Name, err)
 			}
 		}
-		// The nodes holding features in the view: its observed nodes, and
-		// with FillHops those given their own row from a view with the
-		// same features, then those filled from their neighbours.
+		// The nodes holding features in the view: its observed nodes.
 		obs := v.Observed
-		if cfg.FillHops > 0 && own {
-			xs[s], obs = copyShared(xs[s], net.Views, s, cfg.Workers)
-		}
 		if cfg.Propagate > 0 && own {
-			// Rows not observed in the view, copied ones too, stay as they are.
+			// Rows not observed in the view stay as they are.
 			xs[s] = propagateFeatures(xs[s], f.graphs[s], v.Observed, cfg.Propagate, cfg.Workers)
-		}
-		if cfg.FillHops > 0 && own {
-			xs[s], obs = fillMissing(xs[s], net.Views, s, obs, cfg.FillHops, cfg.Workers)
 		}
 		if !cfg.NoAutoencoder && recs[s].Scale {
 			f.scales[s] = newFeatureScale(xs[s], obs, recs[s].Centre)

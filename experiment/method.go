@@ -152,7 +152,6 @@ func init() {
 	Register(DPMNE("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Propagate = -1 }))
 	Register(DPMNE("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.FeatureKNN = 8 }))
 	Register(DPMNE("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.PropagateAcross = 1 }))
-	Register(DPMNE("dpmne-no-fill", "default off: nodes missing from a view left without features there instead of given their own row from a view with the same features or their neighbours' (--fill-hops 0)", func(c *dpmne.Config) { c.FillHops = -1 }))
 	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.OrthAllNodes = true }))
 	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
 		c.YSolver, c.YSteps, c.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000

@@ -393,7 +393,7 @@ func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0", "--fill-hops", "0")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
 	def := run("d.npy")
@@ -405,12 +405,12 @@ func TestTrainPreset(t *testing.T) {
 	synDef := syn("s.npy")
 	// Each default option: its flag at 0 turns it off, at its default
 	// value changes nothing (synthetic is partial, so the fill acts).
-	for _, f := range [][3]string{{"--filter-tau", "0", "2"}, {"--propagate", "0", "1"}, {"--fill-hops", "0", "3"}} {
+	for _, f := range [][3]string{{"--filter-tau", "0", "2"}, {"--propagate", "0", "1"}} {
 		if bytes.Equal(syn("off.npy", f[0], f[1]), synDef) || !bytes.Equal(syn("on.npy", f[0], f[2]), synDef) {
 			t.Errorf("%s 0 did not turn the default (%s) off", f[0], f[2])
 		}
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0", "--fill-hops", "0")) {
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")

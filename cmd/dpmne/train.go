@@ -65,7 +65,6 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
 	fs.StringVar(&f.viewWeights, "view-weights", "auto", "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
 	fs.IntVar(&f.cfg.Propagate, "propagate", d.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
-	fs.IntVar(&f.cfg.FillHops, "fill-hops", d.FillHops, "give a node missing from a view the mean features there of its neighbours in its other views, in this many rounds (0: leave it missing, the paper's)")
 	fs.BoolVar(&f.cfg.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
 	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
 	fs.IntVar(&f.cfg.PropagateAcross, "propagate-across", d.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off, the default and the paper's)")
@@ -109,9 +108,6 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 	if c.Propagate == 0 {
 		c.Propagate = -1 // --propagate 0: raw features
 	}
-	if c.FillHops == 0 {
-		c.FillHops = -1 // --fill-hops 0: no fill
-	}
 	if !f.fs.Changed("beta") {
 		c.Beta = 0 // the default, which depends on the network (dpmne.Config.ForNetwork)
 	}
@@ -147,7 +143,7 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 // silently read as "the default": a zero in most fields, and negatives
 // where the flag documents none. An explicit --alpha 0 or --beta 0 is the
 // ablation it names (Config.NoConsistency, NoProximity). Zeros that the
-// flags document (--filter-tau, --propagate, --fill-hops, --feature-knn,
+// flags document (--filter-tau, --propagate, --feature-knn,
 // --lambda-w, --workers) are left to config.
 func (f *modelFlags) checkZeros(c *dpmne.Config) error {
 	set := f.fs.Changed
@@ -193,7 +189,7 @@ func (f *modelFlags) checkZeros(c *dpmne.Config) error {
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"fill-hops", float64(c.FillHops)}, {"feature-knn", float64(c.FeatureKNN)}, {"propagate-across", float64(c.PropagateAcross)}} {
+	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"feature-knn", float64(c.FeatureKNN)}, {"propagate-across", float64(c.PropagateAcross)}} {
 		if set(p.name) && p.v < 0 {
 			return fmt.Errorf("--%s %v: want ≥ 0 (0: off)", p.name, p.v)
 		}
