@@ -34,7 +34,7 @@ import (
 // from full rank: at λ = 100 on ACM, 81 of its 128 directions have a
 // variance below 1e-16 of the largest. An earlier version factorised G by
 // Cholesky and gave no filter at all when G's condition number passed
-// 1e12, so there the filter was silently off (README, "The heat filter").
+// 1e12, so there the filter was silently off (docs/defaults.md, "The heat filter").
 func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	if tau <= 0 {
 		return nil

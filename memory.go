@@ -10,7 +10,7 @@ import (
 )
 
 // Memory is an estimate of the memory a fit holds at its peak, by part, in
-// bytes: the model of README's "Memory" section, counted from the arrays the
+// bytes: the model of docs/experiments.md, "Memory, checkpoints", counted from the arrays the
 // code allocates (n nodes, d dimensions, t views, code width h).
 type Memory struct {
 	// Data: the loaded network, 8 bytes per stored adjacency or feature

@@ -496,7 +496,7 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // times), and the fourth stage tries the default's 8 (RefineNonzeroWeight):
 // ACM's raw-features point scores 0.943 unweighted against 0.926 with 8,
 // while with 30 pretraining epochs Cora's scores 0.882 / 0.886 / 0.880 with
-// 8 against 0.876 / 0.872 / 0.876 (README, "The paper's experiments").
+// 8 against 0.876 / 0.872 / 0.876 (docs/defaults.md).
 // Last, on a network with views with and without features (Cora), the best
 // point so far is fitted with one step of its features along the
 // featureless views' graphs (RefinePropagateAcross,

@@ -213,7 +213,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
 	if d >= net.N() {
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
-		// it pulls every direction there is alike (README, "Networks
+		// it pulls every direction there is alike (docs/defaults.md, "Networks
 		// without features").
 		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
 	}
@@ -296,7 +296,7 @@ output.
 (atomically) every --checkpoint-every iterations and after the last;
 --resume continues from it, bit-identically to a run never interrupted
 (same flags but --iterations, same machine's thread count). Before fitting,
-the peak memory is estimated (dpmne.EstimateMemory; README "Memory") and a
+the peak memory is estimated (dpmne.EstimateMemory; docs/experiments.md, "Memory, checkpoints") and a
 fit that would exceed --max-memory is refused; the budget also becomes the
 Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
