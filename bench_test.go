@@ -36,13 +36,18 @@ func BenchmarkFit(b *testing.B) {
 		load func(b *testing.B) *multiplex.Network
 		cfg  Config
 	}{
-		{"synthetic-2000", func(b *testing.B) *multiplex.Network { return smallNet(b, 2000) }, Config{}},
-		{"cora", cora, Config{}},
+		{"synthetic-2000", func(b *testing.B) *multiplex.Network { return smallNet(b, 2000) }, DefaultConfig()},
+		{"cora", cora, DefaultConfig()},
 		// An option whose cost is per iteration, and the default with raw
 		// features (the previous default: propagation makes the features
 		// denser and the autoencoders slower).
-		{"cora-stiefel", cora, Config{YSolver: "stiefel", YSteps: 5, Laplacian: proximity.Normalized, Beta: 3000}},
-		{"cora-previous", cora, Config{Propagate: -1}},
+		{"cora-stiefel", cora, configWith(func(c *Config) {
+			c.Solver.Y = "stiefel"
+			c.Solver.YSteps = 5
+			c.Proximity.Laplacian = proximity.Normalized
+			c.Beta = 3000
+		})},
+		{"cora-previous", cora, configWith(func(c *Config) { c.Features.Propagate = 0 })},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -91,11 +96,11 @@ func BenchmarkScale(b *testing.B) {
 		name string
 		fit  Config
 	}{
-		{10000, "", Config{}}, {100000, "", Config{}}, {1000000, "", Config{}},
+		{10000, "", DefaultConfig()}, {100000, "", DefaultConfig()}, {1000000, "", DefaultConfig()},
 		// The symmetric normalisation halves the Horner passes' width
 		// (the random-walk P needs two inputs side by side).
-		{100000, "_sym", Config{Norm: proximity.NormSymmetric}},
-		{1000000, "_sym", Config{Norm: proximity.NormSymmetric}},
+		{100000, "_sym", configWith(func(c *Config) { c.Proximity.Norm = proximity.NormSymmetric })},
+		{1000000, "_sym", configWith(func(c *Config) { c.Proximity.Norm = proximity.NormSymmetric })},
 	}
 	for _, c := range cases {
 		n, fitCfg := c.n, c.fit
@@ -132,7 +137,7 @@ func BenchmarkScale(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			its := float64(Config{}.Defaults().Iterations)
+			its := float64(DefaultConfig().Solver.Iterations)
 			b.ReportMetric(init.Seconds(), "init-s")
 			b.ReportMetric(iters.Seconds()/its, "s/iteration")
 			b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")

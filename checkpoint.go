@@ -115,22 +115,13 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config, start uint6
 	if cp.data != 0 && cp.data != net.Fingerprint() {
 		return errors.New("resume: the checkpoint was made on other data: the network has the same nodes and views, but other edges, weights, features or observed nodes")
 	}
-	if m.Config.YSolver == "cg" {
+	if m.Config.Solver.Y == "cg" {
 		return errors.New("resume: the checkpoint was made by the conjugate-gradient Y solver (--y-solver cg), which was removed: fit again with --y-solver gd or stiefel")
 	}
 	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
-	a.Iterations, b.Iterations = 0, 0
-	// Off is 0 or any negative count for these (their defaults are off).
-	for _, c := range []*Config{&a, &b} {
-		c.FeatureKNN, c.PropagateAcross = max(c.FeatureKNN, 0), max(c.PropagateAcross, 0)
-	}
-	if !reflect.DeepEqual(a, b) {
-		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
-		for i := range ra.NumField() {
-			if !reflect.DeepEqual(ra.Field(i).Interface(), rb.Field(i).Interface()) {
-				return fmt.Errorf("resume: setting %s is %v in the checkpoint but %v now; only the number of iterations may change", ra.Type().Field(i).Name, ra.Field(i).Interface(), rb.Field(i).Interface())
-			}
-		}
+	a.Solver.Iterations, b.Solver.Iterations = 0, 0
+	if name, va, vb, ok := firstDifference(reflect.ValueOf(a), reflect.ValueOf(b), ""); ok {
+		return fmt.Errorf("resume: setting %s is %v in the checkpoint but %v now; only the number of iterations may change", name, va, vb)
 	}
 	// After the settings: another setting may draw differently from the
 	// same seed.
@@ -189,7 +180,7 @@ type checkpointHeader struct {
 	RegW      float64
 	Views     []viewHeaderCP
 	// CG is never written: it marks a file of the conjugate-gradient Y
-	// solver (Config.YSolver "cg", since removed), whose state carried two
+	// solver (Config.Solver.Y "cg", since removed), whose state carried two
 	// more n×d arrays after L·Y, for ReadCheckpoint to refuse. (Its CGGZ
 	// field is unknown to this struct and ignored.)
 	CG bool `json:",omitempty"`
@@ -412,4 +403,23 @@ func (f *fitter) checkpoint(it int) error {
 	}
 	f.saved = it
 	return nil
+}
+
+// firstDifference returns the first field, by its path (Autoencoder.Pretrain),
+// where the structs a and b differ, and its two values.
+func firstDifference(a, b reflect.Value, prefix string) (name string, va, vb any, ok bool) {
+	for i := range a.NumField() {
+		fa, fb := a.Field(i), b.Field(i)
+		path := prefix + a.Type().Field(i).Name
+		if fa.Kind() == reflect.Struct {
+			if name, va, vb, ok := firstDifference(fa, fb, path+"."); ok {
+				return name, va, vb, true
+			}
+			continue
+		}
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+			return path, fa.Interface(), fb.Interface(), true
+		}
+	}
+	return "", nil, nil, false
 }

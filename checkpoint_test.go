@@ -39,7 +39,7 @@ func TestCheckpointResume(t *testing.T) {
 		{"auto-view-weights", quickConfig(), 21, 11, nil},
 		// The Stiefel solver carries nothing but Y (its shift is set
 		// afresh each iteration), nodes without edges included.
-		{"stiefel", func() Config { c := quickConfig(); c.YSolver, c.YSteps = "stiefel", 3; return c }(), 7, 3, stripEdges(net, 20)},
+		{"stiefel", func() Config { c := quickConfig(); c.Solver.Y, c.Solver.YSteps = "stiefel", 3; return c }(), 7, 3, stripEdges(net, 20)},
 		// Nodes without edges, solved exactly each Y step with a ridge
 		// estimated from the state at the iteration's start.
 		{"edgeless-nodes", quickConfig(), 7, 3, stripEdges(net, 20)},
@@ -53,7 +53,7 @@ func TestCheckpointResume(t *testing.T) {
 				net = tc.net
 			}
 			cfg := tc.cfg
-			cfg.Iterations = tc.iters
+			cfg.Solver.Iterations = tc.iters
 			full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(4, 1)), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +114,7 @@ func lastCheckpoint(t *testing.T) (*multiplex.Network, Config, *Checkpoint) {
 	t.Helper()
 	net := smallNet(t, 200)
 	cfg := quickConfig()
-	cfg.Iterations = 2
+	cfg.Solver.Iterations = 2
 	var cp *Checkpoint
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestCheckpointResumeRejectsOtherSeed(t *testing.T) {
 		t.Fatalf("generator fingerprint %x, read back %x", cp.start, read.start)
 	}
 	more := cfg
-	more.Iterations = 3
+	more.Solver.Iterations = 3
 	for _, c := range []*Checkpoint{cp, read} {
 		for _, seed := range [][2]uint64{{2, 1}, {1, 2}} {
 			_, err := Fit(context.Background(), net, more, rand.New(rand.NewPCG(seed[0], seed[1])), Options{Resume: c})
@@ -163,29 +163,25 @@ func TestCheckpointResumeRejectsOtherSeed(t *testing.T) {
 	}
 }
 
-// TestCheckpointResumeOffCounts: FeatureKNN and PropagateAcross are off at
-// 0 and at any negative count alike, so either resumes a checkpoint made with
-// the other; a positive count still differs.
+// TestCheckpointResumeOffCounts: a negative FeatureKNN or PropagateAcross
+// is refused, naming the field; a positive count differs from the
+// checkpoint's 0.
 func TestCheckpointResumeOffCounts(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
 	for _, tc := range []struct {
 		name string
 		set  func(*Config)
-		ok   bool
 	}{
-		{"FeatureKNN", func(c *Config) { c.FeatureKNN = -1 }, true},
-		{"PropagateAcross", func(c *Config) { c.PropagateAcross = -3 }, true},
-		{"FeatureKNN", func(c *Config) { c.FeatureKNN = 2 }, false},
-		{"PropagateAcross", func(c *Config) { c.PropagateAcross = 1 }, false},
+		{"Features.KNN = -1", func(c *Config) { c.Features.KNN = -1 }},
+		{"Features.PropagateAcross = -3", func(c *Config) { c.Features.PropagateAcross = -3 }},
+		{"Features.KNN", func(c *Config) { c.Features.KNN = 2 }},
+		{"Features.PropagateAcross", func(c *Config) { c.Features.PropagateAcross = 1 }},
 	} {
 		other := cfg
 		tc.set(&other)
 		_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
-		if tc.ok && err != nil {
-			t.Errorf("resume with %s off as a negative count: %v", tc.name, err)
-		}
-		if !tc.ok && (err == nil || !strings.Contains(err.Error(), tc.name)) {
-			t.Errorf("resume with %s on: err = %v, want one naming %s", tc.name, err, tc.name)
+		if err == nil || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("resume with %s: err = %v, want one naming it", tc.name, err)
 		}
 	}
 }
@@ -274,7 +270,7 @@ func TestReadCheckpointRefusesNonFinite(t *testing.T) {
 func TestReadCheckpointTruncated(t *testing.T) {
 	net := smallNet(t, 100)
 	cfg := quickConfig()
-	cfg.Iterations = 1
+	cfg.Solver.Iterations = 1
 	var buf bytes.Buffer
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { return c.Write(&buf) }}); err != nil {
 		t.Fatal(err)
@@ -437,14 +433,14 @@ func TestReadCheckpointForgedHeader(t *testing.T) {
 // TestCheckpointResumeLegacyConfig: a checkpoint written before propagation
 // had a default (no Propagate field) was fitted on raw features; resuming
 // it with today's default (one step) is refused with an error naming the
-// setting, and with --propagate 0 (Propagate −1) it resumes.
+// setting, and with Propagate 0 it resumes.
 func TestCheckpointResumeLegacyConfig(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
 	var buf bytes.Buffer
 	if err := cp.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	data := editHeader(t, buf.Bytes(), func(c map[string]any) { delete(c, "Propagate") })
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); delete(c, "Propagate") })
 	old, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -454,7 +450,7 @@ func TestCheckpointResumeLegacyConfig(t *testing.T) {
 		t.Errorf("resume with today's default: err = %v, want one naming Propagate", err)
 	}
 	raw := cfg
-	raw.Propagate = -1
+	raw.Features.Propagate = 0
 	if _, err := Fit(context.Background(), net, raw, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err != nil {
 		t.Errorf("resume with propagation off: %v", err)
 	}
@@ -495,7 +491,7 @@ func TestCheckpointRemovedCG(t *testing.T) {
 	if err := cp.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	data := editHeader(t, buf.Bytes(), func(c map[string]any) { c["YSolver"] = "cg" })
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); c["YSolver"] = "cg" })
 	old, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -528,13 +524,13 @@ func TestMisuseErrors(t *testing.T) {
 	}
 	// Sizes past the allocator's reach are an error, not a makeslice panic.
 	huge := quickConfig()
-	huge.Hidden = []int{1 << 40, 16}
+	huge.Autoencoder.Hidden = []int{1 << 40, 16}
 	wide := quickConfig()
 	wide.Dim, wide.NoAutoencoder = 1<<40, true
 	square := quickConfig() // Y itself small enough on 100 nodes
 	square.Dim, square.NoAutoencoder = 1<<24, true
 	basis := quickConfig()
-	basis.Dim, basis.Hidden = 1<<20, []int{1 << 30}
+	basis.Dim, basis.Autoencoder.Hidden = 1<<20, []int{1 << 30}
 	for _, tc := range []struct {
 		name string
 		cfg  Config

@@ -41,137 +41,39 @@ func ParseYReg(s string) (YReg, error) {
 	return 0, fmt.Errorf("unknown Y regulariser %q: want orth or fro", s)
 }
 
-// Config holds every setting of a DPMNE fit. The zero value of a field means
-// its default, given in the comment; Defaults returns them filled in. How
-// each default was chosen, and on which networks, is in docs/defaults.md.
+// Config holds every setting of a DPMNE fit. DefaultConfig returns the
+// defaults, and a setting is changed by changing its field: every value,
+// zero included, means what its comment says. How each default was chosen,
+// and on which networks, is in docs/defaults.md.
 type Config struct {
-	Dim int // embedding dimension d (default 128)
-
-	// Propagate smooths each view's own features along the view's graph
-	// this many times before its autoencoder reads them, each time
-	// x_i ← (x_i + mean of x_j over i and its observed neighbours) / 2, a
-	// lazy random-walk step. A view without features of its own, whose
-	// adjacency rows the autoencoder reads, is left as it is. Default 1;
-	// negative: raw features, the paper's.
-	Propagate int
-	// FeatureKNN > 0 re-links each view that has features of its own and
-	// misses some nodes: every observed node is also linked to the
-	// FeatureKNN observed nodes with the most similar features by cosine
-	// (multiplex.KNNGraph), the union with the view's edges serving as its
-	// graph for the proximity and for Propagate. The search is exact, its
-	// cost growing with the square of the nodes sharing a feature column.
-	// Default off (0 or negative).
-	FeatureKNN int
-	// PropagateAcross > 0 smooths each view's own features this many times
-	// along the graph of every view without features of its own, in the
-	// views' order, before FeatureKNN and Propagate read them: the lazy step
-	// of Propagate over the nodes observed in both views. It changes nothing
-	// on a network whose views all have features, or none has. Default off
-	// (0 or negative).
-	PropagateAcross int
-
-	// Autoencoders, one per view.
-
-	// Hidden are the encoder's layer widths; the last is the code size h
-	// (default [200]).
-	Hidden []int
-	// Activation is the hidden layers' activation (default sigmoid).
-	Activation nn.Activation
-	// Loss is the reconstruction loss, by the name nn.ParseLoss takes:
-	// "bce", "mse" (the paper's eq. 1), "weighted-mse" or "poisson", or
-	// "auto" for the one the view's features take (FeatureKindOf); one name
-	// for every view, or one per view, comma-separated ("auto,mse"). The
-	// default, "" or "auto", is per view: "bce" on features in [0, 1] and on
-	// adjacency rows standing in for a view's features, which are read
-	// clipped to [0, 1]; "poisson" on counts; "mse" on other real-valued or
-	// signed features ("weighted-mse" where NonzeroWeight above 1 is
-	// given). The loss chooses the decoder's output layer, and the squared
-	// errors read features outside [0, 1] scaled column by column
-	// (Reconstructions). Fit refuses features that a named loss cannot
-	// reconstruct: outside [0, 1] under "bce", negative under "poisson".
-	Loss string
-	// NonzeroWeight (≥ 1) weighs the features' non-zero entries in the
-	// reconstruction loss against the zeros (SDNE's β, nn.Config). Default
-	// 8 for "bce", "poisson" and "weighted-mse"; a view under "mse" takes 1.
-	NonzeroWeight float64
-	// LearningRate is the Adam step (default 1e-2).
-	LearningRate float64
-	// NegativeSamples > 0 estimates each row's reconstruction loss from its
-	// non-zeros plus this many sampled zeros per non-zero, reweighted to be
-	// unbiased (nn.Config.NegativeSamples): O(nnz·h) per row instead of
-	// O(In·h). Default 5; negative: the exact dense loss.
-	NegativeSamples int
-	// Batch is the minibatch size (default 256).
-	Batch int
-	// Pretrain is the number of autoencoder pretraining epochs before the
-	// first Y step (default 10).
-	Pretrain int
-	// PretrainBatches caps pretraining at about this many minibatches per
-	// view: with more observed nodes than Pretrain epochs of them allow,
-	// the epochs run over a random subset of PretrainBatches·Batch/Pretrain
-	// nodes. Default 500; negative: no cap.
-	PretrainBatches int
-	// Epochs is the autoencoder epochs per outer iteration (default 1),
-	// where AEBatches is negative.
-	Epochs int
-	// AEBatches > 0 trains each autoencoder for this many minibatches per
-	// outer iteration, taken in turn from a shuffled cycle through its
-	// observed nodes, in place of Epochs whole epochs. Default 1; negative:
-	// whole epochs.
-	AEBatches int
-
-	// The objective's weights.
-
-	// Alpha is the consistency term's weight α (default 1).
+	// Dim is the embedding dimension d (default 128).
+	Dim int
+	// Features says how each view's own features are prepared before its
+	// autoencoder reads them.
+	Features FeatureConfig
+	// Autoencoder configures the views' autoencoders and their training.
+	Autoencoder AutoencoderConfig
+	// Alpha is the consistency term's weight α (default 1; 0 drops the
+	// term, the paper's Table 4 ablation).
 	Alpha float64
-	// Beta is the proximity term's weight β (default 300; 3000 on a network
-	// without features, ForNetwork).
+	// Beta is the proximity term's weight β; 0 (the default) means 300 on
+	// a network with features and 3000 on one without (ForNetwork).
+	// NoProximity drops the term.
 	Beta float64
 	// Lambda is the weight λ of R(Y) (default 1e4).
 	Lambda float64
-	// ScaleNodes > 0 states β and λ for a network of ScaleNodes nodes: Fit
-	// multiplies both by n/ScaleNodes, since the consistency and
-	// reconstruction terms are sums over the nodes and tr(YᵀLY) and R(Y)
-	// are not. Default 2708; negative: β and λ as given, the paper's.
-	ScaleNodes int
 	// LambdaB is the ridge on each basis B^s: the B step solves
 	// (Y_sᵀY_s + (λ_B/α) I) B = Y_sᵀH (default 1).
 	LambdaB float64
-	// LambdaW is the weight decay on the autoencoders (default 0).
-	LambdaW float64
-	// YReg is the form of R(Y) (default Orth, ‖YᵀY − I‖²).
-	YReg YReg
-
-	// The proximity.
-
-	// Norm normalises each adjacency before its powers are taken (default
-	// random walk, proximity.Norm).
-	Norm proximity.Norm
-	// Laplacian is L's form (default unnormalised, L = D − P).
-	Laplacian proximity.Laplacian
-	// Weights are the weights w_1…w_l of the adjacency powers in P
-	// (default five equal weights; PaperWeights gives the paper's halving
-	// ones).
-	Weights []float64
-	// ViewWeights ω_s scale each view's proximity, P = Σ_s ω_s P^s. nil: the
-	// views are re-weighed by how well Y agrees with each (unless
-	// EqualViewWeights): after iterations 10, 20 and 30, ω_s ∝ r_s^-1/2 with
-	// r_s = tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on view s alone,
-	// scaled so that Σ ω_s = t (an AMGL-style weighting; Nie et al., IJCAI
-	// 2016). A re-weighing changes the objective, so O may rise at those
-	// iterations and never within the others.
-	ViewWeights []float64
-	// EqualViewWeights keeps every ω_s at 1, the paper's, where
-	// ViewWeights is nil. Default off: the views are re-weighed.
-	EqualViewWeights bool
-
-	// SpectralInit starts Y from the d smoothest directions of the
-	// proximity (the eigenvectors of L's d smallest eigenvalues, by Lanczos
-	// on products with L) instead of the top-d left singular vectors of the
-	// codes [H¹ … H^t]. Without the proximity term the codes' start is
-	// used. Default off.
-	SpectralInit bool
-
+	// ScaleNodes > 0 states β and λ for a network of ScaleNodes nodes: Fit
+	// multiplies both by n/ScaleNodes, since the consistency and
+	// reconstruction terms are sums over the nodes and tr(YᵀLY) and R(Y)
+	// are not. Default 2708; 0: β and λ as given, the paper's.
+	ScaleNodes int
+	// Proximity configures the proximity matrix P and its Laplacian L.
+	Proximity ProximityConfig
+	// Solver configures the coordinate descent.
+	Solver SolverConfig
 	// Uncentred gives the embedding as fitted, the paper's. By default
 	// Model.Embedding, Embed and everything downstream subtract Y's column
 	// means: one of Y's directions is the codes' mean, the same for every
@@ -184,59 +86,199 @@ type Config struct {
 	// roughness of Y's directions rougher than 1% of the roughest
 	// (heatfilter.go). It keeps Y's directions that are smooth on the
 	// proximity graph and damps its rough ones. There is no filter without
-	// the proximity term. Default 2; negative: none.
+	// the proximity term. Default 2; 0: none.
 	FilterTau float64
-
-	// Coordinate descent.
-
-	// Iterations is the number of outer iterations (default 60, the
-	// paper's §4.1.3).
-	Iterations int
-	// YSteps bounds the Y steps per outer iteration (default 1: Y is
-	// warm-started each iteration).
-	YSteps int
-	// YSolver picks the Y steps: "gd" (the default), preconditioned
-	// gradient steps with an exact line search, or "stiefel", which
-	// replaces R(Y) by the constraint Y_cᵀY_c = I over the nodes outside
-	// the proximity graph's small components (whose rows are solved from
-	// their codes alone) and runs generalized power iterations, each a
-	// polar decomposition that never raises the objective; λ then plays no
-	// part. Without the consistency term its fixed points span the d
-	// smoothest eigenvectors of L. It keeps two more n×d arrays.
-	YSolver string
-	// OrthAllNodes takes R(Y) over every node, the paper's. By default
-	// (YReg Orth, with the proximity term) the nodes of the proximity
-	// graph's small components, those with fewer than max(2, n/d) nodes in
-	// the union of the views' graphs, are left out of it: each component's
-	// indicator is a null direction of L, on which an orthonormal Y could
-	// spend a whole direction at no proximity cost. A left-out node's row is
-	// held by the consistency term (and the proximity within its
-	// component); one with no edge at all is solved each Y step for its
-	// posterior mean given the bases. A network without features takes
-	// R(Y) over every node (ForNetwork).
-	OrthAllNodes bool
-
-	// Ablations (the paper's Table 4).
-
-	NoAutoencoder bool // H^s = X^s: identity encoders, no reconstruction term
-	NoConsistency bool // α = 0: Y from the proximity term alone
-	NoProximity   bool // β = 0
-
+	// NoAutoencoder uses identity encoders, H^s = X^s, with no
+	// reconstruction term (the paper's Table 4 ablation; default off).
+	NoAutoencoder bool
+	// NoProximity drops the proximity term (β = 0; the paper's Table 4
+	// ablation; default off).
+	NoProximity bool
 	// Workers bounds the goroutines of the sparse products (default 0:
 	// GOMAXPROCS); the dense products follow GOMAXPROCS itself, so a fit's
 	// bytes depend on both (Fit).
 	Workers int
 }
 
-// ForNetwork returns c with its defaults for net filled in: on a network
-// none of whose views has features of its own (each autoencoder reads its
-// view's adjacency rows), β = 3000 where c has none and R(Y) over every
-// node (OrthAllNodes), since there the codes say nothing the graph does
-// not, more noisily, and a node left out of R(Y) would be held by the
-// codes of its adjacency row alone; the loss of each view for which Loss
-// names none (or "auto"), by the kind of its features (see Loss), as one
-// name where the views agree or one per view; then Defaults. Fit takes its
-// configuration through it.
+// FeatureConfig says how each view's own features are prepared before its
+// autoencoder reads them. A view without features of its own, whose
+// adjacency rows the autoencoder reads, is left as it is.
+type FeatureConfig struct {
+	// Propagate smooths each view's features along the view's graph this
+	// many times, each time x_i ← (x_i + mean of x_j over i and its
+	// observed neighbours) / 2, a lazy random-walk step (default 1; 0: raw
+	// features, the paper's).
+	Propagate int
+	// KNN > 0 re-links each view that has features of its own and misses
+	// some nodes: every observed node is also linked to the KNN observed
+	// nodes with the most similar features by cosine (multiplex.KNNGraph),
+	// the union with the view's edges serving as its graph for the
+	// proximity and for Propagate. The search is exact, its cost growing
+	// with the square of the nodes sharing a feature column. Default 0:
+	// off.
+	KNN int
+	// PropagateAcross > 0 smooths each view's features this many times
+	// along the graph of every view without features of its own, in the
+	// views' order, before KNN and Propagate read them: the lazy step of
+	// Propagate over the nodes observed in both views. It changes nothing
+	// on a network whose views all have features, or none has. Default 0:
+	// off.
+	PropagateAcross int
+}
+
+// AutoencoderConfig configures the views' autoencoders, one per view, and
+// their training.
+type AutoencoderConfig struct {
+	// Hidden are the encoder's layer widths; the last is the code size h
+	// (default [200]).
+	Hidden []int
+	// Activation is the hidden layers' activation (default sigmoid).
+	Activation nn.Activation
+	// Loss is the reconstruction loss, by the name nn.ParseLoss takes:
+	// "bce", "mse" (the paper's eq. 1), "weighted-mse" or "poisson", or
+	// "auto" (the default) for the one the view's features take
+	// (FeatureKindOf): "bce" on features in [0, 1] and on adjacency rows
+	// standing in for a view's features, which are read clipped to [0, 1];
+	// "poisson" on counts; "mse" on other real-valued or signed features.
+	// One name for every view, or one per view, comma-separated
+	// ("auto,mse"). The loss chooses the decoder's output layer, and the
+	// squared errors read features outside [0, 1] scaled column by column
+	// (Reconstructions). Fit refuses features that a named loss cannot
+	// reconstruct: outside [0, 1] under "bce", negative under "poisson".
+	Loss string
+	// NonzeroWeight (≥ 1) weighs the features' non-zero entries in the
+	// reconstruction loss against the zeros (SDNE's β, nn.Config) under
+	// "bce", "poisson" and "weighted-mse"; "mse" weighs nothing. Default 8.
+	NonzeroWeight float64
+	// LearningRate is the Adam step (default 1e-2).
+	LearningRate float64
+	// WeightDecay is the weight λ_W of the autoencoders' weight decay
+	// (default 0).
+	WeightDecay float64
+	// NegativeSamples > 0 estimates each row's reconstruction loss from its
+	// non-zeros plus this many sampled zeros per non-zero, reweighted to be
+	// unbiased (nn.Config.NegativeSamples): O(nnz·h) per row instead of
+	// O(In·h). Default 5; 0: the exact dense loss.
+	NegativeSamples int
+	// Batch is the minibatch size (default 256).
+	Batch int
+	// Pretrain is the number of pretraining epochs before the first Y step
+	// (default 10).
+	Pretrain int
+	// PretrainBatches caps pretraining at about this many minibatches per
+	// view: with more observed nodes than Pretrain epochs of them allow,
+	// the epochs run over a random subset of PretrainBatches·Batch/Pretrain
+	// nodes. Default 500; 0: no cap.
+	PretrainBatches int
+	// Batches > 0 trains each autoencoder for this many minibatches per
+	// outer iteration, taken in turn from a shuffled cycle through its
+	// observed nodes. Default 1; 0: Epochs whole epochs.
+	Batches int
+	// Epochs is the number of whole epochs per outer iteration where
+	// Batches is 0 (default 1).
+	Epochs int
+}
+
+// ProximityConfig configures the proximity P = Σ_s ω_s P^s of the views'
+// graphs and its Laplacian L (package proximity).
+type ProximityConfig struct {
+	// Norm normalises each adjacency before its powers are taken (default
+	// random walk).
+	Norm proximity.Norm
+	// Laplacian is L's form (default unnormalised, L = D − P).
+	Laplacian proximity.Laplacian
+	// Weights are the weights w_1…w_l of the adjacency powers in each P^s
+	// (default five equal weights; PaperWeights gives the paper's halving
+	// ones).
+	Weights []float64
+	// ViewWeights are the views' weights ω_s, one per view. nil (the
+	// default): the views are re-weighed by how well Y agrees with each
+	// (unless EqualViewWeights): after iterations 10, 20 and 30,
+	// ω_s ∝ r_s^-1/2 with r_s = tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on
+	// view s alone, scaled so that Σ ω_s = t (an AMGL-style weighting; Nie
+	// et al., IJCAI 2016). A re-weighing changes the objective, so O may
+	// rise at those iterations and never within the others.
+	ViewWeights []float64
+	// EqualViewWeights keeps every ω_s at 1, the paper's, where ViewWeights
+	// is nil (default off: the views are re-weighed).
+	EqualViewWeights bool
+}
+
+// SolverConfig configures the coordinate descent.
+type SolverConfig struct {
+	// Iterations is the number of outer iterations (default 60, the
+	// paper's §4.1.3).
+	Iterations int
+	// YSteps bounds the Y steps per outer iteration (default 1: Y is
+	// warm-started each iteration).
+	YSteps int
+	// Y picks the Y steps: "gd" (the default), preconditioned gradient
+	// steps with an exact line search, or "stiefel", which replaces R(Y) by
+	// the constraint Y_cᵀY_c = I over the nodes outside the proximity
+	// graph's small components (whose rows are solved from their codes
+	// alone) and runs generalized power iterations, each a polar
+	// decomposition that never raises the objective; λ then plays no part.
+	// Without the consistency term its fixed points span the d smoothest
+	// eigenvectors of L. It keeps two more n×d arrays.
+	Y string
+	// YReg is the form of R(Y) (default Orth, ‖YᵀY − I‖²).
+	YReg YReg
+	// OrthAllNodes takes R(Y) over every node, the paper's. By default
+	// (YReg Orth, with the proximity term) the nodes of the proximity
+	// graph's small components, those with fewer than max(2, n/d) nodes in
+	// the union of the views' graphs, are left out of it: each component's
+	// indicator is a null direction of L, on which an orthonormal Y could
+	// spend a whole direction at no proximity cost. A left-out node's row
+	// is held by the consistency term (and the proximity within its
+	// component); one with no edge at all is solved each Y step for its
+	// posterior mean given the bases. A network without features takes
+	// R(Y) over every node (ForNetwork).
+	OrthAllNodes bool
+	// SpectralInit starts Y from the d smoothest directions of the
+	// proximity (the eigenvectors of L's d smallest eigenvalues, by Lanczos
+	// on products with L) instead of the top-d left singular vectors of the
+	// codes [H¹ … H^t]. Without the proximity term the codes' start is
+	// used. Default off.
+	SpectralInit bool
+}
+
+// DefaultConfig returns the default configuration.
+func DefaultConfig() Config {
+	return Config{
+		Dim:      128,
+		Features: FeatureConfig{Propagate: 1},
+		Autoencoder: AutoencoderConfig{
+			Hidden:          []int{200},
+			Loss:            "auto",
+			NonzeroWeight:   8,
+			LearningRate:    1e-2,
+			NegativeSamples: 5,
+			Batch:           256,
+			Pretrain:        10,
+			PretrainBatches: 500,
+			Batches:         1,
+			Epochs:          1,
+		},
+		Alpha:      1,
+		Lambda:     1e4,
+		LambdaB:    1,
+		ScaleNodes: 2708,
+		Proximity:  ProximityConfig{Weights: []float64{1, 1, 1, 1, 1}},
+		Solver:     SolverConfig{Iterations: 60, YSteps: 1, Y: "gd"},
+		FilterTau:  2,
+	}
+}
+
+// ForNetwork returns c with its settings for net resolved: β where c's is
+// 0, 300 on a network with features and 3000 on one none of whose views
+// has features of its own (each autoencoder reads its view's adjacency
+// rows), where also R(Y) reaches every node (OrthAllNodes), since there
+// the codes say nothing the graph does not, more noisily, and a node left
+// out of R(Y) would be held by the codes of its adjacency row alone; and
+// each "auto" loss by the kind of its view's features (see
+// AutoencoderConfig.Loss), as one name where the views agree or one per
+// view, with NonzeroWeight 1 where every view's loss is "mse", which weighs
+// nothing. Fit takes its configuration through it.
 func (c Config) ForNetwork(net *multiplex.Network) Config {
 	featureless := len(net.Views) > 0
 	for _, v := range net.Views {
@@ -244,135 +286,106 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 			featureless = false
 		}
 	}
-	if featureless {
-		if c.Beta == 0 {
+	if c.Beta == 0 {
+		c.Beta = 300
+		if featureless {
 			c.Beta = 3000
 		}
-		c.OrthAllNodes = true
 	}
-	c.Loss = c.resolveLoss(net)
-	return c.Defaults()
-}
-
-// Defaults returns c with every zero field set to its default.
-func (c Config) Defaults() Config {
-	set := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
+	if featureless {
+		c.Solver.OrthAllNodes = true
 	}
-	seti := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
+	c.Autoencoder.Loss = c.resolveLoss(net)
+	if onlyLoss(c.Autoencoder.Loss, nn.SquaredError) {
+		c.Autoencoder.NonzeroWeight = 1 // the squared error weighs nothing
 	}
-	seti(&c.Dim, 128)
-	if len(c.Hidden) == 0 {
-		c.Hidden = []int{200}
-	}
-	if c.Loss == "" {
-		c.Loss = nn.CrossEntropy.String()
-	}
-	if onlyLoss(c.Loss, nn.SquaredError) {
-		set(&c.NonzeroWeight, 1) // the squared error weighs nothing
-	}
-	set(&c.NonzeroWeight, 8)
-	set(&c.LearningRate, 1e-2)
-	seti(&c.Batch, 256)
-	seti(&c.NegativeSamples, 5)
-	seti(&c.Pretrain, 10)
-	seti(&c.PretrainBatches, 500)
-	seti(&c.Epochs, 1)
-	seti(&c.AEBatches, 1)
-	set(&c.Alpha, 1)
-	set(&c.Beta, 300)
-	set(&c.Lambda, 1e4)
-	seti(&c.ScaleNodes, 2708)
-	set(&c.LambdaB, 1)
-	if c.Weights == nil {
-		c.Weights = []float64{1, 1, 1, 1, 1}
-	}
-	seti(&c.Iterations, 60)
-	seti(&c.YSteps, 1)
-	if c.YSolver == "" {
-		c.YSolver = "gd"
-	}
-	set(&c.FilterTau, 2)
-	seti(&c.Propagate, 1)
 	return c
 }
 
-// Validate reports the first setting out of range, by its flag name. A
-// zero field stands for its default (Defaults), as everywhere.
+// Validate reports the first setting out of range, by its field.
 func (c Config) Validate() error {
-	c = c.Defaults()
 	bad := func(name string, v any, want string) error {
 		return fmt.Errorf("%s = %v: want %s", name, v, want)
 	}
-	if _, err := ParseYReg(c.YReg.String()); err != nil {
-		return bad("y-reg", c.YReg, "orth or fro")
+	a := c.Autoencoder
+	if _, err := ParseYReg(c.Solver.YReg.String()); err != nil {
+		return bad("Solver.YReg", c.Solver.YReg, "orth or fro")
 	}
-	if _, err := proximity.ParseNorm(c.Norm.String()); err != nil {
-		return bad("proximity-norm", c.Norm, "rw, sym or none")
+	if _, err := proximity.ParseNorm(c.Proximity.Norm.String()); err != nil {
+		return bad("Proximity.Norm", c.Proximity.Norm, "rw, sym or none")
 	}
-	if _, err := proximity.ParseLaplacian(c.Laplacian.String()); err != nil {
-		return bad("laplacian", c.Laplacian, "unnormalized or normalized")
+	if _, err := proximity.ParseLaplacian(c.Proximity.Laplacian.String()); err != nil {
+		return bad("Proximity.Laplacian", c.Proximity.Laplacian, "unnormalized or normalized")
 	}
-	if _, err := nn.ParseActivation(c.Activation.String()); err != nil {
-		return bad("activation", c.Activation, "sigmoid, relu, tanh, identity or softplus")
+	if _, err := nn.ParseActivation(a.Activation.String()); err != nil {
+		return bad("Autoencoder.Activation", a.Activation, "sigmoid, relu, tanh, identity or softplus")
 	}
 	if c.Dim < 1 {
-		return bad("dim", c.Dim, "at least 1")
+		return bad("Dim", c.Dim, "at least 1")
 	}
-	for i, h := range c.Hidden {
+	if len(a.Hidden) == 0 {
+		return bad("Autoencoder.Hidden", a.Hidden, "at least one width")
+	}
+	for i, h := range a.Hidden {
 		if h < 1 {
-			return bad(fmt.Sprintf("hidden[%d]", i), h, "a positive width")
+			return bad(fmt.Sprintf("Autoencoder.Hidden[%d]", i), h, "a positive width")
 		}
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"alpha", c.Alpha}, {"beta", c.Beta}, {"lambda", c.Lambda}, {"lambda-b", c.LambdaB}, {"lambda-w", c.LambdaW}} {
+	}{{"Alpha", c.Alpha}, {"Beta", c.Beta}, {"Lambda", c.Lambda}, {"LambdaB", c.LambdaB}, {"Autoencoder.WeightDecay", a.WeightDecay}, {"FilterTau", c.FilterTau}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return bad(f.name, f.v, "finite and ≥ 0")
 		}
 	}
-	for _, name := range lossNames(c.Loss) {
+	if len(lossNames(a.Loss)) == 0 {
+		return bad("Autoencoder.Loss", `""`, "auto, bce, mse, weighted-mse or poisson, or one of them per view, comma-separated")
+	}
+	for _, name := range lossNames(a.Loss) {
 		if _, err := nn.ParseLoss(name); err != nil && name != "auto" {
-			return bad("loss", c.Loss, "auto, bce, mse, weighted-mse or poisson, or one of them per view, comma-separated")
+			return bad("Autoencoder.Loss", a.Loss, "auto, bce, mse, weighted-mse or poisson, or one of them per view, comma-separated")
 		}
 	}
-	switch c.YSolver {
-	case "", "gd", "stiefel":
+	switch c.Solver.Y {
+	case "gd", "stiefel":
 	default:
-		return bad("y-solver", c.YSolver, "gd or stiefel")
+		return bad("Solver.Y", c.Solver.Y, "gd or stiefel")
 	}
-	for s, w := range c.ViewWeights {
+	if len(c.Proximity.Weights) == 0 {
+		return bad("Proximity.Weights", c.Proximity.Weights, "at least one weight")
+	}
+	for s, w := range c.Proximity.ViewWeights {
 		if !(w >= 0) || math.IsInf(w, 0) {
-			return bad(fmt.Sprintf("view-weights[%d]", s), w, "finite and ≥ 0")
+			return bad(fmt.Sprintf("Proximity.ViewWeights[%d]", s), w, "finite and ≥ 0")
 		}
 	}
-	if math.IsNaN(c.FilterTau) || math.IsInf(c.FilterTau, 0) {
-		return bad("filter-tau", c.FilterTau, "finite")
+	if !(a.LearningRate > 0) || math.IsInf(a.LearningRate, 0) {
+		return bad("Autoencoder.LearningRate", a.LearningRate, "finite and > 0")
 	}
-	if !(c.LearningRate > 0) {
-		return bad("learning-rate", c.LearningRate, "> 0")
+	if !(a.NonzeroWeight >= 1) || math.IsInf(a.NonzeroWeight, 0) {
+		return bad("Autoencoder.NonzeroWeight", a.NonzeroWeight, "finite and ≥ 1")
 	}
-	if !(c.NonzeroWeight >= 1) || math.IsInf(c.NonzeroWeight, 0) {
-		return bad("nonzero-weight", c.NonzeroWeight, "finite and ≥ 1")
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{
+		{"Autoencoder.Batch", a.Batch, 1}, {"Autoencoder.Pretrain", a.Pretrain, 1}, {"Autoencoder.Epochs", a.Epochs, 1},
+		{"Autoencoder.NegativeSamples", a.NegativeSamples, 0}, {"Autoencoder.PretrainBatches", a.PretrainBatches, 0}, {"Autoencoder.Batches", a.Batches, 0},
+		{"Solver.Iterations", c.Solver.Iterations, 1}, {"Solver.YSteps", c.Solver.YSteps, 1},
+		{"Features.Propagate", c.Features.Propagate, 0}, {"Features.KNN", c.Features.KNN, 0}, {"Features.PropagateAcross", c.Features.PropagateAcross, 0},
+		{"ScaleNodes", c.ScaleNodes, 0}, {"Workers", c.Workers, 0},
+	} {
+		if f.v < f.min {
+			return bad(f.name, f.v, fmt.Sprintf("≥ %d", f.min))
+		}
 	}
-	if c.NonzeroWeight != 1 && onlyLoss(c.Loss, nn.SquaredError) {
-		return bad("nonzero-weight", c.NonzeroWeight, "1 with loss mse, which weighs nothing")
+	if c.LambdaB == 0 && c.Alpha != 0 {
+		return bad("LambdaB", c.LambdaB, "> 0: the B step is a ridge regression")
 	}
-	if c.Batch < 1 || c.Pretrain < 0 || c.Epochs < 0 || c.Iterations < 0 || c.YSteps < 1 {
-		return fmt.Errorf("batch, pretrain, epochs, iterations and y-steps must be positive (got %d, %d, %d, %d, %d)",
-			c.Batch, c.Pretrain, c.Epochs, c.Iterations, c.YSteps)
-	}
-	if c.LambdaB == 0 && !c.NoConsistency {
-		return bad("lambda-b", c.LambdaB, "> 0: the B step is a ridge regression")
-	}
-	if c.NoConsistency && c.NoProximity {
-		return fmt.Errorf("no-consistency and no-proximity together leave nothing tying Y to the data")
+	if c.Alpha == 0 && c.NoProximity {
+		return fmt.Errorf("Alpha = 0 and NoProximity together leave nothing tying Y to the data")
 	}
 	return nil
 }
@@ -380,19 +393,20 @@ func (c Config) Validate() error {
 // nnConfig returns the configuration of the autoencoder of a view that r
 // describes.
 func (c Config) nnConfig(r ViewReconstruction) nn.Config {
-	nzw := c.NonzeroWeight
+	a := c.Autoencoder
+	nzw := a.NonzeroWeight
 	if r.Loss == nn.SquaredError {
 		nzw = 1 // the squared error weighs nothing
 	}
 	return nn.Config{
-		Hidden:          c.Hidden,
-		Activation:      c.Activation,
+		Hidden:          a.Hidden,
+		Activation:      a.Activation,
 		OutActivation:   r.Output,
 		Loss:            r.Loss,
 		NonzeroWeight:   float32(nzw),
-		LearningRate:    float32(c.LearningRate),
-		NegativeSamples: max(c.NegativeSamples, 0),
-		WeightDecay:     float32(c.LambdaW),
+		LearningRate:    float32(a.LearningRate),
+		NegativeSamples: a.NegativeSamples,
+		WeightDecay:     float32(a.WeightDecay),
 	}
 }
 
@@ -406,69 +420,43 @@ func (r *YReg) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Paper returns the paper-faithful configuration (the preset "paper"): the
+// Paper returns the paper-faithful configuration (the preset "paper"):
+// PaperOf the default configuration.
+func Paper() Config { return PaperOf(DefaultConfig()) }
+
+// PaperOf returns c with the settings of the paper's method: the
 // squared-error autoencoders of eq. 1 trained as the engine first did (Adam
-// step 1e-3, 3 pretraining epochs), the embedding as fitted (Uncentred)
-// and unfiltered (FilterTau −1), equal view weights, β = 3000, raw features
-// (Propagate −1), R(Y) over
-// every node (OrthAllNodes), and every other
-// setting at its default, which is the paper's method with its slips
-// corrected (docs/method.md). The squared error's output layer
-// follows the features (Reconstructions): the paper's sigmoid on features
-// in [0, 1], as Cora's, ACM's and DBLP4057's are, and an identity output
-// on standardised features outside that range, which a sigmoid cannot
-// reach. Its row in the experiments is
-// dpmne-paper.
-func Paper() Config {
-	return Config{Loss: nn.SquaredError.String(), LearningRate: 1e-3, Pretrain: 3, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, OrthAllNodes: true}
+// step 1e-3, 3 pretraining epochs), raw features (Propagate 0), β = 3000,
+// equal view weights, R(Y) over every node (OrthAllNodes), and the
+// embedding as fitted (Uncentred) and unfiltered (FilterTau 0). With every
+// other setting at its default it is the paper's method with its slips
+// corrected (docs/method.md). The squared error's output layer follows the
+// features (Reconstructions): the paper's sigmoid on features in [0, 1], as
+// Cora's, ACM's and DBLP4057's are, and an identity output on standardised
+// features outside that range, which a sigmoid cannot reach. Its row in the
+// experiments is dpmne-paper.
+func PaperOf(c Config) Config {
+	c.Autoencoder.Loss = nn.SquaredError.String()
+	c.Autoencoder.NonzeroWeight = 1
+	c.Autoencoder.LearningRate = 1e-3
+	c.Autoencoder.Pretrain = 3
+	c.Features.Propagate = 0
+	c.Beta = 3000
+	c.Proximity.EqualViewWeights = true
+	c.Solver.OrthAllNodes = true
+	c.Uncentred = true
+	c.FilterTau = 0
+	return c
 }
 
-// Preset returns the named configuration: "default" (the zero Config, every
-// field at its default) or "paper" (Paper).
+// Preset returns the named configuration: "default" (DefaultConfig) or
+// "paper" (Paper).
 func Preset(name string) (Config, error) {
 	switch name {
 	case "", "default":
-		return Config{}, nil
+		return DefaultConfig(), nil
 	case "paper":
 		return Paper(), nil
 	}
 	return Config{}, fmt.Errorf("unknown preset %q: want default or paper", name)
-}
-
-// presetFields are the settings Paper sets, each by its flag name with the
-// copy from the preset, so that a preset can be applied field by field
-// (TestApplyPreset checks that they rebuild Paper from the zero Config).
-var presetFields = []struct {
-	flag string
-	set  func(dst *Config, p Config)
-}{
-	{"loss", func(d *Config, p Config) { d.Loss = p.Loss }},
-	{"learning-rate", func(d *Config, p Config) { d.LearningRate = p.LearningRate }},
-	{"pretrain", func(d *Config, p Config) { d.Pretrain = p.Pretrain }},
-	{"uncentred", func(d *Config, p Config) { d.Uncentred = p.Uncentred }},
-	{"view-weights", func(d *Config, p Config) { d.EqualViewWeights = p.EqualViewWeights }},
-	{"filter-tau", func(d *Config, p Config) { d.FilterTau = p.FilterTau }},
-	{"beta", func(d *Config, p Config) { d.Beta = p.Beta }},
-	{"propagate", func(d *Config, p Config) { d.Propagate = p.Propagate }},
-	{"orth-all-nodes", func(d *Config, p Config) { d.OrthAllNodes = p.OrthAllNodes }},
-}
-
-// ApplyPreset sets the settings of c that the named preset sets, except
-// those whose flag name keep reports (nil keeps none): dpmne train keeps
-// the flags given beside --preset, and an experiment method can take part of
-// a preset. "default" sets nothing.
-func (c *Config) ApplyPreset(name string, keep func(flag string) bool) error {
-	p, err := Preset(name)
-	if err != nil {
-		return err
-	}
-	if name != "paper" {
-		return nil
-	}
-	for _, f := range presetFields {
-		if keep == nil || !keep(f.flag) {
-			f.set(c, p)
-		}
-	}
-	return nil
 }

@@ -12,25 +12,29 @@ import (
 	"github.com/dpmne/dpmne/multiplex"
 )
 
-// TestConfigValidate: each bad setting is reported by its flag name.
+// TestConfigValidate: each bad setting is reported by its field.
 func TestConfigValidate(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
 		want string
 	}{
-		{Config{Loss: "l1"}, "loss = l1"},
-		{Config{ViewWeights: []float64{1, -0.5}}, "view-weights[1] = -0.5"},
-		{Config{ViewWeights: []float64{math.Inf(1)}}, "view-weights[0] = +Inf"},
-		{Config{LearningRate: -1}, "learning-rate = -1"},
-		{Config{YSolver: "newton"}, "y-solver = newton"},
-		{Config{YSolver: "cg"}, "y-solver = cg: want gd or stiefel"}, // removed
-		{Config{NonzeroWeight: 0.5}, "nonzero-weight = 0.5"},
-		{Config{NonzeroWeight: math.Inf(1)}, "nonzero-weight = +Inf"},
-		{Config{Loss: "mse", NonzeroWeight: 8}, "nonzero-weight = 8: want 1 with loss mse"},
-		{Config{Loss: "mse,mse", NonzeroWeight: 8}, "nonzero-weight = 8: want 1 with loss mse"},
-		{Config{Loss: "bce,l1"}, "loss = bce,l1: want auto, bce, mse, weighted-mse or poisson"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "l1" }), "Autoencoder.Loss = l1"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "" }), "Autoencoder.Loss"},
+		{configWith(func(c *Config) { c.Proximity.ViewWeights = []float64{1, -0.5} }), "Proximity.ViewWeights[1] = -0.5"},
+		{configWith(func(c *Config) { c.Proximity.ViewWeights = []float64{math.Inf(1)} }), "Proximity.ViewWeights[0] = +Inf"},
+		{configWith(func(c *Config) { c.Autoencoder.LearningRate = -1 }), "Autoencoder.LearningRate = -1"},
+		{configWith(func(c *Config) { c.Solver.Y = "newton" }), "Solver.Y = newton"},
+		{configWith(func(c *Config) { c.Solver.Y = "cg" }), "Solver.Y = cg: want gd or stiefel"}, // removed
+		{configWith(func(c *Config) { c.Autoencoder.NonzeroWeight = 0.5 }), "Autoencoder.NonzeroWeight = 0.5"},
+		{configWith(func(c *Config) { c.Autoencoder.NonzeroWeight = math.Inf(1) }), "Autoencoder.NonzeroWeight = +Inf"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "bce,l1" }), "Autoencoder.Loss = bce,l1: want auto, bce, mse, weighted-mse or poisson"},
+		{configWith(func(c *Config) { c.Features.Propagate = -1 }), "Features.Propagate = -1: want ≥ 0"},
+		{configWith(func(c *Config) { c.FilterTau = -1 }), "FilterTau = -1"},
+		{configWith(func(c *Config) { c.Autoencoder.Pretrain = 0 }), "Autoencoder.Pretrain = 0: want ≥ 1"},
+		{configWith(func(c *Config) { c.Dim = 0 }), "Dim = 0"},
+		{configWith(func(c *Config) { c.Alpha = 0; c.NoProximity = true }), "leave nothing"},
 	} {
-		if err := tc.cfg.Defaults().Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
@@ -39,56 +43,31 @@ func TestConfigValidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Defaults().Validate(); err != nil {
+		if err := c.Validate(); err != nil {
 			t.Errorf("preset %s: %v", name, err)
 		}
 	}
-	if d := (Config{}).Defaults(); d.Loss != "bce" || d.LearningRate != 1e-2 || d.Pretrain != 10 || d.EqualViewWeights || d.FilterTau != 2 || d.Propagate != 1 {
-		t.Errorf("defaults: loss %s, step %v, pretraining %d, equal view weights %v, τ %v, propagate %d; want bce, 0.01, 10, false, 2, 1", d.Loss, d.LearningRate, d.Pretrain, d.EqualViewWeights, d.FilterTau, d.Propagate)
+	if d := DefaultConfig(); d.Autoencoder.Loss != "auto" || d.Autoencoder.LearningRate != 1e-2 || d.Autoencoder.Pretrain != 10 || d.Proximity.EqualViewWeights || d.FilterTau != 2 || d.Features.Propagate != 1 {
+		t.Errorf("defaults: loss %s, step %v, pretraining %d, equal view weights %v, τ %v, propagate %d; want auto, 0.01, 10, false, 2, 1", d.Autoencoder.Loss, d.Autoencoder.LearningRate, d.Autoencoder.Pretrain, d.Proximity.EqualViewWeights, d.FilterTau, d.Features.Propagate)
 	}
-	if p := Paper().Defaults(); p.Loss != "mse" || p.LearningRate != 1e-3 || p.Pretrain != 3 || !p.Uncentred || !p.EqualViewWeights || p.FilterTau >= 0 || p.ViewWeights != nil || p.Propagate >= 0 {
+	if p := Paper(); p.Autoencoder.Loss != "mse" || p.Autoencoder.LearningRate != 1e-3 || p.Autoencoder.Pretrain != 3 || !p.Uncentred || !p.Proximity.EqualViewWeights || p.FilterTau != 0 || p.Proximity.ViewWeights != nil || p.Features.Propagate != 0 {
 		t.Errorf("paper preset: %+v", p)
-	}
-	// The non-zero weight's default follows the loss: 8 where it weighs,
-	// 1 for the squared error, which rejects any other; given, it stays.
-	for _, tc := range []struct {
-		loss string
-		w    float64
-		want float64
-	}{{"", 0, 8}, {"bce", 0, 8}, {"weighted-mse", 0, 8}, {"mse", 0, 1}, {"bce", 1, 1}, {"weighted-mse", 3, 3}, {"poisson", 0, 8}, {"mse,mse", 0, 1}, {"bce,mse", 0, 8}} {
-		if got := (Config{Loss: tc.loss, NonzeroWeight: tc.w}).Defaults().NonzeroWeight; got != tc.want {
-			t.Errorf("loss %q, non-zero weight %g: default %g, want %g", tc.loss, tc.w, got, tc.want)
-		}
 	}
 	if _, err := Preset("best"); err == nil || !strings.Contains(err.Error(), `"best"`) {
 		t.Errorf("Preset(best): %v", err)
 	}
 }
 
-// TestApplyPreset: the per-field copies rebuild Paper from the zero Config
-// (so presetFields names every setting Paper makes), keep leaves the named
-// fields alone, and "default" and unknown names behave.
-func TestApplyPreset(t *testing.T) {
-	var c Config
-	if err := c.ApplyPreset("paper", nil); err != nil {
-		t.Fatal(err)
+// TestPaperOf: PaperOf changes only the paper's settings, and of the
+// default configuration it makes Paper.
+func TestPaperOf(t *testing.T) {
+	c := configWith(func(c *Config) { c.Dim = 16; c.Solver.Iterations = 7 })
+	p := PaperOf(c)
+	if p.Dim != 16 || p.Solver.Iterations != 7 || p.Autoencoder.Loss != "mse" || p.Beta != 3000 {
+		t.Errorf("PaperOf kept %d, %d, set %s, %v; want 16, 7, mse, 3000", p.Dim, p.Solver.Iterations, p.Autoencoder.Loss, p.Beta)
 	}
-	if !reflect.DeepEqual(c, Paper()) {
-		t.Errorf("ApplyPreset(paper) on the zero Config = %+v, want Paper() %+v", c, Paper())
-	}
-	c = Config{Loss: "bce", Pretrain: 7}
-	if err := c.ApplyPreset("paper", func(flag string) bool { return flag == "loss" || flag == "pretrain" }); err != nil {
-		t.Fatal(err)
-	}
-	if want := (Config{Loss: "bce", Pretrain: 7, LearningRate: Paper().LearningRate, Uncentred: true, EqualViewWeights: true, FilterTau: -1, Beta: 3000, Propagate: -1, OrthAllNodes: true}); !reflect.DeepEqual(c, want) {
-		t.Errorf("ApplyPreset keeping loss and pretrain = %+v, want %+v", c, want)
-	}
-	c = Config{Loss: "bce"}
-	if err := c.ApplyPreset("default", nil); err != nil || c.Loss != "bce" {
-		t.Errorf("ApplyPreset(default) = %+v, %v: want no change", c, err)
-	}
-	if err := c.ApplyPreset("fast", nil); err == nil || !strings.Contains(err.Error(), `"fast"`) {
-		t.Errorf("ApplyPreset(fast): err = %v", err)
+	if !reflect.DeepEqual(PaperOf(DefaultConfig()), Paper()) {
+		t.Error("PaperOf(DefaultConfig()) differs from Paper()")
 	}
 }
 
@@ -105,9 +84,9 @@ func withoutFeatures(net *multiplex.Network) *multiplex.Network {
 	return &out
 }
 
-// TestForNetwork: a network none of whose views has features takes β =
-// 3000 where none is given and R(Y) over every node; a network with
-// features keeps the defaults.
+// TestForNetwork: β = 0 resolves to 300 on a network with features and to
+// 3000 on one none of whose views has features, which also takes R(Y)
+// over every node; a β given stays.
 func TestForNetwork(t *testing.T) {
 	featured := smallNet(t, 60)
 	bare := withoutFeatures(featured)
@@ -118,23 +97,25 @@ func TestForNetwork(t *testing.T) {
 		beta    float64
 		orthAll bool
 	}{
-		{"features", featured, Config{}, 300, false},
-		{"features, β given", featured, Config{Beta: 50}, 50, false},
-		{"no features", bare, Config{}, 3000, true},
-		{"no features, β given", bare, Config{Beta: 50}, 50, true},
+		{"features", featured, DefaultConfig(), 300, false},
+		{"features, β 0", featured, configWith(func(c *Config) { c.Beta = 0 }), 300, false},
+		{"features, β given", featured, configWith(func(c *Config) { c.Beta = 50 }), 50, false},
+		{"no features", bare, DefaultConfig(), 3000, true},
+		{"no features, β given", bare, configWith(func(c *Config) { c.Beta = 50 }), 50, true},
 		{"no features, paper preset", bare, Paper(), 3000, true},
 	} {
 		got := tc.cfg.ForNetwork(tc.net)
-		if got.Beta != tc.beta || got.OrthAllNodes != tc.orthAll {
-			t.Errorf("%s: β %v, OrthAllNodes %v; want %v, %v", tc.name, got.Beta, got.OrthAllNodes, tc.beta, tc.orthAll)
+		if got.Beta != tc.beta || got.Solver.OrthAllNodes != tc.orthAll {
+			t.Errorf("%s: β %v, OrthAllNodes %v; want %v, %v", tc.name, got.Beta, got.Solver.OrthAllNodes, tc.beta, tc.orthAll)
 		}
 		if again := got.ForNetwork(tc.net); !reflect.DeepEqual(again, got) {
 			t.Errorf("%s: ForNetwork is not idempotent: %+v then %+v", tc.name, got, again)
 		}
 		want := tc.cfg
-		want.Beta, want.OrthAllNodes = tc.beta, tc.orthAll
-		if !reflect.DeepEqual(got, want.Defaults()) {
-			t.Errorf("%s: the other settings are not Defaults'", tc.name)
+		want.Beta, want.Solver.OrthAllNodes = tc.beta, tc.orthAll
+		want.Autoencoder.Loss = got.Autoencoder.Loss
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ForNetwork changed other settings", tc.name)
 		}
 	}
 	// Features outside [0, 1]: the squared error where no loss is named,
@@ -143,47 +124,45 @@ func TestForNetwork(t *testing.T) {
 	_, val := realNet.Views[1].Features.Row(slices.Index(realNet.Views[1].Observed, true))
 	val[0] = 2.5
 	for _, tc := range []struct {
-		cfg    Config
-		loss   string
-		weight float64
+		cfg  Config
+		loss string
 	}{
-		{Config{}, "bce,mse,bce", 8},
-		{Config{Loss: "auto"}, "bce,mse,bce", 8},
-		{Config{Loss: "bce"}, "bce", 8},
-		{Config{Loss: "mse"}, "mse", 1},
-		{Config{Loss: "weighted-mse"}, "weighted-mse", 8},
-		{Config{Loss: "auto,poisson,auto"}, "bce,poisson,bce", 8},
-		{Config{Loss: "mse,auto,mse"}, "mse", 1},        // one name where the views agree
-		{Config{Loss: "auto,mse"}, "auto,mse", 8},       // not one per view: Reconstructions refuses it
-		{Config{NoAutoencoder: true}, "bce,mse,bce", 8}, // unused, but as a tune grid's autoencoder points need it
-		{Config{NonzeroWeight: 4}, "bce,weighted-mse,bce", 4},
+		{DefaultConfig(), "bce,mse,bce"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "bce" }), "bce"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "mse" }), "mse"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "weighted-mse" }), "weighted-mse"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "auto,poisson,auto" }), "bce,poisson,bce"},
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "mse,auto,mse" }), "mse"},     // one name where the views agree
+		{configWith(func(c *Config) { c.Autoencoder.Loss = "auto,mse" }), "auto,mse"},    // not one per view: Reconstructions refuses it
+		{configWith(func(c *Config) { c.NoAutoencoder = true }), "bce,mse,bce"},          // unused, but as a tune grid's autoencoder points need it
+		{configWith(func(c *Config) { c.Autoencoder.NonzeroWeight = 4 }), "bce,mse,bce"}, // the weight does not choose the loss
 	} {
 		got := tc.cfg.ForNetwork(realNet)
-		if got.Loss != tc.loss || got.NonzeroWeight != tc.weight {
-			t.Errorf("real-valued features, %+v: loss %q, weight %v; want %q, %v", tc.cfg, got.Loss, got.NonzeroWeight, tc.loss, tc.weight)
+		if got.Autoencoder.Loss != tc.loss {
+			t.Errorf("real-valued features, %+v: loss %q, want %q", tc.cfg, got.Autoencoder.Loss, tc.loss)
 		}
 		if again := got.ForNetwork(realNet); !reflect.DeepEqual(again, got) {
 			t.Errorf("real-valued features: ForNetwork is not idempotent")
 		}
 	}
-	if got := (Config{}).ForNetwork(featured); got.Loss != "bce" {
-		t.Errorf("0/1 features: loss %q, want bce", got.Loss)
+	if got := (DefaultConfig()).ForNetwork(featured); got.Autoencoder.Loss != "bce" {
+		t.Errorf("0/1 features: loss %q, want bce", got.Autoencoder.Loss)
 	}
 	// Fit stores what it ran with.
 	m, err := Fit(context.Background(), bare, quickConfig(), rand.New(rand.NewPCG(1, 2)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Config.Beta != 3000 || !m.Config.OrthAllNodes {
-		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 3000, true", m.Config.Beta, m.Config.OrthAllNodes)
+	if m.Config.Beta != 3000 || !m.Config.Solver.OrthAllNodes {
+		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 3000, true", m.Config.Beta, m.Config.Solver.OrthAllNodes)
 	}
 }
 
-// TestValidateZeroAndEnums: a zero field is its default, so the zero Config
-// and the presets validate; enumerations out of range do not (a model saved
-// with one could not be loaded back).
+// TestValidateZeroAndEnums: the default configuration and the presets
+// validate; enumerations out of range do not (a model saved with one could
+// not be loaded back).
 func TestValidateZeroAndEnums(t *testing.T) {
-	for _, c := range []Config{{}, {Dim: 16}, Paper()} {
+	for _, c := range []Config{DefaultConfig(), configWith(func(c *Config) { c.Dim = 16 }), Paper()} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%+v: %v", c, err)
 		}
@@ -192,10 +171,10 @@ func TestValidateZeroAndEnums(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{YReg: 7}, "y-reg"},
-		{Config{Norm: 9}, "proximity-norm"},
-		{Config{Laplacian: 9}, "laplacian"},
-		{Config{Activation: 42}, "activation"},
+		{configWith(func(c *Config) { c.Solver.YReg = 7 }), "Solver.YReg"},
+		{configWith(func(c *Config) { c.Proximity.Norm = 9 }), "Proximity.Norm"},
+		{configWith(func(c *Config) { c.Proximity.Laplacian = 9 }), "Proximity.Laplacian"},
+		{configWith(func(c *Config) { c.Autoencoder.Activation = 42 }), "Autoencoder.Activation"},
 	} {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
@@ -204,4 +183,11 @@ func TestValidateZeroAndEnums(t *testing.T) {
 	if _, err := Fit(context.Background(), smallNet(t, 60), quickConfig(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "nil random generator") {
 		t.Errorf("Fit with a nil rng: err = %v", err)
 	}
+}
+
+// configWith returns DefaultConfig with edit applied.
+func configWith(edit func(*Config)) Config {
+	c := DefaultConfig()
+	edit(&c)
+	return c
 }

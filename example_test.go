@@ -17,9 +17,11 @@ func ExampleFit() {
 	if err != nil {
 		panic(err)
 	}
-	// A short fit; a zero field of Config means its default (Paper() is
-	// the paper-faithful preset).
-	m, err := dpmne.Fit(context.Background(), net, dpmne.Config{Dim: 16, Iterations: 5}, rand.New(rand.NewPCG(1, 0)), dpmne.Options{
+	// A short fit: the default configuration (Paper() is the
+	// paper-faithful preset) with a smaller d and fewer iterations.
+	fc := dpmne.DefaultConfig()
+	fc.Dim, fc.Solver.Iterations = 16, 5
+	m, err := dpmne.Fit(context.Background(), net, fc, rand.New(rand.NewPCG(1, 0)), dpmne.Options{
 		Progress: func(it dpmne.Iteration) {
 			if it.Iteration == 5 {
 				fmt.Println("terms finite:", it.Terms.Total() > 0)
@@ -36,14 +38,12 @@ func ExampleFit() {
 	// 300 nodes, 16 dimensions, 3 views
 }
 
-// ExampleConfig_ApplyPreset applies the paper-faithful preset but keeps a
-// setting given beside it, as dpmne train --preset paper --loss bce does.
-func ExampleConfig_ApplyPreset() {
-	cfg := dpmne.Config{Loss: "bce"}
-	if err := cfg.ApplyPreset("paper", func(flag string) bool { return flag == "loss" }); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(cfg.Loss, cfg.LearningRate, cfg.Pretrain, cfg.Uncentred)
+// ExamplePaperOf applies the paper-faithful settings to a configuration
+// but keeps a setting given beside them, as dpmne train --preset paper
+// --loss bce does.
+func ExamplePaperOf() {
+	cfg := dpmne.PaperOf(dpmne.DefaultConfig())
+	cfg.Autoencoder.Loss = "bce"
+	fmt.Println(cfg.Autoencoder.Loss, cfg.Autoencoder.LearningRate, cfg.Autoencoder.Pretrain, cfg.Uncentred)
 	// Output: bce 0.001 3 true
 }

@@ -72,7 +72,7 @@ func TestFitFeatureKNN(t *testing.T) {
 			net = smallNet(t, 300)
 		}
 		fit := func(k int) []byte {
-			return fitBytes(t, net, func(c *Config) { c.FeatureKNN = k })
+			return fitBytes(t, net, func(c *Config) { c.Features.KNN = k })
 		}
 		if changed := !bytes.Equal(fit(0), fit(8)); changed != tc.partial {
 			t.Errorf("%s network: the feature graph changed the embedding: %v, want %v", tc.name, changed, tc.partial)

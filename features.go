@@ -13,7 +13,7 @@ import (
 
 // FeatureKind is what a view's features are on the nodes observed in it
 // (FeatureKindOf). It chooses the reconstruction loss of the view's
-// autoencoder where Config.Loss names none, and with it the decoder's output
+// autoencoder where Config.Autoencoder.Loss names none, and with it the decoder's output
 // layer and whether the features are scaled (Config.Reconstructions).
 type FeatureKind int
 
@@ -119,7 +119,7 @@ func (r ViewReconstruction) String() string {
 	return s
 }
 
-// lossNames returns the names in Config.Loss: none for "", else one for
+// lossNames returns the names in Config.Autoencoder.Loss: none for "", else one for
 // every view or one per view, comma-separated; "auto" stands for the kind's
 // own.
 func lossNames(s string) []string {
@@ -133,46 +133,43 @@ func lossNames(s string) []string {
 	return names
 }
 
-// onlyLoss reports whether Config.Loss names l for every view.
+// onlyLoss reports whether the loss s names l for every view.
 func onlyLoss(s string, l nn.Loss) bool {
 	names := lossNames(s)
 	return len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return n != l.String() })
 }
 
-// kindLoss returns the loss a view of kind k takes where Config.Loss names
-// none: the cross-entropy on features in [0, 1] (as rowNormalized makes
-// every non-negative row), Poisson on counts, and the squared error on the
-// rest, weighted when a NonzeroWeight above 1 is given.
-func kindLoss(k FeatureKind, nzw float64) nn.Loss {
+// kindLoss returns the loss a view of kind k takes where its loss is
+// "auto": the cross-entropy on features in [0, 1], Poisson on counts, and
+// the squared error on the rest.
+func kindLoss(k FeatureKind) nn.Loss {
 	switch {
 	case k <= UnitInterval:
 		return nn.CrossEntropy
 	case k == Counts:
 		return nn.Poisson
-	case nzw > 1:
-		return nn.WeightedSquaredError
 	}
 	return nn.SquaredError
 }
 
-// resolveLoss returns Config.Loss with each "auto" (or all, for "") replaced
+// resolveLoss returns Config.Autoencoder.Loss with each "auto" (or all, for "") replaced
 // by the loss of the view's kind (kindLoss), as one name where every view
 // takes the same; a Loss that names every view's loss, or that has neither
 // one name nor one per view (Reconstructions reports it), is returned as
 // it is.
 func (c Config) resolveLoss(net *multiplex.Network) string {
-	names := lossNames(c.Loss)
+	names := lossNames(c.Autoencoder.Loss)
 	if len(names) == 0 {
 		names = []string{"auto"}
 	}
 	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(net.Views)) || len(net.Views) == 0 {
-		return c.Loss
+		return c.Autoencoder.Loss
 	}
 	out := make([]string, len(net.Views))
 	for s, v := range net.Views {
 		out[s] = names[min(s, len(names)-1)]
 		if out[s] == "auto" {
-			out[s] = kindLoss(FeatureKindOf(v), c.NonzeroWeight).String()
+			out[s] = kindLoss(FeatureKindOf(v)).String()
 		}
 	}
 	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
@@ -182,7 +179,7 @@ func (c Config) resolveLoss(net *multiplex.Network) string {
 }
 
 // Reconstructions returns how a fit of net with c reads and reconstructs
-// each view's features. The loss is Config.Loss's for the view, after
+// each view's features. The loss is Config.Autoencoder.Loss's for the view, after
 // ForNetwork; the output layer and the reading follow from the loss and the
 // view's kind:
 //
@@ -202,15 +199,15 @@ func (c Config) resolveLoss(net *multiplex.Network) string {
 func (c Config) Reconstructions(net *multiplex.Network) ([]ViewReconstruction, error) {
 	given := c
 	c = c.ForNetwork(net)
-	names := lossNames(c.Loss)
+	names := lossNames(c.Autoencoder.Loss)
 	if len(names) != 1 && len(names) != len(net.Views) {
-		return nil, fmt.Errorf("loss = %s: %d names for %d views: want one, or one per view", c.Loss, len(names), len(net.Views))
+		return nil, fmt.Errorf("loss = %s: %d names for %d views: want one, or one per view", c.Autoencoder.Loss, len(names), len(net.Views))
 	}
 	recs := make([]ViewReconstruction, len(net.Views))
 	for s, v := range net.Views {
 		loss, err := nn.ParseLoss(names[min(s, len(names)-1)])
 		if err != nil {
-			return nil, fmt.Errorf("loss = %s: %w", c.Loss, err)
+			return nil, fmt.Errorf("loss = %s: %w", c.Autoencoder.Loss, err)
 		}
 		k := FeatureKindOf(v)
 		r := ViewReconstruction{View: v.Name, Kind: k, Loss: loss, Output: nn.Sigmoid}
@@ -250,7 +247,7 @@ func refusal(v *multiplex.View, nodes *multiplex.Nodes, bad func(float32) bool, 
 		ind, val := x.Row(i)
 		for p, f := range val {
 			if bad(f) {
-				return fmt.Errorf("view %q: node %q, feature %d is %g: %s: the view's features are %s, which take --loss %s", v.Name, nodes.ID(i), ind[p], f, want, k, kindLoss(k, c.NonzeroWeight))
+				return fmt.Errorf("view %q: node %q, feature %d is %g: %s: the view's features are %s, which take --loss %s", v.Name, nodes.ID(i), ind[p], f, want, k, kindLoss(k))
 			}
 		}
 	}

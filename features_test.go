@@ -127,19 +127,18 @@ func TestReconstructions(t *testing.T) {
 		cfg  Config
 		want string // view0's reconstruction, or the error
 	}{
-		{"binary", base, Config{}, "binary: bce, sigmoid output"},
+		{"binary", base, DefaultConfig(), "binary: bce, sigmoid output"},
 		{"binary, paper", base, Paper(), "binary: mse, sigmoid output"},
-		{"binary, poisson", base, Config{Loss: "poisson"}, "binary: poisson, softplus output"},
-		{"counts", counts, Config{}, "counts: poisson, softplus output"},
-		{"counts, mse", counts, Config{Loss: "mse"}, "counts: mse, identity output, columns scaled"},
-		{"counts, bce", counts, Config{Loss: "bce"}, `view "view0": node "2", feature 0 is 2: the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or leave --loss out: the view's features are counts, which take --loss poisson`},
-		{"real", real, Config{}, "real: mse, identity output, columns scaled"},
-		{"real, weighted", real, Config{NonzeroWeight: 3}, "real: weighted-mse, identity output, columns scaled"},
-		{"signed", signed, Config{}, "signed: mse, identity output, columns standardised"},
+		{"binary, poisson", base, configWith(func(c *Config) { c.Autoencoder.Loss = "poisson" }), "binary: poisson, softplus output"},
+		{"counts", counts, DefaultConfig(), "counts: poisson, softplus output"},
+		{"counts, mse", counts, configWith(func(c *Config) { c.Autoencoder.Loss = "mse" }), "counts: mse, identity output, columns scaled"},
+		{"counts, bce", counts, configWith(func(c *Config) { c.Autoencoder.Loss = "bce" }), `view "view0": node "2", feature 0 is 2: the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or leave --loss out: the view's features are counts, which take --loss poisson`},
+		{"real", real, DefaultConfig(), "real: mse, identity output, columns scaled"},
+		{"signed", signed, DefaultConfig(), "signed: mse, identity output, columns standardised"},
 		{"signed, paper", signed, Paper(), "signed: mse, identity output, columns standardised"},
-		{"signed, per view", signed, Config{Loss: "weighted-mse,auto,auto"}, "signed: weighted-mse, identity output, columns standardised"},
-		{"signed, poisson", signed, Config{Loss: "poisson"}, `view "view0": node "0", feature 2 is -3.1387043: the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out: the view's features are signed, which take --loss mse`},
-		{"two names", base, Config{Loss: "bce,mse"}, "loss = bce,mse: 2 names for 3 views: want one, or one per view"},
+		{"signed, per view", signed, configWith(func(c *Config) { c.Autoencoder.Loss = "weighted-mse,auto,auto" }), "signed: weighted-mse, identity output, columns standardised"},
+		{"signed, poisson", signed, configWith(func(c *Config) { c.Autoencoder.Loss = "poisson" }), `view "view0": node "0", feature 2 is -3.1387043: the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out: the view's features are signed, which take --loss mse`},
+		{"two names", base, configWith(func(c *Config) { c.Autoencoder.Loss = "bce,mse" }), "loss = bce,mse: 2 names for 3 views: want one, or one per view"},
 	} {
 		recs, err := tc.cfg.Reconstructions(tc.net)
 		got := ""
@@ -149,7 +148,7 @@ func TestReconstructions(t *testing.T) {
 			got = recs[0].Kind.String() + ": " + recs[0].String()
 			// The featureless view2 keeps its clipped cross-entropy
 			// unless a loss is named.
-			if r := recs[2]; tc.cfg.Loss == "" && (r.Kind != AdjacencyRows || r.Loss != nn.CrossEntropy || !r.Clip) {
+			if r := recs[2]; tc.cfg.Autoencoder.Loss == "" && (r.Kind != AdjacencyRows || r.Loss != nn.CrossEntropy || !r.Clip) {
 				t.Errorf("%s: adjacency rows read as %s", tc.name, r)
 			}
 		}
@@ -225,7 +224,7 @@ func TestFitSignedFeatures(t *testing.T) {
 	net := *full
 	net.Views = full.Views[:1] // the signed view alone, for its term
 	cfg := quickConfig()
-	cfg.Iterations = 20
+	cfg.Solver.Iterations = 20
 	var recon float64
 	m, err := Fit(context.Background(), &net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) { recon = it.Terms.Reconstruction }})
 	if err != nil {
@@ -237,8 +236,8 @@ func TestFitSignedFeatures(t *testing.T) {
 	if !(recon < entries/10) {
 		t.Errorf("reconstruction term %.4g, want below a tenth of the %g standardised entries", recon, entries)
 	}
-	if m.Config.Loss != "mse" || v.AE.Cfg.OutActivation != nn.Identity || v.Scale == nil || v.Scale.Shift == nil {
-		t.Fatalf("loss %s, output %s, scale %v: want mse, identity, centred", m.Config.Loss, v.AE.Cfg.OutActivation, v.Scale != nil)
+	if m.Config.Autoencoder.Loss != "mse" || v.AE.Cfg.OutActivation != nn.Identity || v.Scale == nil || v.Scale.Shift == nil {
+		t.Fatalf("loss %s, output %s, scale %v: want mse, identity, centred", m.Config.Autoencoder.Loss, v.AE.Cfg.OutActivation, v.Scale != nil)
 	}
 
 	// Embed reads the features through the scale.
@@ -311,14 +310,14 @@ func TestFitSignedFeatures(t *testing.T) {
 func TestResumeRejectsOtherOutput(t *testing.T) {
 	net := signedNet(t, 120)
 	cfg := quickConfig()
-	cfg.Iterations = 1
+	cfg.Solver.Iterations = 1
 	var cp *Checkpoint
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{CheckpointEvery: 1, Checkpoint: func(c *Checkpoint) error { cp = c; return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	layers := cp.Model.Views[0].AE.Layers
 	layers[len(layers)-1].Act = nn.Sigmoid
-	cfg.Iterations = 2
+	cfg.Solver.Iterations = 2
 	_, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
 	if err == nil || !strings.Contains(err.Error(), `view "view0": layer 1 has activation sigmoid in the checkpoint, identity now`) {
 		t.Errorf("err = %v", err)

@@ -19,7 +19,7 @@ type Iteration struct {
 	Terms     Terms // every term of O after the iteration
 	YSteps    int   // Y steps taken
 	// ViewWeights are the proximity's view weights when this iteration
-	// re-weighed the views (the default; see Config.EqualViewWeights), nil
+	// re-weighed the views (the default; see Config.Proximity.EqualViewWeights), nil
 	// otherwise.
 	ViewWeights []float64
 	// Time spent in each phase during this iteration.
@@ -56,8 +56,8 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // bytes (the dense products split their rows by GOMAXPROCS, which changes
 // the order of floating-point sums).
 //
-// Initialisation: each autoencoder is pretrained for cfg.Pretrain epochs (at
-// most about cfg.PretrainBatches minibatches, on a random subset) on
+// Initialisation: each autoencoder is pretrained for cfg.Autoencoder.Pretrain epochs (at
+// most about cfg.Autoencoder.PretrainBatches minibatches, on a random subset) on
 // its view's observed nodes; Y is then the top-d left singular vectors of
 // [H¹ … H^t] (zero rows where unobserved) without centring, found by a
 // randomised SVD, so that an orthonormal Y can carry the codes' common mean
@@ -179,7 +179,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		}
 	}
 	f.saved = first - 1
-	for it := first; it <= cfg.Iterations; it++ {
+	for it := first; it <= cfg.Solver.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && it-1 > f.saved {
 				if cerr := f.checkpoint(it - 1); cerr != nil {
@@ -191,7 +191,7 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 		if err := f.iterate(it); err != nil {
 			return nil, err
 		}
-		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Iterations) {
+		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Solver.Iterations) {
 			if err := f.checkpoint(it); err != nil {
 				return nil, err
 			}
@@ -213,7 +213,7 @@ func (f *fitter) iterate(it int) error {
 		sub.updateLY()
 	}
 	var reweighed []float64
-	if f.lap != nil && !cfg.EqualViewWeights && cfg.ViewWeights == nil && f.t > 1 && it%10 == 0 && it <= 30 {
+	if f.lap != nil && !cfg.Proximity.EqualViewWeights && cfg.Proximity.ViewWeights == nil && f.t > 1 && it%10 == 0 && it <= 30 {
 		var err error
 		if reweighed, err = weighViews(sub, f.lap); err != nil {
 			return fmt.Errorf("iteration %d: %w", it, err)
@@ -222,23 +222,23 @@ func (f *fitter) iterate(it int) error {
 	sub.estimateRidge()
 	var steps int
 	var err error
-	if cfg.YSolver == "stiefel" {
-		steps, err = sub.stiefelStep(cfg.YSteps, yTol)
+	if cfg.Solver.Y == "stiefel" {
+		steps, err = sub.stiefelStep(cfg.Solver.YSteps, yTol)
 	} else {
-		steps, err = sub.yStep(cfg.YSteps, yTol)
+		steps, err = sub.yStep(cfg.Solver.YSteps, yTol)
 	}
 	if err != nil {
 		return fmt.Errorf("iteration %d: %w", it, err)
 	}
 	t1 := time.Now()
 	// K = H·Bᵀ is refreshed after the autoencoders change H.
-	aeNext := !cfg.NoAutoencoder && cfg.Epochs > 0
+	aeNext := !cfg.NoAutoencoder && cfg.Autoencoder.Epochs > 0
 	if err := sub.bStep(!aeNext); err != nil {
 		return fmt.Errorf("iteration %d: %w", it, err)
 	}
 	t2 := time.Now()
 	if aeNext {
-		if f.recon, f.regW, err = f.trainViews(cfg.Epochs, false, f.nextRows, func(s int, rows []int) (func(int, []float32), float32) {
+		if f.recon, f.regW, err = f.trainViews(cfg.Autoencoder.Epochs, false, f.nextRows, func(s int, rows []int) (func(int, []float32), float32) {
 			return f.targets[s].compute(sub, f.views[s], sub.alpha, rows)
 		}); err != nil {
 			return fmt.Errorf("iteration %d: %w", it, err)

@@ -55,7 +55,13 @@ func stripEdges(net *multiplex.Network, k int) *multiplex.Network {
 }
 
 func quickConfig() Config {
-	return Config{Dim: 16, Hidden: []int{32}, Iterations: 5, Pretrain: 3, Batch: 64}
+	return configWith(func(c *Config) {
+		c.Dim = 16
+		c.Autoencoder.Hidden = []int{32}
+		c.Solver.Iterations = 5
+		c.Autoencoder.Pretrain = 3
+		c.Autoencoder.Batch = 64
+	})
 }
 
 // fitBytes fits net with quickConfig changed by set (seed 1) and returns
@@ -105,14 +111,14 @@ func TestFitDeterministic(t *testing.T) {
 func TestFitLearnsClasses(t *testing.T) {
 	net := smallNet(t, 1000)
 	cfg := quickConfig()
-	cfg.Iterations = 10
+	cfg.Solver.Iterations = 10
 	for _, ab := range []struct {
 		name string
 		set  func(*Config)
 	}{
 		{"full", func(*Config) {}},
 		{"no-autoencoder", func(c *Config) { c.NoAutoencoder = true }},
-		{"no-consistency", func(c *Config) { c.NoConsistency = true }},
+		{"no-consistency", func(c *Config) { c.Alpha = 0 }},
 		{"no-proximity", func(c *Config) { c.NoProximity = true }},
 	} {
 		c := cfg
@@ -122,8 +128,8 @@ func TestFitLearnsClasses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", ab.name, err)
 		}
-		if len(iters) != c.Iterations+1 {
-			t.Errorf("%s: %d progress reports, want %d", ab.name, len(iters), c.Iterations+1)
+		if len(iters) != c.Solver.Iterations+1 {
+			t.Errorf("%s: %d progress reports, want %d", ab.name, len(iters), c.Solver.Iterations+1)
 		}
 		res, err := eval.Classify(context.Background(), m.Y.RawMatrix().Data, net.N(), c.Dim, net.Labels.Class,
 			eval.ClassifyOptions{Repeats: 3, Seed: 1, Folds: 1, Cs: []float64{1}})
@@ -146,7 +152,7 @@ func TestFitLearnsClasses(t *testing.T) {
 func TestFitCancel(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
-	cfg.Iterations = 6
+	cfg.Solver.Iterations = 6
 	full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +191,7 @@ func TestFitCancel(t *testing.T) {
 // Embed answers are unchanged.
 func TestCanonicalSigns(t *testing.T) {
 	net := smallNet(t, 200)
-	for _, tau := range []float64{-1, 2} {
+	for _, tau := range []float64{0, 2} {
 		cfg := quickConfig()
 		cfg.FilterTau = tau
 		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
@@ -243,7 +249,7 @@ func TestCanonicalSigns(t *testing.T) {
 func TestMissingNodesContributeNothing(t *testing.T) {
 	for _, noAE := range []bool{false, true} {
 		net := smallNet(t, 300)
-		cfg := quickConfig().Defaults()
+		cfg := quickConfig()
 		cfg.NoAutoencoder = noAE
 		run := func(net *multiplex.Network) []byte {
 			m, err := fitUnchecked(net, cfg, rand.New(rand.NewPCG(4, 4)))
@@ -294,7 +300,7 @@ func TestDivergenceNamesTheTerm(t *testing.T) {
 			break
 		}
 	}
-	_, err := fitUnchecked(net, quickConfig().Defaults(), rand.New(rand.NewPCG(1, 1)))
+	_, err := fitUnchecked(net, quickConfig(), rand.New(rand.NewPCG(1, 1)))
 	if err == nil || !strings.Contains(err.Error(), "reconstruction loss is NaN") || !strings.Contains(err.Error(), "view0") {
 		t.Errorf("Fit with a NaN feature: %v, want an error naming the view and the reconstruction term", err)
 	}
@@ -312,7 +318,7 @@ func TestFitNarrowAndTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, noAE := range []bool{true, false} {
-		m, err := Fit(context.Background(), net, Config{NoAutoencoder: noAE, Iterations: 3, Pretrain: 1}, rand.New(rand.NewPCG(1, 1)), Options{})
+		m, err := Fit(context.Background(), net, configWith(func(c *Config) { c.NoAutoencoder = noAE; c.Solver.Iterations = 3; c.Autoencoder.Pretrain = 1 }), rand.New(rand.NewPCG(1, 1)), Options{})
 		if err != nil {
 			t.Fatalf("noAE=%v: %v", noAE, err)
 		}
@@ -330,13 +336,18 @@ func TestFitNarrowAndTiny(t *testing.T) {
 func TestPretrainCap(t *testing.T) {
 	net := smallNet(t, 300)
 	fit := func(cap int) []float64 {
-		m, err := Fit(context.Background(), net, Config{Iterations: 2, Pretrain: 2, PretrainBatches: cap, Batch: 16}, rand.New(rand.NewPCG(3, 3)), Options{})
+		m, err := Fit(context.Background(), net, configWith(func(c *Config) {
+			c.Solver.Iterations = 2
+			c.Autoencoder.Pretrain = 2
+			c.Autoencoder.PretrainBatches = cap
+			c.Autoencoder.Batch = 16
+		}), rand.New(rand.NewPCG(3, 3)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m.Y.RawMatrix().Data
 	}
-	a, b, full := fit(2), fit(2), fit(-1)
+	a, b, full := fit(2), fit(2), fit(0)
 	if !slices.Equal(a, b) {
 		t.Error("capped pretraining is not reproducible")
 	}
@@ -352,7 +363,7 @@ func TestPretrainCap(t *testing.T) {
 
 // TestScaleNodes: ScaleNodes states β and λ for a network of that many
 // nodes, so a 200-node fit with ScaleNodes 100 must give the same bytes as
-// one with twice β and λ taken as given (ScaleNodes −1), and ScaleNodes 200
+// one with twice β and λ taken as given (ScaleNodes 0), and ScaleNodes 200
 // the same as the weights as given.
 func TestScaleNodes(t *testing.T) {
 	net := smallNet(t, 200)
@@ -365,10 +376,10 @@ func TestScaleNodes(t *testing.T) {
 		}
 		return embBytes(m)
 	}
-	if !bytes.Equal(fit(100, 3000, 1e4), fit(-1, 6000, 2e4)) {
+	if !bytes.Equal(fit(100, 3000, 1e4), fit(0, 6000, 2e4)) {
 		t.Error("ScaleNodes = n/2 differs from doubled β and λ")
 	}
-	if !bytes.Equal(fit(200, 3000, 1e4), fit(-1, 3000, 1e4)) {
+	if !bytes.Equal(fit(200, 3000, 1e4), fit(0, 3000, 1e4)) {
 		t.Error("ScaleNodes = n differs from the weights as given")
 	}
 }
@@ -381,7 +392,7 @@ func TestScaleNodes(t *testing.T) {
 func TestAutoViewWeights(t *testing.T) {
 	net := smallNet(t, 300)
 	cfg := quickConfig()
-	cfg.Iterations = 32 // views re-weighed by default
+	cfg.Solver.Iterations = 32 // views re-weighed by default
 	var at []int
 	var last []float64
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{Progress: func(it Iteration) {
@@ -412,27 +423,27 @@ func TestAutoViewWeights(t *testing.T) {
 		}
 	}
 
-	cfg.Iterations = 2
-	cfg.ViewWeights = make([]float64, len(net.Views))
-	cfg.ViewWeights[0] = 1.5
+	cfg.Solver.Iterations = 2
+	cfg.Proximity.ViewWeights = make([]float64, len(net.Views))
+	cfg.Proximity.ViewWeights[0] = 1.5
 	m, err = Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	back = saveLoad(t, m)
-	for s, w := range cfg.ViewWeights {
+	for s, w := range cfg.Proximity.ViewWeights {
 		if m.Views[s].Weight != w || back.Views[s].Weight != w {
 			t.Errorf("view %d: weight %v, %v after Load; want %v", s, m.Views[s].Weight, back.Views[s].Weight, w)
 		}
 	}
-	cfg.ViewWeights = []float64{1}
+	cfg.Proximity.ViewWeights = []float64{1}
 	if _, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(5, 1)), Options{}); err == nil || !strings.Contains(err.Error(), "view-weights") {
 		t.Errorf("one weight for %d views: err = %v", len(net.Views), err)
 	}
 }
 
 // TestFitOrthAllNodes: on a connected network no row is left out of R(Y),
-// so Config.OrthAllNodes changes no byte. With 20 nodes stripped of every
+// so Config.Solver.OrthAllNodes changes no byte. With 20 nodes stripped of every
 // edge, those are the rows left out (components of one node), solved
 // exactly from their codes, and they hold a
 // smaller share of ‖Y‖² than when R(Y) reaches them, where an
@@ -450,7 +461,7 @@ func TestFitOrthAllNodes(t *testing.T) {
 	}
 	fit := func(net *multiplex.Network, all bool) *Model {
 		c := c
-		c.OrthAllNodes = all
+		c.Solver.OrthAllNodes = all
 		m, err := Fit(context.Background(), net, c, rand.New(rand.NewPCG(1, 1)), Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -498,16 +509,16 @@ func TestFeatureRange(t *testing.T) {
 		want     string // "" for success
 		wantLoss string // the fitted model's loss, on success
 	}{
-		{"above 1, bce", 7, func(c *Config) { c.Loss = "bce" }, `view "view0": node "3", feature`, ""},
-		{"negative, bce", -0.5, func(c *Config) { c.Loss = "bce" }, "is -0.5: the cross-entropy loss", ""},
+		{"above 1, bce", 7, func(c *Config) { c.Autoencoder.Loss = "bce" }, `view "view0": node "3", feature`, ""},
+		{"negative, bce", -0.5, func(c *Config) { c.Autoencoder.Loss = "bce" }, "is -0.5: the cross-entropy loss", ""},
 		{"within, no loss named", 0.5, func(*Config) {}, "", "bce"},
 		{"above 1, no loss named", 7, func(*Config) {}, "", "poisson,bce,bce"},
 		{"fraction above 1, no loss named", 7.5, func(*Config) {}, "", "mse,bce,bce"},
 		{"negative, no loss named", -0.5, func(*Config) {}, "", "mse,bce,bce"},
-		{"negative, poisson", -0.5, func(c *Config) { c.Loss = "poisson" }, `node "3", feature 0 is -0.5: the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out: the view's features are signed, which take --loss mse`, ""},
-		{"above 1, poisson", 7, func(c *Config) { c.Loss = "poisson" }, "", "poisson"},
-		{"two names for three views", 0.5, func(c *Config) { c.Loss = "bce,mse" }, "loss = bce,mse: 2 names for 3 views: want one, or one per view", ""},
-		{"above 1, mse", 7, func(c *Config) { c.Loss = "mse" }, "", "mse"},
+		{"negative, poisson", -0.5, func(c *Config) { c.Autoencoder.Loss = "poisson" }, `node "3", feature 0 is -0.5: the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out: the view's features are signed, which take --loss mse`, ""},
+		{"above 1, poisson", 7, func(c *Config) { c.Autoencoder.Loss = "poisson" }, "", "poisson"},
+		{"two names for three views", 0.5, func(c *Config) { c.Autoencoder.Loss = "bce,mse" }, "loss = bce,mse: 2 names for 3 views: want one, or one per view", ""},
+		{"above 1, mse", 7, func(c *Config) { c.Autoencoder.Loss = "mse" }, "", "mse"},
 		{"identity encoders", 7, func(c *Config) { c.NoAutoencoder = true }, "", "poisson,bce,bce"},
 	} {
 		net := smallNet(t, 120)
@@ -518,14 +529,14 @@ func TestFeatureRange(t *testing.T) {
 			val[0] = tc.value
 		}
 		cfg := quickConfig()
-		cfg.Iterations = 1
+		cfg.Solver.Iterations = 1
 		tc.cfg(&cfg)
 		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case tc.want == "" && m.Config.Loss != tc.wantLoss:
-			t.Errorf("%s: loss %q, want %q", tc.name, m.Config.Loss, tc.wantLoss)
+		case tc.want == "" && m.Config.Autoencoder.Loss != tc.wantLoss:
+			t.Errorf("%s: loss %q, want %q", tc.name, m.Config.Autoencoder.Loss, tc.wantLoss)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
@@ -563,7 +574,7 @@ func TestWeightedAdjacencyRows(t *testing.T) {
 		v.Adj.Val[k] = 100
 	}
 	cfg := quickConfig()
-	cfg.Iterations = 20
+	cfg.Solver.Iterations = 20
 	low := math.Inf(1)
 	_, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
 		low = math.Min(low, it.Terms.Reconstruction)

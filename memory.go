@@ -16,7 +16,7 @@ type Memory struct {
 	// Data: the loaded network, 8 bytes per stored adjacency or feature
 	// entry (int32 index, float32 value) and 8 per row pointer.
 	Data int64
-	// Proximity: a view re-linked by its features (Config.FeatureKNN) as a
+	// Proximity: a view re-linked by its features (Config.Features.KNN) as a
 	// graph of its own, each observed node adding at most 2k entries; a
 	// normalised copy of every adjacency (8 bytes per entry)
 	// and the Horner buffers, four float32 arrays of n×2d for the
@@ -28,11 +28,11 @@ type Memory struct {
 	// 5·n·d float64 (7·n·d with the Stiefel solver, which saves Y and
 	// L·Y before each step), two blocks of 512 rows for the unobserved
 	// rows' corrections, and the rows left out of R(Y)
-	// (Config.OrthAllNodes).
+	// (Config.Solver.OrthAllNodes).
 	Subspace int64
 	// Codes: per view the n×h float32 codes H (autoencoders), or a masked
 	// copy of the features and its transpose (identity encoders, 16 bytes
-	// per non-zero); with Config.Propagate or PropagateAcross, also the
+	// per non-zero); with Config.Features.Propagate or PropagateAcross, also the
 	// smoothed features (8 bytes per non-zero, bounded by acrossRowNNZ and
 	// propagatedCounts).
 	Codes int64
@@ -76,7 +76,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			adjNNZ:   int64(v.Adj.NNZ()),
 			features: v.Features != nil,
 			observed: int64(v.NumObserved()),
-			linked:   cfg.FeatureKNN > 0 && Relinkable(v),
+			linked:   cfg.Features.KNN > 0 && Relinkable(v),
 			in:       int64(x.Cols),
 			nnz:      int64(x.NNZ()),
 			rows:     int64(v.NumObserved()),
@@ -103,11 +103,10 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 // (a featureless view's input as wide as the nodes), no stored entries,
 // no view re-linked by its features, no scaled copy the autoencoders
 // read, every output layer taken as wide (nn.WideInput) and no rows left
-// out of R(Y) (Config.OrthAllNodes, which ForNetwork may set).
+// out of R(Y) (Config.Solver.OrthAllNodes, which ForNetwork may set).
 // EstimateMemory on the loaded network is the exact check.
 func EstimateMemoryBound(b *multiplex.Bounds, cfg Config) Memory {
-	cfg = cfg.Defaults()
-	cfg.OrthAllNodes = true
+	cfg.Solver.OrthAllNodes = true
 	n := int64(b.Nodes)
 	views := make([]viewSizes, len(b.Views))
 	for s, v := range b.Views {
@@ -126,10 +125,10 @@ type viewSizes struct {
 	features bool  // the view has features of its own
 	featNNZ  int64 // stored entries of its own features
 	observed int64 // observed nodes
-	linked   bool  // re-linked by its features (Config.FeatureKNN)
+	linked   bool  // re-linked by its features (Config.Features.KNN)
 	// in is the width of the autoencoder's input, the features' columns
 	// (the adjacency's without features), nnz its non-zeros after the
-	// smoothing of Config.Propagate and PropagateAcross, and rows the rows
+	// smoothing of Config.Features.Propagate and PropagateAcross, and rows the rows
 	// that hold features.
 	in, nnz, rows int64
 	// scaled and centred say whether the autoencoder reads a scaled
@@ -145,7 +144,7 @@ type viewSizes struct {
 // with every size (wide aside, which lowers it), so that sizes at lower
 // bounds give a lower bound.
 func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
-	d, h, k := int64(cfg.Dim), int64(cfg.Hidden[len(cfg.Hidden)-1]), int64(cfg.FeatureKNN)
+	d, h, k := int64(cfg.Dim), int64(cfg.Autoencoder.Hidden[len(cfg.Autoencoder.Hidden)-1]), int64(cfg.Features.KNN)
 	var m Memory
 	for _, v := range views {
 		m.Data += 8*v.adjNNZ + 8*(n+1)
@@ -166,21 +165,21 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 		// The Horner passes' float32 input, term, successor and result,
 		// each n×2d for the random-walk normalisation, n×d otherwise.
 		buf := 4 * n * d * 4
-		if cfg.Norm == proximity.NormRandomWalk {
+		if cfg.Proximity.Norm == proximity.NormRandomWalk {
 			buf *= 2
 		}
-		if cfg.Laplacian == proximity.Normalized {
+		if cfg.Proximity.Laplacian == proximity.Normalized {
 			buf += n * d * 8 // D^-½Y
 		}
 		m.Proximity += buf
 	}
 	m.Subspace = 5*n*d*8 + 2*512*d*8
-	if cfg.YSolver == "stiefel" && !cfg.NoProximity {
+	if cfg.Solver.Y == "stiefel" && !cfg.NoProximity {
 		// Y and L·Y saved before each step, restored if the step raises
 		// the objective (stiefelStep).
 		m.Subspace += 2 * n * d * 8
 	}
-	if !cfg.NoProximity && cfg.YReg == Orth && !cfg.OrthAllNodes {
+	if !cfg.NoProximity && cfg.Solver.YReg == Orth && !cfg.Solver.OrthAllNodes {
 		// The rows left out of R(Y), at most n, and two d×d for their
 		// share of a line search (the components' labels, 20 bytes a
 		// node, are gone before the initialisation's range basis).
@@ -206,11 +205,11 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 		m.Codes += n * h * 4
 		// Encoder widths Hidden, decoder mirrored back to the input.
 		widths := []int64{v.in}
-		for _, w := range cfg.Hidden {
+		for _, w := range cfg.Autoencoder.Hidden {
 			widths = append(widths, int64(w))
 		}
-		for i := len(cfg.Hidden) - 2; i >= 0; i-- {
-			widths = append(widths, int64(cfg.Hidden[i]))
+		for i := len(cfg.Autoencoder.Hidden) - 2; i >= 0; i-- {
+			widths = append(widths, int64(cfg.Autoencoder.Hidden[i]))
 		}
 		widths = append(widths, v.in)
 		var params int64
@@ -218,20 +217,20 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 			params += widths[i]*widths[i+1] + widths[i+1]
 		}
 		per := 16 * params
-		if v.wide && cfg.NegativeSamples > 0 {
+		if v.wide && cfg.Autoencoder.NegativeSamples > 0 {
 			per -= 4 * widths[len(widths)-2] * v.in // no dense gradient of the output layer
 		}
 		m.Autoencoders += per + 4*min(n, 4096)*h // and the encoding buffer
-		if cfg.NegativeSamples > 0 {
+		if cfg.Autoencoder.NegativeSamples > 0 {
 			// The sampled loss's entries (column int32, value and weight
 			// float32): a row's non-zeros and NegativeSamples zeros per
 			// non-zero, at most its width, for batches of up to 1,024
 			// rows (reconTerms), kept at their largest by the trainer.
 			o := max(v.rows, 1)
-			perRow := min(v.in, (1+int64(cfg.NegativeSamples))*((nnz+o-1)/o))
-			m.Autoencoders += 12 * max(1024, int64(cfg.Batch)) * perRow
+			perRow := min(v.in, (1+int64(cfg.Autoencoder.NegativeSamples))*((nnz+o-1)/o))
+			m.Autoencoders += 12 * max(1024, int64(cfg.Autoencoder.Batch)) * perRow
 		}
-		if cfg.NegativeSamples < 0 {
+		if cfg.Autoencoder.NegativeSamples < 0 {
 			m.Autoencoders += 3 * 4 * 1024 * v.in
 		}
 	}
@@ -240,10 +239,10 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 }
 
 // smoothed reports whether cfg smooths a view's own features
-// (Config.Propagate, PropagateAcross), which the codes then
+// (Config.Features.Propagate, PropagateAcross), which the codes then
 // hold a copy of; a view without features has none to smooth.
 func smoothed(cfg Config, features bool) bool {
-	return features && (cfg.Propagate > 0 || cfg.PropagateAcross > 0)
+	return features && (cfg.Features.Propagate > 0 || cfg.Features.PropagateAcross > 0)
 }
 
 // smoothedNNZ bounds the non-zeros of view s's features once smoothed
@@ -254,15 +253,15 @@ func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, r
 	v := net.Views[s]
 	x := v.Features
 	rows = int64(v.NumObserved())
-	c := acrossRowNNZ(x, net.Views, s, cfg.PropagateAcross)
+	c := acrossRowNNZ(x, net.Views, s, cfg.Features.PropagateAcross)
 	var extra int64
 	if linked {
 		// Each step, a row also reads about k feature neighbours' rows,
 		// of the mean observed support (after the steps across views,
 		// which come first).
-		extra = int64(cfg.FeatureKNN) * totalNNZ(c) / max(rows, 1)
+		extra = int64(cfg.Features.KNN) * totalNNZ(c) / max(rows, 1)
 	}
-	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Propagate, 0), extra)
+	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Features.Propagate, 0), extra)
 	return totalNNZ(c), rows
 }
 
@@ -280,7 +279,7 @@ func totalNNZ(c []int64) int64 {
 // support is at most the union of its own and its observed neighbours'
 // supports, so per row c_i ← min(cols, c_i + Σ_{j ∈ N(i) observed} c_j +
 // extra) for an observed i, k times, extra standing for neighbours adj
-// does not hold (Config.FeatureKNN's, estimated). It costs k passes over
+// does not hold (Config.Features.KNN's, estimated). It costs k passes over
 // the adjacency.
 func propagatedCounts(c []int64, cols int, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
 	n := len(c)
@@ -339,7 +338,7 @@ const maxAlloc = 1 << 46
 // maxAlloc: Y (n×d float64), the d×d matrices of the Y step, a basis B
 // (d×h float64, h the code width), or an autoencoder's weight matrix
 // (float32, one per pair of consecutive widths from the view's input width
-// through cfg.Hidden and back). The products are taken in float64, which
+// through cfg.Autoencoder.Hidden and back). The products are taken in float64, which
 // does not overflow. It does not judge whether the fit fits the machine:
 // that is EstimateMemory's.
 func checkSizes(net *multiplex.Network, cfg Config) error {
@@ -353,11 +352,11 @@ func checkSizes(net *multiplex.Network, cfg Config) error {
 	if cfg.NoAutoencoder {
 		return nil
 	}
-	if b := 8 * d * float64(cfg.Hidden[len(cfg.Hidden)-1]); b > maxAlloc {
-		return fmt.Errorf("dpmne: each basis B would be %d×%d, %.3g bytes: want at most %d", cfg.Dim, cfg.Hidden[len(cfg.Hidden)-1], b, int64(maxAlloc))
+	if b := 8 * d * float64(cfg.Autoencoder.Hidden[len(cfg.Autoencoder.Hidden)-1]); b > maxAlloc {
+		return fmt.Errorf("dpmne: each basis B would be %d×%d, %.3g bytes: want at most %d", cfg.Dim, cfg.Autoencoder.Hidden[len(cfg.Autoencoder.Hidden)-1], b, int64(maxAlloc))
 	}
 	for _, v := range net.Views {
-		w := append([]int{v.FeatureMatrix().Cols}, cfg.Hidden...)
+		w := append([]int{v.FeatureMatrix().Cols}, cfg.Autoencoder.Hidden...)
 		for k := 1; k < len(w); k++ {
 			if b := 4 * float64(w[k-1]) * float64(w[k]); b > maxAlloc {
 				return fmt.Errorf("dpmne: view %q: an autoencoder layer of %d×%d weights, %.3g bytes: want at most %d", v.Name, w[k-1], w[k], b, int64(maxAlloc))

@@ -35,12 +35,12 @@ func TestEstimateMemoryBound(t *testing.T) {
 		sources = append(sources, "cora", "dblp4057", "freebase")
 	}
 	configs := []Config{
-		{},
-		{Dim: 16, Hidden: []int{64, 8}},
-		{NoAutoencoder: true},
-		{YSolver: "stiefel", Laplacian: proximity.Normalized},
-		{NegativeSamples: -1},
-		{NoProximity: true, Propagate: -1},
+		DefaultConfig(),
+		configWith(func(c *Config) { c.Dim = 16; c.Autoencoder.Hidden = []int{64, 8} }),
+		configWith(func(c *Config) { c.NoAutoencoder = true }),
+		configWith(func(c *Config) { c.Solver.Y = "stiefel"; c.Proximity.Laplacian = proximity.Normalized }),
+		configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 0 }),
+		configWith(func(c *Config) { c.NoProximity = true; c.Features.Propagate = 0 }),
 	}
 	for _, src := range sources {
 		data := ""

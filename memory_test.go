@@ -23,15 +23,15 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	net := smallNet(t, 3000)
 	for _, cfg := range []Config{
-		{Iterations: 3, Pretrain: 1, Propagate: -1},
+		configWith(func(c *Config) { c.Solver.Iterations = 3; c.Autoencoder.Pretrain = 1; c.Features.Propagate = 0 }),
 		// The smoothed features are allocated by the fit and counted.
-		{Iterations: 3, Pretrain: 1},
-		{Iterations: 3, Pretrain: 1, Propagate: 2},
+		configWith(func(c *Config) { c.Solver.Iterations = 3; c.Autoencoder.Pretrain = 1 }),
+		configWith(func(c *Config) { c.Solver.Iterations = 3; c.Autoencoder.Pretrain = 1; c.Features.Propagate = 2 }),
 		// The re-linked views' graphs, and the propagation along them.
-		{Iterations: 3, Pretrain: 1, FeatureKNN: 8},
+		configWith(func(c *Config) { c.Solver.Iterations = 3; c.Autoencoder.Pretrain = 1; c.Features.KNN = 8 }),
 	} {
-		d := cfg.Defaults()
-		t.Run(fmt.Sprintf("propagate=%d/knn=%d", d.Propagate, d.FeatureKNN), func(t *testing.T) { estimateMemory(t, net, cfg) })
+		d := cfg
+		t.Run(fmt.Sprintf("propagate=%d/knn=%d", d.Features.Propagate, d.Features.KNN), func(t *testing.T) { estimateMemory(t, net, cfg) })
 	}
 }
 

@@ -26,10 +26,10 @@ import (
 // Config.Uncentred is set, and times the heat filter (Model.Filter) when
 // there is one, so that it is comparable with the rows of Embedding. A node
 // with no view gets zeros (before the shift and the filter). The
-// autoencoders read the features as the fit did: with Config.Propagate
+// autoencoders read the features as the fit did: with Config.Features.Propagate
 // (one step by default) x must be smoothed the same way over the node's
-// neighbours (in a partial view, Config.FeatureKNN's feature neighbours
-// among them), with Config.PropagateAcross first along the featureless
+// neighbours (in a partial view, Config.Features.KNN's feature neighbours
+// among them), with Config.Features.PropagateAcross first along the featureless
 // views' graphs. An autoencoder under
 // the cross-entropy loss (the default on features in [0, 1]) reads x
 // clipped to [0, 1], as the fit reads a featureless view's adjacency rows,
@@ -293,8 +293,8 @@ type ViewModel struct {
 	Name string
 	In   int // feature width
 	// Weight is ω_s, the view's weight in the proximity P = Σ_s ω_s P^s:
-	// Config.ViewWeights[s], or the last re-weighing's
-	// (the default; see Config.EqualViewWeights), or 1.
+	// Config.Proximity.ViewWeights[s], or the last re-weighing's
+	// (the default; see Config.Proximity.EqualViewWeights), or 1.
 	Weight float64
 	B      *mat.Dense      // d×h basis
 	AE     *nn.Autoencoder // nil for the no-autoencoder ablation

@@ -63,7 +63,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 func TestEmbedClosedForm(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
-	cfg.FilterTau = -1 // TestFilteredModel checks the filtered model
+	cfg.FilterTau = 0 // TestFilteredModel checks the filtered model
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,14 @@ func withHeader(data []byte, edit func([]byte) []byte) []byte {
 func TestReadModelHeaderSizes(t *testing.T) {
 	net := smallNet(t, 30)
 	for _, noAE := range []bool{false, true} {
-		cfg := Config{Dim: 2, Hidden: []int{3}, Iterations: 1, Pretrain: 1, Batch: 8, NoAutoencoder: noAE}
+		cfg := configWith(func(c *Config) {
+			c.Dim = 2
+			c.Autoencoder.Hidden = []int{3}
+			c.Solver.Iterations = 1
+			c.Autoencoder.Pretrain = 1
+			c.Autoencoder.Batch = 8
+			c.NoAutoencoder = noAE
+		})
 		m, b := fitWritten(t, net, cfg)
 		h := fmt.Sprintf(`"h":%d`, m.Views[0].B.RawMatrix().Cols)
 		for _, tc := range []struct{ name, old, new, want string }{
@@ -228,7 +235,14 @@ func TestReadModelHeaderSizes(t *testing.T) {
 // naming the file, the part and the entry.
 func TestLoadRefusesNonFinite(t *testing.T) {
 	net := smallNet(t, 30)
-	cfg := Config{Dim: 2, Hidden: []int{3}, Iterations: 1, Pretrain: 1, Batch: 8, FilterTau: 2}
+	cfg := configWith(func(c *Config) {
+		c.Dim = 2
+		c.Autoencoder.Hidden = []int{3}
+		c.Solver.Iterations = 1
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 8
+		c.FilterTau = 2
+	})
 	_, b := fitWritten(t, net, cfg)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, tc := range []struct {
@@ -281,7 +295,7 @@ func TestLoadRefusesNonFinite(t *testing.T) {
 func tinyModel(tb testing.TB, ae bool) *Model {
 	tb.Helper()
 	m := &Model{
-		Config: Config{Dim: 2},
+		Config: configWith(func(c *Config) { c.Dim = 2 }),
 		IDs:    []string{"a", "b", "c"},
 		Y:      mat.NewDense(3, 2, []float64{1, 0, 0, 1, -1, -1}),
 	}
@@ -321,7 +335,7 @@ func tinyModelBytes(tb testing.TB, ae bool) []byte {
 func shortConfig(tb testing.TB, data []byte) []byte {
 	tb.Helper()
 	short := withHeader(data, func(js []byte) []byte {
-		return regexp.MustCompile(`"config":\{[^{}]*\}`).ReplaceAll(js, []byte(`"config":{"Dim":2}`))
+		return regexp.MustCompile(`"config":\{(?:[^{}]|\{[^{}]*\})*\}`).ReplaceAll(js, []byte(`"config":{"Dim":2}`))
 	})
 	if len(short) >= len(data) {
 		tb.Fatal("no config in the header")
@@ -549,25 +563,55 @@ func editHeader(t *testing.T, data []byte, edit func(cfg map[string]any)) []byte
 	})
 }
 
-// TestLegacyConfig: a model file written before a setting gained an "on"
-// default (the field absent) or while zero meant off reads back with that
-// setting off, as its fit had it; a file of this version reads back as
-// written.
+// flatten rewrites a config stored by this version as files stored it
+// before its settings were grouped: every field at the top level, a
+// negative count (or τ) for "off", NoConsistency for α = 0.
+func flatten(c map[string]any) {
+	off := func(v any) any {
+		if v.(float64) <= 0 {
+			return -1.0
+		}
+		return v
+	}
+	rename := map[string]map[string]string{
+		"Features":    {"Propagate": "Propagate", "KNN": "FeatureKNN", "PropagateAcross": "PropagateAcross"},
+		"Autoencoder": {"Hidden": "Hidden", "Activation": "Activation", "Loss": "Loss", "NonzeroWeight": "NonzeroWeight", "LearningRate": "LearningRate", "WeightDecay": "LambdaW", "NegativeSamples": "NegativeSamples", "Batch": "Batch", "Pretrain": "Pretrain", "PretrainBatches": "PretrainBatches", "Batches": "AEBatches", "Epochs": "Epochs"},
+		"Proximity":   {"Norm": "Norm", "Laplacian": "Laplacian", "Weights": "Weights", "ViewWeights": "ViewWeights", "EqualViewWeights": "EqualViewWeights"},
+		"Solver":      {"Iterations": "Iterations", "YSteps": "YSteps", "Y": "YSolver", "YReg": "YReg", "OrthAllNodes": "OrthAllNodes", "SpectralInit": "SpectralInit"},
+	}
+	for group, fields := range rename {
+		g := c[group].(map[string]any)
+		delete(c, group)
+		for from, to := range fields {
+			c[to] = g[from]
+		}
+	}
+	for _, k := range []string{"Propagate", "NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "FilterTau"} {
+		c[k] = off(c[k])
+	}
+	c["NoConsistency"] = c["Alpha"].(float64) == 0
+}
+
+// TestLegacyConfig: a model file written before the settings were grouped
+// reads back as the Config of this version that fits the same; one written
+// before a setting gained an "on" default (the field absent) or while zero
+// meant off reads back with that setting off, as its fit had it.
 func TestLegacyConfig(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
-	cfg.Iterations = 1
+	cfg.Solver.Iterations = 1
 	m, buf := fitWritten(t, net, cfg)
 	off := func(c *Config) {
-		c.NegativeSamples, c.PretrainBatches, c.AEBatches, c.ScaleNodes, c.Propagate = -1, -1, -1, -1, -1
-		c.FilterTau, c.Uncentred, c.EqualViewWeights, c.OrthAllNodes = -1, true, true, true
+		c.Autoencoder.NegativeSamples, c.Autoencoder.PretrainBatches, c.Autoencoder.Batches, c.ScaleNodes, c.Features.Propagate = 0, 0, 0, 0, 0
+		c.FilterTau, c.Uncentred, c.Proximity.EqualViewWeights, c.Solver.OrthAllNodes = 0, true, true, true
 	}
 	for _, tc := range []struct {
 		name string
 		edit func(map[string]any)
 		want func(*Config) // applied to the fitted model's Config
 	}{
-		{"this version", func(map[string]any) {}, func(*Config) {}},
+		{"this version", nil, func(*Config) {}},
+		{"flat", func(map[string]any) {}, func(*Config) {}},
 		{"before every field", func(c map[string]any) {
 			for _, k := range []string{"NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "Propagate", "FilterTau", "Uncentred", "EqualViewWeights", "OrthAllNodes"} {
 				delete(c, k)
@@ -575,27 +619,39 @@ func TestLegacyConfig(t *testing.T) {
 		}, off},
 		{"zero meant off", func(c map[string]any) {
 			c["AEBatches"], c["Propagate"], c["FilterTau"] = 0, 0, 0
-		}, func(c *Config) { c.AEBatches, c.Propagate, c.FilterTau = -1, -1, -1 }},
+		}, func(c *Config) { c.Autoencoder.Batches, c.Features.Propagate, c.FilterTau = 0, 0, 0 }},
+		{"zero meant the default", func(c map[string]any) {
+			c["Dim"], c["Pretrain"], c["Weights"], c["YSolver"] = 0, 0, nil, ""
+		}, func(c *Config) {
+			c.Dim, c.Autoencoder.Pretrain, c.Proximity.Weights, c.Solver.Y = 128, 10, DefaultConfig().Proximity.Weights, "gd"
+		}},
+		{"no consistency", func(c map[string]any) { c["NoConsistency"] = true }, func(c *Config) { c.Alpha = 0 }},
 		// Written when the non-zero weight's default was 1: every file
 		// stores it, so it stays 1.
-		{"non-zero weight 1", func(c map[string]any) { c["NonzeroWeight"] = 1 }, func(c *Config) { c.NonzeroWeight = 1 }},
+		{"non-zero weight 1", func(c map[string]any) { c["NonzeroWeight"] = 1 }, func(c *Config) { c.Autoencoder.NonzeroWeight = 1 }},
 		{"AutoViewWeights on", func(c map[string]any) {
 			delete(c, "EqualViewWeights")
 			c["AutoViewWeights"] = true
-		}, func(c *Config) { c.EqualViewWeights = false }},
+		}, func(c *Config) { c.Proximity.EqualViewWeights = false }},
 		{"AutoViewWeights off", func(c map[string]any) {
 			delete(c, "EqualViewWeights")
 			c["AutoViewWeights"] = false
-		}, func(c *Config) { c.EqualViewWeights = true }},
+		}, func(c *Config) { c.Proximity.EqualViewWeights = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := editHeader(t, buf.Bytes(), tc.edit)
+			data := buf.Bytes()
+			if tc.edit != nil {
+				data = editHeader(t, data, func(c map[string]any) {
+					flatten(c)
+					tc.edit(c)
+				})
+			}
 			back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := m.Config
-			want.Hidden = slices.Clone(want.Hidden)
+			want.Autoencoder.Hidden = slices.Clone(want.Autoencoder.Hidden)
 			tc.want(&want)
 			if !reflect.DeepEqual(back.Config, want) {
 				t.Errorf("config read back\n%+v\nwant\n%+v", back.Config, want)
@@ -609,7 +665,7 @@ func TestLegacyConfig(t *testing.T) {
 	// A file written with an option since removed reads back (it embeds),
 	// and names the option when its checkpoint would resume.
 	for k, v := range map[string]any{"NoFillCopy": true, "DescendIsolated": true, "FeaturedDefaults": true, "RowNormalize": true, "FillHops": 3, "YTol": 1e-3} {
-		data := editHeader(t, buf.Bytes(), func(c map[string]any) { c[k] = v })
+		data := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); c[k] = v })
 		back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
@@ -619,7 +675,7 @@ func TestLegacyConfig(t *testing.T) {
 			t.Errorf("%s on: resume err = %v, want one naming it", k, err)
 		}
 	}
-	bad := editHeader(t, buf.Bytes(), func(c map[string]any) { delete(c, "EqualViewWeights"); c["AutoViewWeights"] = "yes" })
+	bad := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); delete(c, "EqualViewWeights"); c["AutoViewWeights"] = "yes" })
 	if _, err := ReadModel(bytes.NewReader(bad), int64(len(bad))); err == nil || !strings.Contains(err.Error(), "AutoViewWeights") {
 		t.Errorf("AutoViewWeights \"yes\": err = %v, want one naming the field", err)
 	}

@@ -15,44 +15,103 @@ import (
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/internal/sizedfile"
 	"github.com/dpmne/dpmne/nn"
+	"github.com/dpmne/dpmne/proximity"
 )
 
-// legacyConfig gives a Config read from a file the meaning it had when the
-// file was written. Fit stores its Config with every default filled in, so
-// a stored field is never zero where zero means "the default"; it is zero
-// (or absent, in a file older than the field) only where the dpmne that
-// wrote it had no default there, that is the setting was off. Each field
-// below has since gained a default that is on; without this, an older
-// model's Embedding would be centred when its fit was not, and an older
-// checkpoint would resume with propagation, the filter, sampled
-// losses or node scaling that its first iterations did not have.
-// NonzeroWeight needs nothing here: its default rose from 1 to 8, but every
-// file stores it filled in, so an older one keeps its 1. keys are the
-// stored config's JSON keys, to tell an absent field from a zero one.
-//
-// retired names the settings of the file that this version can no longer
-// fit with (options since removed, on or implied by the file's age); such
-// a model still embeds, but its checkpoint cannot resume (Checkpoint).
-func legacyConfig(c *Config, keys map[string]json.RawMessage) (retired []string, err error) {
+// decodeConfig decodes a Config stored in a model or checkpoint file. A
+// file of this version stores it as Config marshals; an older file stores
+// its fields flat, with zero meaning "the default" and negative counts
+// "off", which flatConfig.config translates. retired names the settings of
+// the file that this version can no longer fit with (options since
+// removed); such a model still embeds, but its checkpoint cannot resume.
+func decodeConfig(raw json.RawMessage) (c Config, retired []string, err error) {
+	if len(raw) == 0 {
+		return Config{}, nil, errors.New("no config")
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return Config{}, nil, err
+	}
+	if _, nested := keys["Autoencoder"]; nested {
+		err := json.Unmarshal(raw, &c)
+		return c, nil, err
+	}
+	var f flatConfig
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return Config{}, nil, err
+	}
+	return f.config(keys)
+}
+
+// flatConfig is Config as files stored it before its settings were grouped
+// (Features, Autoencoder, Proximity, Solver): every field at the top, zero
+// meaning "the default" and a negative count "off".
+type flatConfig struct {
+	Dim                                                                  int
+	Propagate, FeatureKNN, PropagateAcross                               int
+	Hidden                                                               []int
+	Activation                                                           nn.Activation
+	Loss                                                                 string
+	NonzeroWeight, LearningRate, LambdaW                                 float64
+	NegativeSamples, Batch, Pretrain, PretrainBatches, Epochs, AEBatches int
+	Alpha, Beta, Lambda, LambdaB                                         float64
+	ScaleNodes                                                           int
+	YReg                                                                 YReg
+	Norm                                                                 proximity.Norm
+	Laplacian                                                            proximity.Laplacian
+	Weights, ViewWeights                                                 []float64
+	EqualViewWeights, SpectralInit, Uncentred                            bool
+	FilterTau                                                            float64
+	Iterations, YSteps                                                   int
+	YSolver                                                              string
+	OrthAllNodes, NoAutoencoder, NoConsistency, NoProximity              bool
+	Workers                                                              int
+}
+
+// config returns f as a Config with the meaning it had when its file was
+// written. Fit stored its Config with every default filled in, so a stored
+// field is zero (or absent, in a file older than the field) only where the
+// dpmne that wrote it had no default there, that is the setting was off.
+// Each setting below has since gained a default that is on; without this,
+// an older model's Embedding would be centred when its fit was not, and an
+// older checkpoint would resume with propagation, the filter, sampled
+// losses or node scaling that its first iterations did not have. keys are
+// the stored config's JSON keys, to tell an absent field from a zero one.
+func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, error) {
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	off := func(k string, p *int) {
-		if !has(k) || *p == 0 {
-			*p = -1
+		if !has(k) || *p < 0 {
+			*p = 0
 		}
 	}
-	off("NegativeSamples", &c.NegativeSamples) // before: the exact dense loss
-	off("PretrainBatches", &c.PretrainBatches) // before: no cap
-	off("AEBatches", &c.AEBatches)             // before, or 0: whole epochs
-	off("ScaleNodes", &c.ScaleNodes)           // before: β, λ as given
-	off("Propagate", &c.Propagate)             // before, or 0: raw features
-	if !has("FilterTau") || c.FilterTau == 0 {
-		c.FilterTau = -1 // before, or 0: no filter
+	off("NegativeSamples", &f.NegativeSamples) // before: the exact dense loss
+	off("PretrainBatches", &f.PretrainBatches) // before: no cap
+	off("AEBatches", &f.AEBatches)             // before, or 0: whole epochs
+	off("ScaleNodes", &f.ScaleNodes)           // before: β, λ as given
+	off("Propagate", &f.Propagate)             // before, or 0: raw features
+	if !has("FilterTau") || f.FilterTau < 0 {
+		f.FilterTau = 0 // before, or 0: no filter
 	}
 	if !has("OrthAllNodes") {
-		c.OrthAllNodes = true // before: R(Y) over every node
+		f.OrthAllNodes = true // before: R(Y) over every node
+	}
+	if !has("Uncentred") {
+		f.Uncentred = true // before: Y as fitted
+	}
+	if !has("EqualViewWeights") {
+		// Before it, AutoViewWeights turned re-weighing on; before that,
+		// the views weighed the same.
+		auto := false
+		if v, ok := keys["AutoViewWeights"]; ok {
+			if err := json.Unmarshal(v, &auto); err != nil {
+				return Config{}, nil, fmt.Errorf("AutoViewWeights: %w", err)
+			}
+		}
+		f.EqualViewWeights = !auto
 	}
 	// Options since removed: a file written with one on names it. (A file
 	// older than such an option is read with today's meaning.)
+	var retired []string
 	for _, o := range []struct{ key, what string }{
 		{"DescendIsolated", "edgeless nodes moved by descent"},
 		{"FeaturedDefaults", "the defaults of networks with features on a network without them"},
@@ -76,21 +135,56 @@ func legacyConfig(c *Config, keys map[string]json.RawMessage) (retired []string,
 			retired = append(retired, fmt.Sprintf("a Y step tolerance of %g (YTol)", tol))
 		}
 	}
-	if !has("Uncentred") {
-		c.Uncentred = true // before: Y as fitted
-	}
-	if !has("EqualViewWeights") {
-		// Before it, AutoViewWeights turned re-weighing on; before that,
-		// the views weighed the same.
-		auto := false
-		if v, ok := keys["AutoViewWeights"]; ok {
-			if err := json.Unmarshal(v, &auto); err != nil {
-				return nil, fmt.Errorf("AutoViewWeights: %w", err)
-			}
+	// A field still zero was at its default then, which is today's.
+	d := DefaultConfig()
+	pick := func(v, def int) int {
+		if v == 0 {
+			return def
 		}
-		c.EqualViewWeights = !auto
+		return v
 	}
-	return retired, nil
+	pickf := func(v, def float64) float64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	c := Config{
+		Dim:       pick(f.Dim, d.Dim),
+		Features:  FeatureConfig{Propagate: f.Propagate, KNN: max(f.FeatureKNN, 0), PropagateAcross: max(f.PropagateAcross, 0)},
+		Alpha:     pickf(f.Alpha, d.Alpha),
+		Beta:      f.Beta,
+		Lambda:    pickf(f.Lambda, d.Lambda),
+		LambdaB:   pickf(f.LambdaB, d.LambdaB),
+		Uncentred: f.Uncentred, FilterTau: f.FilterTau,
+		ScaleNodes:    f.ScaleNodes,
+		NoAutoencoder: f.NoAutoencoder, NoProximity: f.NoProximity,
+		Workers: f.Workers,
+		Autoencoder: AutoencoderConfig{
+			Hidden: f.Hidden, Activation: f.Activation, Loss: f.Loss,
+			NonzeroWeight: pickf(f.NonzeroWeight, d.Autoencoder.NonzeroWeight), LearningRate: pickf(f.LearningRate, d.Autoencoder.LearningRate), WeightDecay: f.LambdaW,
+			NegativeSamples: f.NegativeSamples, Batch: pick(f.Batch, d.Autoencoder.Batch), Pretrain: pick(f.Pretrain, d.Autoencoder.Pretrain),
+			PretrainBatches: f.PretrainBatches, Batches: f.AEBatches, Epochs: pick(f.Epochs, d.Autoencoder.Epochs),
+		},
+		Proximity: ProximityConfig{Norm: f.Norm, Laplacian: f.Laplacian, Weights: f.Weights, ViewWeights: f.ViewWeights, EqualViewWeights: f.EqualViewWeights},
+		Solver:    SolverConfig{Iterations: pick(f.Iterations, d.Solver.Iterations), YSteps: pick(f.YSteps, d.Solver.YSteps), Y: f.YSolver, YReg: f.YReg, OrthAllNodes: f.OrthAllNodes, SpectralInit: f.SpectralInit},
+	}
+	if len(c.Autoencoder.Hidden) == 0 {
+		c.Autoencoder.Hidden = d.Autoencoder.Hidden
+	}
+	if c.Autoencoder.Loss == "" {
+		c.Autoencoder.Loss = nn.CrossEntropy.String()
+	}
+	if c.Proximity.Weights == nil {
+		c.Proximity.Weights = d.Proximity.Weights
+	}
+	if c.Solver.Y == "" {
+		c.Solver.Y = d.Solver.Y
+	}
+	if f.NoConsistency {
+		c.Alpha = 0
+	}
+	return c, retired, nil
 }
 
 // The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
@@ -330,7 +424,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 		return nil, err
 	}
 	// The header is decoded once (it holds every node id); its config is
-	// kept raw, to be decoded and its keys read for legacyConfig.
+	// kept raw, for decodeConfig.
 	var wire struct {
 		modelHeader
 		Config json.RawMessage `json:"config"`
@@ -339,19 +433,11 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 		return nil, fmt.Errorf("byte 16: bad header: %w", err)
 	}
 	hdr := wire.modelHeader
-	var keys map[string]json.RawMessage
-	if len(wire.Config) > 0 {
-		if err := json.Unmarshal(wire.Config, &hdr.Config); err != nil {
-			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
-		}
-		if err := json.Unmarshal(wire.Config, &keys); err != nil {
-			return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
-		}
-	}
-	retired, err := legacyConfig(&hdr.Config, keys)
+	cfg, retired, err := decodeConfig(wire.Config)
 	if err != nil {
 		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
 	}
+	hdr.Config = cfg
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
 	}

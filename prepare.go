@@ -27,29 +27,29 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 		xs[s] = v.FeatureMatrix()
 		f.graphs[s] = v.Adj
 		// Propagation acts on the view's own features, not on
-		// adjacency rows standing in for them (Config.Propagate).
+		// adjacency rows standing in for them (Config.Features.Propagate).
 		own := v.Features != nil
 		if !cfg.NoAutoencoder && recs[s].Clip {
 			xs[s] = clipUnit(xs[s])
 		}
 		// Own features smoothed along the featureless views' graphs first
-		// (Config.PropagateAcross).
-		if cfg.PropagateAcross > 0 && own {
-			xs[s] = propagateAcross(xs[s], net.Views, s, cfg.PropagateAcross, cfg.Workers)
+		// (Config.Features.PropagateAcross).
+		if cfg.Features.PropagateAcross > 0 && own {
+			xs[s] = propagateAcross(xs[s], net.Views, s, cfg.Features.PropagateAcross, cfg.Workers)
 		}
 		// A partial view with features of its own is re-linked by them
-		// (Config.FeatureKNN).
-		if cfg.FeatureKNN > 0 && Relinkable(v) {
+		// (Config.Features.KNN).
+		if cfg.Features.KNN > 0 && Relinkable(v) {
 			var err error
-			if f.graphs[s], err = withFeatureGraph(v.Adj, xs[s], cfg.FeatureKNN, v.Observed, cfg.Workers); err != nil {
+			if f.graphs[s], err = withFeatureGraph(v.Adj, xs[s], cfg.Features.KNN, v.Observed, cfg.Workers); err != nil {
 				return fmt.Errorf("view %q: feature graph: %w", v.Name, err)
 			}
 		}
 		// The nodes holding features in the view: its observed nodes.
 		obs := v.Observed
-		if cfg.Propagate > 0 && own {
+		if cfg.Features.Propagate > 0 && own {
 			// Rows not observed in the view stay as they are.
-			xs[s] = propagateFeatures(xs[s], f.graphs[s], v.Observed, cfg.Propagate, cfg.Workers)
+			xs[s] = propagateFeatures(xs[s], f.graphs[s], v.Observed, cfg.Features.Propagate, cfg.Workers)
 		}
 		if !cfg.NoAutoencoder && recs[s].Scale {
 			f.scales[s] = newFeatureScale(xs[s], obs, recs[s].Centre)

@@ -208,7 +208,7 @@ func BenchmarkPropagate(b *testing.B) {
 // fit without it.
 func TestFitPropagateAcross(t *testing.T) {
 	fit := func(net *multiplex.Network, across int) []byte {
-		return fitBytes(t, net, func(c *Config) { c.PropagateAcross = across })
+		return fitBytes(t, net, func(c *Config) { c.Features.PropagateAcross = across })
 	}
 	net := smallNet(t, 300)
 	with := fit(net, 2)

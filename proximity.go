@@ -61,7 +61,7 @@ func weighViews(sub *subspace, lap *proximity.Operator) ([]float64, error) {
 // graphs' union (sparse.Components) with fewer than max(2, n/d) nodes:
 // each such component's indicator is a null direction of L, which an
 // orthonormal Y would otherwise take at no proximity cost
-// (Config.OrthAllNodes). single holds those of them with no edge at all,
+// (Config.Solver.OrthAllNodes). single holds those of them with no edge at all,
 // whose rows each Y step solves from their codes (subspace.setExact).
 func smallComponentRows(graphs []*sparse.CSR, n, d int) (free, single []int) {
 	comp, size := sparse.Components(n, graphs...)
@@ -99,7 +99,7 @@ func (s *subspace) proximityCurvature() float64 {
 }
 
 // newProximity builds the proximity operator over the views' graphs, with
-// the view weights Config.ViewWeights gives, or on a resume those of the
+// the view weights Config.Proximity.ViewWeights gives, or on a resume those of the
 // last re-weighing before the checkpoint; nil without the proximity term.
 func (f *fitter) newProximity() error {
 	cfg, t := f.cfg, f.t
@@ -108,17 +108,17 @@ func (f *fitter) newProximity() error {
 	}
 	adjs := make([]*sparse.CSR, t)
 	copy(adjs, f.graphs)
-	omega := cfg.ViewWeights
+	omega := cfg.Proximity.ViewWeights
 	if omega != nil && len(omega) != t {
 		return fmt.Errorf("view-weights: %d weights for %d views", len(omega), t)
 	}
-	if cp := f.opt.Resume; cp != nil && !cfg.EqualViewWeights && omega == nil {
+	if cp := f.opt.Resume; cp != nil && !cfg.Proximity.EqualViewWeights && omega == nil {
 		omega = make([]float64, t)
 		for s, v := range cp.Model.Views {
 			omega[s] = v.Weight
 		}
 	}
 	var err error
-	f.lap, err = proximity.New(adjs, proximity.Config{Weights: cfg.Weights, ViewWeights: omega, Norm: cfg.Norm, Laplacian: cfg.Laplacian, Workers: cfg.Workers})
+	f.lap, err = proximity.New(adjs, proximity.Config{Weights: cfg.Proximity.Weights, ViewWeights: omega, Norm: cfg.Proximity.Norm, Laplacian: cfg.Proximity.Laplacian, Workers: cfg.Workers})
 	return err
 }

@@ -183,7 +183,7 @@ func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []in
 						return
 					}
 				}
-				if last[s], errs[s] = f.trainers[s].Epoch(f.xs[s], rows, cfg.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
+				if last[s], errs[s] = f.trainers[s].Epoch(f.xs[s], rows, cfg.Autoencoder.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
 					errs[s] = fmt.Errorf("view %q: %w", f.net.Views[s].Name, errs[s])
 					return
 				}
@@ -203,7 +203,7 @@ func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []in
 }
 
 // pretrain trains each autoencoder on reconstruction alone for
-// cfg.Pretrain epochs, on at most about cfg.PretrainBatches minibatches of
+// Autoencoder.Pretrain epochs, on at most about Autoencoder.PretrainBatches minibatches of
 // its view's observed rows (a random subset), and returns the time since
 // start; on a resume it restores the autoencoders and their generators
 // from the checkpoint instead.
@@ -230,8 +230,8 @@ func (f *fitter) pretrain(start time.Time) (time.Duration, error) {
 	}
 	rowsFor := func(s int) []int {
 		rows := f.obsRows[s]
-		m := cfg.PretrainBatches * cfg.Batch / max(cfg.Pretrain, 1)
-		if cfg.PretrainBatches < 0 || len(rows) <= m {
+		m := cfg.Autoencoder.PretrainBatches * cfg.Autoencoder.Batch / max(cfg.Autoencoder.Pretrain, 1)
+		if cfg.Autoencoder.PretrainBatches == 0 || len(rows) <= m {
 			return rows
 		}
 		sub := append([]int(nil), rows...)
@@ -240,7 +240,7 @@ func (f *fitter) pretrain(start time.Time) (time.Duration, error) {
 		slices.Sort(sub)
 		return sub
 	}
-	if _, _, err := f.trainViews(cfg.Pretrain, true, rowsFor, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
+	if _, _, err := f.trainViews(cfg.Autoencoder.Pretrain, true, rowsFor, func(int, []int) (func(int, []float32), float32) { return nil, 0 }); err != nil {
 		if f.ctx.Err() != nil {
 			return 0, fmt.Errorf("%w during pretraining: %w", ErrCanceled, f.ctx.Err())
 		}
@@ -254,10 +254,10 @@ func (f *fitter) pretrain(start time.Time) (time.Duration, error) {
 // through them, reshuffled when used up.
 func (f *fitter) nextRows(s int) []int {
 	cfg := f.cfg
-	if cfg.AEBatches <= 0 {
+	if cfg.Autoencoder.Batches <= 0 {
 		return f.obsRows[s]
 	}
-	k := min(cfg.AEBatches*cfg.Batch, len(f.obsRows[s]))
+	k := min(cfg.Autoencoder.Batches*cfg.Autoencoder.Batch, len(f.obsRows[s]))
 	if f.cursor[s]+k > len(f.cycle[s]) {
 		f.cycle[s] = append(f.cycle[s][:0], f.obsRows[s]...)
 		f.viewRNG[s].Shuffle(len(f.cycle[s]), func(i, j int) { f.cycle[s][i], f.cycle[s][j] = f.cycle[s][j], f.cycle[s][i] })

@@ -216,7 +216,7 @@ func (f *fitter) startY(rng *rand.Rand) (int, error) {
 		sub.grams()
 		return cp.Iteration + 1, nil
 	}
-	if f.cfg.SpectralInit && f.lap != nil {
+	if f.cfg.Solver.SpectralInit && f.lap != nil {
 		if err := spectralInitY(f.ctx, sub, rng); err != nil {
 			return 0, err
 		}

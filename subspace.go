@@ -57,7 +57,7 @@ type subspace struct {
 	ytyFresh bool
 	// free lists the rows left out of R(Y) = ‖YᵀY − I‖² (orth only): the
 	// nodes of the proximity graph's small components (see
-	// Config.OrthAllNodes), whose indicators are null directions of L. Y's
+	// Config.Solver.OrthAllNodes), whose indicators are null directions of L. Y's
 	// orthonormality is then Y_cᵀY_c = I over the other rows c, and a free
 	// row is held only by the consistency term (and the proximity within
 	// its component). Sorted; nil for none.
@@ -226,9 +226,6 @@ func (f *fitter) weights() (alpha, beta, lambda float64) {
 		k := float64(n) / float64(cfg.ScaleNodes)
 		beta, lambda = k*beta, k*lambda
 	}
-	if cfg.NoConsistency {
-		alpha = 0
-	}
 	if cfg.NoProximity {
 		beta = 0
 	}
@@ -243,20 +240,20 @@ func (f *fitter) beta() float64 {
 
 // newSubspace sets up the Y and B sub-problems, with the rows R(Y) (or
 // the Stiefel constraint) leaves out: the nodes of the proximity graph's
-// small components (Config.OrthAllNodes), those without edges solved
+// small components (Config.Solver.OrthAllNodes), those without edges solved
 // from their codes.
 func (f *fitter) newSubspace() {
 	cfg, n, d := f.cfg, f.net.N(), f.cfg.Dim
 	alpha, beta, lambda := f.weights()
-	sub := newSubspace(n, d, f.views, f.lap, alpha, beta, lambda, cfg.LambdaB, cfg.YReg == Orth)
+	sub := newSubspace(n, d, f.views, f.lap, alpha, beta, lambda, cfg.LambdaB, cfg.Solver.YReg == Orth)
 	switch {
-	case f.lap != nil && cfg.YSolver == "stiefel":
+	case f.lap != nil && cfg.Solver.Y == "stiefel":
 		// The constraint leaves out the small components, whose
 		// indicators are null directions of L: their rows are solved from
 		// their codes alone (stiefelStep).
 		sub.free, _ = smallComponentRows(f.graphs, n, d)
 		sub.setExact(sub.free)
-	case f.lap != nil && cfg.YReg == Orth && !cfg.OrthAllNodes:
+	case f.lap != nil && cfg.Solver.YReg == Orth && !cfg.Solver.OrthAllNodes:
 		var single []int
 		sub.free, single = smallComponentRows(f.graphs, n, d)
 		sub.setExact(single)

@@ -15,7 +15,7 @@ func Baseline(b baseline.Method) Method {
 	return Method{Name: b.Name, Description: b.Description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		dim := p.Dim
 		if dim == 0 {
-			dim = p.DPMNE.Dim
+			dim = p.base().Dim
 		}
 		return b.New(dim).Embed(ctx, net, p.Seed)
 	}}

@@ -33,7 +33,7 @@ func TestBaselines(t *testing.T) {
 	net, _ := load("")
 	m, _ := Lookup("spectral")
 	for _, tc := range []struct{ cell, base, want int }{{0, 8, 8}, {4, 8, 4}} {
-		_, d, err := m.Embed(context.Background(), net, Params{Dim: tc.cell, Seed: 1, DPMNE: dpmne.Config{Dim: tc.base}})
+		_, d, err := m.Embed(context.Background(), net, Params{Dim: tc.cell, Seed: 1, DPMNE: dpmneConfigWith(func(c *dpmne.Config) { c.Dim = tc.base })})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +73,23 @@ func TestSquaredErrorMethods(t *testing.T) {
 		}
 		e, _, err := m.Embed(context.Background(), net, Params{Seed: 1, DPMNE: c})
 		if err != nil {
-			t.Fatalf("%s under non-zero weight %g: %v", name, c.NonzeroWeight, err)
+			t.Fatalf("%s under non-zero weight %g: %v", name, c.Autoencoder.NonzeroWeight, err)
 		}
 		return e
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, NonzeroWeight: 4}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+		c.Autoencoder.NonzeroWeight = 4
+	})
 	for _, name := range []string{"dpmne-mse", "dpmne-paper"} {
 		embed(name, base)
 	}
 	one := base
-	one.NonzeroWeight = 1
+	one.Autoencoder.NonzeroWeight = 1
 	if !slices.Equal(embed("dpmne-unweighted", base), embed("dpmne", one)) {
 		t.Error("dpmne-unweighted under weight 4 differs from dpmne at weight 1")
 	}

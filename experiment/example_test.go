@@ -41,9 +41,9 @@ func ExampleCCAITQ() {
 func ExampleTuned() {
 	g := experiment.TunedGrid()
 	fmt.Println(experiment.Tuned().Name, g.Lambda, g.Propagate, g.FilterTau)
-	c := experiment.TuneResult{Alpha: 1, Beta: 300, Lambda: 100, YSteps: 1, YSolver: "gd", ViewWeights: "auto"}.Config(dpmne.Config{})
-	fmt.Println(c.Lambda, c.Propagate, c.FilterTau)
+	c := experiment.TuneResult{Alpha: 1, Beta: 300, Lambda: 100, YSteps: 1, YSolver: "gd", ViewWeights: "auto"}.Config(dpmne.DefaultConfig())
+	fmt.Println(c.Lambda, c.Features.Propagate, c.FilterTau)
 	// Output:
 	// dpmne-tuned [100 10000] [0 1] [2 0]
-	// 100 -1 -1
+	// 100 0 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -18,13 +19,22 @@ type Params struct {
 	Dim  int    // requested dimension (0: the method's default)
 	Seed uint64 // the method must be deterministic for a seed
 	// DPMNE is the base configuration of the DPMNE methods (the command's
-	// model flags); each DPMNE method applies its own ablation on top.
+	// model flags); each DPMNE method applies its own ablation on top. The
+	// zero Config stands for dpmne.DefaultConfig().
 	DPMNE dpmne.Config
 	// Grid is the grid of the dpmne-tuned method (nil: TunedGrid).
 	Grid *Grid
 	// Note, when set, receives a line about the cell to print beside its
 	// scores (dpmne-tuned: the point it chose).
 	Note func(string)
+}
+
+// base returns the base configuration of the DPMNE methods (Params.DPMNE).
+func (p Params) base() dpmne.Config {
+	if reflect.ValueOf(p.DPMNE).IsZero() {
+		return dpmne.DefaultConfig()
+	}
+	return p.DPMNE
 }
 
 // A Method embeds a network: it returns an n×d row-major embedding in node
@@ -86,7 +96,7 @@ func namesLocked() []string {
 // dimension when non-zero.
 func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 	return Method{Name: name, Description: description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
-		c := p.DPMNE
+		c := p.base()
 		if tweak != nil {
 			tweak(&c)
 		}
@@ -136,28 +146,28 @@ func init() {
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(Tuned())
 	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
-		c.ApplyPreset("paper", nil) // a known preset: no error
-		c.NonzeroWeight = 0         // the squared error's: a base weight would be an error
+		*c = dpmne.PaperOf(*c)
 	}))
 	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) {
-		c.Loss, c.NonzeroWeight = "mse", 0 // the squared error weighs nothing
+		c.Autoencoder.Loss = "mse"
 	}))
-	Register(DPMNE("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.NonzeroWeight = 1 }))
+	Register(DPMNE("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.Autoencoder.NonzeroWeight = 1 }))
 	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
-		c.ApplyPreset("paper", func(flag string) bool { return flag != "learning-rate" && flag != "pretrain" })
+		p := dpmne.Paper()
+		c.Autoencoder.LearningRate, c.Autoencoder.Pretrain = p.Autoencoder.LearningRate, p.Autoencoder.Pretrain
 	}))
 	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
-	Register(DPMNE("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = -1 }))
+	Register(DPMNE("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = 0 }))
 	Register(DPMNE("dpmne-beta-3000", "default off: proximity weight β = 3000, the earlier default, instead of 300 (--beta 3000)", func(c *dpmne.Config) { c.Beta = 3000 }))
-	Register(DPMNE("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Propagate = -1 }))
-	Register(DPMNE("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.FeatureKNN = 8 }))
-	Register(DPMNE("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.PropagateAcross = 1 }))
-	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.OrthAllNodes = true }))
+	Register(DPMNE("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Features.Propagate = 0 }))
+	Register(DPMNE("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.Features.KNN = 8 }))
+	Register(DPMNE("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.Features.PropagateAcross = 1 }))
+	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.Solver.OrthAllNodes = true }))
 	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
-		c.YSolver, c.YSteps, c.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
+		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))
-	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.EqualViewWeights = true }))
+	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
-	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.NoConsistency = true }))
+	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.Alpha = 0 }))
 	Register(DPMNE("dpmne-no-proximity", "ablation: no proximity term (β = 0)", func(c *dpmne.Config) { c.NoProximity = true }))
 }

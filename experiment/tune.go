@@ -19,21 +19,20 @@ import (
 
 // Grid lists the values of α, β and λ to try, and the structural choices:
 // Start "codes" (Y from the codes' singular vectors, the default) and/or
-// "spectral" (dpmne.Config.SpectralInit), Encoders "autoencoder" (the
+// "spectral" (dpmne.Config.Solver.SpectralInit), Encoders "autoencoder" (the
 // default) and/or "identity" (dpmne.Config.NoAutoencoder), and YSteps
-// the Y steps per iteration (dpmne.Config.YSteps: more converge Y further,
+// the Y steps per iteration (dpmne.Config.Solver.YSteps: more converge Y further,
 // which DBLP4057 likes and Cora does not), YSolver the Y solver
-// (dpmne.Config.YSolver: "gd" or "stiefel"), Propagate the feature smoothing
-// steps (0: none, which is dpmne.Config.Propagate −1), FilterTau the heat
-// filter's τ (0: no filter, dpmne.Config.FilterTau −1), FeatureKNN the
+// (dpmne.Config.Solver.Y: "gd" or "stiefel"), Propagate the feature smoothing
+// steps (0: none), FilterTau the heat filter's τ (0: no filter), FeatureKNN the
 // feature neighbours a partial view's nodes are linked to (0: none,
-// dpmne.Config.FeatureKNN; on a network with no view it would change, that
+// dpmne.Config.Features.KNN; on a network with no view it would change, that
 // is no view with features of its own missing a node, the values all fit
 // the same and the first alone is tried), and ViewWeights
-// "equal" (every view's weight 1, dpmne.Config.EqualViewWeights) and/or
+// "equal" (every view's weight 1, dpmne.Config.Proximity.EqualViewWeights) and/or
 // "auto" (re-weighed, the default), Pretrain the autoencoders'
-// pretraining epochs (dpmne.Config.Pretrain), and NonzeroWeight the weight
-// of the features' non-zero entries in the loss (dpmne.Config.NonzeroWeight,
+// pretraining epochs (dpmne.Config.Autoencoder.Pretrain), and NonzeroWeight the weight
+// of the features' non-zero entries in the loss (dpmne.Config.Autoencoder.NonzeroWeight,
 // ≥ 1; only 1 with the squared error).
 // Empty lists mean the base configuration's value.
 type Grid struct {
@@ -61,14 +60,14 @@ type Grid struct {
 	RefineLambdaB []float64
 	// RefineNonzeroWeight is the fourth stage, along the weight of the
 	// features' non-zero entries in the reconstruction loss
-	// (dpmne.Config.NonzeroWeight, ≥ 1; 0 is skipped): the point ranked
+	// (dpmne.Config.Autoencoder.NonzeroWeight, ≥ 1; 0 is skipped): the point ranked
 	// first after the third is fitted again with each of these values not
 	// its own. Points with identity encoders, or with the squared error
 	// loss, are not refined.
 	RefineNonzeroWeight []float64
 	// RefinePropagateAcross is the fifth stage, along the smoothing of the
 	// features along the featureless views' graphs
-	// (dpmne.Config.PropagateAcross, ≥ 0; 0 is skipped): the point ranked
+	// (dpmne.Config.Features.PropagateAcross, ≥ 0; 0 is skipped): the point ranked
 	// first after the fourth is fitted again with each of these step
 	// counts not its own. Only on a network with a view with features of
 	// its own and a view without, where it changes something.
@@ -146,7 +145,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	alphas, betas, lambdas := orDefault(g.Alpha, def.Alpha), orDefault(g.Beta, def.Beta), orDefault(g.Lambda, def.Lambda)
 	starts, encoders := g.Start, g.Encoders
 	if len(starts) == 0 {
-		starts = []string{map[bool]string{false: "codes", true: "spectral"}[base.SpectralInit]}
+		starts = []string{map[bool]string{false: "codes", true: "spectral"}[base.Solver.SpectralInit]}
 	}
 	if len(encoders) == 0 {
 		encoders = []string{map[bool]string{false: "autoencoder", true: "identity"}[base.NoAutoencoder]}
@@ -163,26 +162,26 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	}{{"α", alphas}, {"β", betas}, {"λ", lambdas}} {
 		for _, v := range p.v {
 			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("tune: %s = %g: want finite and > 0 (a zero would read as the default)", p.name, v)
+				return nil, nil, fmt.Errorf("tune: %s = %g: want finite and > 0", p.name, v)
 			}
 		}
 	}
-	ysteps := orDefault(g.YSteps, def.YSteps)
+	ysteps := orDefault(g.YSteps, def.Solver.YSteps)
 	for _, v := range ysteps {
 		if v < 1 {
 			return nil, nil, fmt.Errorf("tune: %d Y steps: want at least 1", v)
 		}
 	}
-	solvers := orDefault(g.YSolver, def.YSolver)
+	solvers := orDefault(g.YSolver, def.Solver.Y)
 	if err := oneOf("Y solver", solvers, "gd", "stiefel"); err != nil {
 		return nil, nil, err
 	}
 	views := g.ViewWeights
 	if len(views) == 0 {
 		switch {
-		case base.ViewWeights != nil:
+		case base.Proximity.ViewWeights != nil:
 			views = []string{"as given"}
-		case base.EqualViewWeights:
+		case base.Proximity.EqualViewWeights:
 			views = []string{"equal"}
 		default:
 			views = []string{"auto"}
@@ -190,7 +189,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 	} else if err := oneOf("view weights", views, "equal", "auto"); err != nil {
 		return nil, nil, err
 	}
-	props := orDefault(g.Propagate, max(def.Propagate, 0))
+	props := orDefault(g.Propagate, max(def.Features.Propagate, 0))
 	if err := nonNegative("propagate", props); err != nil {
 		return nil, nil, err
 	}
@@ -200,23 +199,18 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 			return nil, nil, fmt.Errorf("tune: filter τ %g: want finite and ≥ 0", v)
 		}
 	}
-	knns := orDefault(g.FeatureKNN, max(def.FeatureKNN, 0))
+	knns := orDefault(g.FeatureKNN, max(def.Features.KNN, 0))
 	if err := nonNegative("feature k-NN", knns); err != nil {
 		return nil, nil, err
 	}
 	if !slices.ContainsFunc(net.Views, dpmne.Relinkable) {
 		knns = knns[:1] // every value fits the same (Grid)
 	}
-	pretrains := orDefault(g.Pretrain, def.Pretrain)
-	weights := orDefault(g.NonzeroWeight, def.NonzeroWeight)
+	pretrains := orDefault(g.Pretrain, def.Autoencoder.Pretrain)
+	weights := orDefault(g.NonzeroWeight, def.Autoencoder.NonzeroWeight)
 	for _, v := range weights {
-		if v == 0 { // Config would read it as its default
-			return nil, nil, fmt.Errorf("tune: non-zero weight %g: want ≥ 1", v)
-		}
-		// Config's own check of the weight against the loss, the other
-		// settings at their defaults.
-		if err := (dpmne.Config{Loss: def.Loss, NonzeroWeight: v}).Validate(); err != nil {
-			return nil, nil, fmt.Errorf("tune: non-zero weight %g: %w", v, err)
+		if !(v >= 1) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("tune: non-zero weight %g: want finite and ≥ 1", v)
 		}
 	}
 	for _, v := range pretrains {
@@ -254,7 +248,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 											for _, vw := range views {
 												for _, pt := range pretrains {
 													for _, w := range weights {
-														grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, YSolver: so, Propagate: pr, FilterTau: tau, FeatureKNN: k, ViewWeights: vw, Pretrain: pt, LambdaB: def.LambdaB, NonzeroWeight: w, PropagateAcross: max(def.PropagateAcross, 0)})
+														grid = append(grid, TuneResult{Alpha: a, Beta: b, Lambda: l, Start: st, Encoders: enc, YSteps: ys, YSolver: so, Propagate: pr, FilterTau: tau, FeatureKNN: k, ViewWeights: vw, Pretrain: pt, LambdaB: def.LambdaB, NonzeroWeight: w, PropagateAcross: max(def.Features.PropagateAcross, 0)})
 													}
 												}
 											}
@@ -339,7 +333,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		}
 		// The fourth: other weights of the features' non-zero entries,
 		// which the squared error does not weigh (nn.Config.NonzeroWeight).
-		if out[at].Encoders != "identity" && def.Loss != nn.SquaredError.String() {
+		if out[at].Encoders != "identity" && def.Autoencoder.Loss != nn.SquaredError.String() {
 			if err := refine(refinements(out[at], g.RefineNonzeroWeight, func(r *TuneResult, v float64) { r.NonzeroWeight = v }, out)); err != nil {
 				return err
 			}
@@ -365,19 +359,19 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 // view FeatureKNN changes (collapsed), the point takes the grid's one
 // feature k-NN value, knn, which fits the same.
 func withBase(grid []TuneResult, base, def dpmne.Config, knn int, collapsed bool) []TuneResult {
-	own := TuneResult{Alpha: def.Alpha, Beta: def.Beta, Lambda: def.Lambda, Start: "codes", Encoders: "autoencoder", YSteps: def.YSteps, YSolver: def.YSolver,
-		Propagate: max(def.Propagate, 0), FilterTau: max(def.FilterTau, 0), FeatureKNN: max(def.FeatureKNN, 0), ViewWeights: "auto",
-		Pretrain: def.Pretrain, LambdaB: def.LambdaB, NonzeroWeight: def.NonzeroWeight, PropagateAcross: max(def.PropagateAcross, 0)}
-	if base.SpectralInit {
+	own := TuneResult{Alpha: def.Alpha, Beta: def.Beta, Lambda: def.Lambda, Start: "codes", Encoders: "autoencoder", YSteps: def.Solver.YSteps, YSolver: def.Solver.Y,
+		Propagate: max(def.Features.Propagate, 0), FilterTau: max(def.FilterTau, 0), FeatureKNN: max(def.Features.KNN, 0), ViewWeights: "auto",
+		Pretrain: def.Autoencoder.Pretrain, LambdaB: def.LambdaB, NonzeroWeight: def.Autoencoder.NonzeroWeight, PropagateAcross: max(def.Features.PropagateAcross, 0)}
+	if base.Solver.SpectralInit {
 		own.Start = "spectral"
 	}
 	if base.NoAutoencoder {
 		own.Encoders = "identity"
 	}
 	switch {
-	case base.ViewWeights != nil:
+	case base.Proximity.ViewWeights != nil:
 		own.ViewWeights = "as given"
-	case base.EqualViewWeights:
+	case base.Proximity.EqualViewWeights:
 		own.ViewWeights = "equal"
 	}
 	if collapsed {
@@ -399,7 +393,7 @@ func withBase(grid []TuneResult, base, def dpmne.Config, knn int, collapsed bool
 func byScore(a, b TuneResult) int { return cmp.Compare(b.MicroF1.Mean, a.MicroF1.Mean) }
 
 // crossable reports whether net has a view with features of its own and
-// one without, where dpmne.Config.PropagateAcross changes something.
+// one without, where dpmne.Config.Features.PropagateAcross changes something.
 func crossable(net *multiplex.Network) bool {
 	var with, without bool
 	for _, v := range net.Views {
@@ -435,31 +429,25 @@ func refinements[T comparable](top TuneResult, vals []T, set func(*TuneResult, T
 // Tune fitted for r.
 func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 	cfg := base
-	cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.YSteps, cfg.YSolver, cfg.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate
-	if r.Propagate == 0 {
-		cfg.Propagate = -1 // Config's "none"
-	}
+	cfg.Alpha, cfg.Beta, cfg.Lambda, cfg.Solver.YSteps, cfg.Solver.Y, cfg.Features.Propagate = r.Alpha, r.Beta, r.Lambda, r.YSteps, r.YSolver, r.Propagate
 	cfg.FilterTau = r.FilterTau
-	if r.FilterTau == 0 {
-		cfg.FilterTau = -1 // Config's "no filter"
-	}
-	cfg.FeatureKNN = r.FeatureKNN
+	cfg.Features.KNN = r.FeatureKNN
 	if r.Pretrain > 0 {
-		cfg.Pretrain = r.Pretrain
+		cfg.Autoencoder.Pretrain = r.Pretrain
 	}
 	if r.LambdaB > 0 {
 		cfg.LambdaB = r.LambdaB
 	}
 	if r.NonzeroWeight > 0 {
-		cfg.NonzeroWeight = r.NonzeroWeight
+		cfg.Autoencoder.NonzeroWeight = r.NonzeroWeight
 	}
-	cfg.PropagateAcross = r.PropagateAcross
-	cfg.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
+	cfg.Features.PropagateAcross = r.PropagateAcross
+	cfg.Solver.SpectralInit, cfg.NoAutoencoder = r.Start == "spectral", r.Encoders == "identity"
 	switch r.ViewWeights {
 	case "equal":
-		cfg.ViewWeights, cfg.EqualViewWeights = nil, true
+		cfg.Proximity.ViewWeights, cfg.Proximity.EqualViewWeights = nil, true
 	case "auto":
-		cfg.ViewWeights, cfg.EqualViewWeights = nil, false
+		cfg.Proximity.ViewWeights, cfg.Proximity.EqualViewWeights = nil, false
 	}
 	return cfg
 }
@@ -467,7 +455,7 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // TunedGrid is the grid the dpmne-tuned method searches: λ ∈ {100, 10⁴}, no
 // or one propagation step, the heat filter (τ = 2) or none, and on a partial
 // network with features no feature graph or 8 feature neighbours
-// (dpmne.Config.FeatureKNN), the default's other settings kept. These are
+// (dpmne.Config.Features.KNN), the default's other settings kept. These are
 // the settings whose best value differs most between the data sets
 // (RESULTS.md, "dpmne-tuned"; fit seed 1): ACM scores 0.939 with raw
 // features and λ = 100 against 0.894 with the default, DBLP4057 needs the
@@ -475,7 +463,7 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // (table4: 0.937 against 0.929), Cora's classification likes raw features
 // and λ = 100 without the filter; the feature graph lifts Cora, ACM and
 // DBLP4057 at PDR 0.4 and sinks the synthetic demo
-// (dpmne.Config.FeatureKNN). The default's own point, unweighted (below), is
+// (dpmne.Config.Features.KNN). The default's own point, unweighted (below), is
 // in the grid, and Tune adds the default itself (weighted) as its last
 // point. The grid's best point is then fitted once more with 30
 // pretraining epochs (RefinePretrain): longer pretraining lifts ACM (fit
@@ -500,7 +488,7 @@ func (r TuneResult) Config(base dpmne.Config) dpmne.Config {
 // Last, on a network with views with and without features (Cora), the best
 // point so far is fitted with one step of its features along the
 // featureless views' graphs (RefinePropagateAcross,
-// dpmne.Config.PropagateAcross): at that Cora point it scores 0.884 /
+// dpmne.Config.Features.PropagateAcross): at that Cora point it scores 0.884 /
 // 0.883 / 0.884 / 0.884 / 0.885 / 0.884 at fit seeds 1-6 against 0.882 /
 // 0.886 / 0.880 / 0.880 / 0.881 / 0.879.
 func TunedGrid() Grid {
@@ -516,7 +504,7 @@ func TunedGrid() Grid {
 // reported through Params.Note. It needs a labelled network.
 func Tuned() Method {
 	return Method{Name: "dpmne-tuned", Description: "DPMNE with λ, propagation, the filter and (on partial networks) the feature graph chosen per network by 5-fold cross-validation on one training half, then the pretraining, the B ridge, the non-zero weight and (with featureless views) a step across views refined in turn (dpmne tune; experiment.TunedGrid)", Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
-		base := p.DPMNE
+		base := p.base()
 		if p.Dim > 0 {
 			base.Dim = p.Dim
 		}

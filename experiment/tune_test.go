@@ -24,7 +24,13 @@ func TestTuned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 3, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 3
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	grid := Grid{Lambda: []float64{100, 1e4}, Propagate: []int{0, 1}}
 	var note string
 	p := Params{Seed: 3, DPMNE: base, Grid: &grid, Note: func(s string) { note = s }}
@@ -73,7 +79,13 @@ func TestTuneFeatureKNN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	g := Grid{FeatureKNN: []int{0, 8}}
 	for _, tc := range []struct {
 		name string
@@ -141,7 +153,13 @@ func TestTuneRefinePretrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	g := Grid{Lambda: []float64{100, 1e4}, RefinePretrain: []int{2, 1, 2, 0}}
 	var totals []int
 	res, err := Tune(context.Background(), net, base, g, 0.5, 2, 1, func(done, total int, r TuneResult) { totals = append(totals, total) })
@@ -166,8 +184,8 @@ func TestTuneRefinePretrain(t *testing.T) {
 	if refined[0].Lambda != top.Lambda {
 		t.Errorf("refined λ = %g, the grid's best has λ = %g", refined[0].Lambda, top.Lambda)
 	}
-	if c := refined[0].Config(base); c.Pretrain != 2 || c.Lambda != top.Lambda {
-		t.Errorf("refined point's config: pretrain %d, λ %g", c.Pretrain, c.Lambda)
+	if c := refined[0].Config(base); c.Autoencoder.Pretrain != 2 || c.Lambda != top.Lambda {
+		t.Errorf("refined point's config: pretrain %d, λ %g", c.Autoencoder.Pretrain, c.Lambda)
 	}
 	id := Grid{Encoders: []string{"identity"}, RefinePretrain: []int{2}}
 	idBase := base
@@ -189,7 +207,14 @@ func TestTuneRefineLambdaB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, LambdaB: 2}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+		c.LambdaB = 2
+	})
 	g := Grid{Lambda: []float64{100, 1e4}, RefinePretrain: []int{2}, RefineLambdaB: []float64{0.5, 2, 0.5, 0}}
 	var totals []int
 	var seen []TuneResult
@@ -227,7 +252,13 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	seen := tuneSeen(t, net, base, Grid{Lambda: []float64{100, 1e4}, RefineLambdaB: []float64{0.5}, RefineNonzeroWeight: []float64{4, 8, 0}}, 4)
 	for _, r := range seen[:3] {
 		if r.NonzeroWeight != 8 {
@@ -235,8 +266,8 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 		}
 	}
 	got := checkRefined(t, seen, func(r *TuneResult) { r.NonzeroWeight = 4 })
-	if c := got.Config(base); c.NonzeroWeight != 4 {
-		t.Errorf("refined point's config: non-zero weight %g", c.NonzeroWeight)
+	if c := got.Config(base); c.Autoencoder.NonzeroWeight != 4 {
+		t.Errorf("refined point's config: non-zero weight %g", c.Autoencoder.NonzeroWeight)
 	}
 	id := Grid{Encoders: []string{"identity"}, RefineNonzeroWeight: []float64{4}}
 	idBase := base
@@ -245,7 +276,7 @@ func TestTuneRefineNonzeroWeight(t *testing.T) {
 		t.Errorf("identity encoders: %d points, err %v; want 1, no refinement", len(res), err)
 	}
 	mse := base
-	mse.Loss = "mse"
+	mse.Autoencoder.Loss = "mse"
 	if res, err := Tune(context.Background(), net, mse, Grid{RefineNonzeroWeight: []float64{4}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
 		t.Errorf("squared error: %d points, err %v; want 1, no refinement", len(res), err)
 	}
@@ -264,7 +295,13 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	seen := tuneSeen(t, net, base, Grid{Lambda: []float64{100, 1e4}, RefineNonzeroWeight: []float64{4}, RefinePropagateAcross: []int{1, 0, 1}}, 4)
 	for _, r := range seen[:3] {
 		if r.PropagateAcross != 0 {
@@ -272,8 +309,8 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 		}
 	}
 	got := checkRefined(t, seen, func(r *TuneResult) { r.PropagateAcross = 1 })
-	if c := got.Config(base); c.PropagateAcross != 1 {
-		t.Errorf("refined point's config: %d steps across views", c.PropagateAcross)
+	if c := got.Config(base); c.Features.PropagateAcross != 1 {
+		t.Errorf("refined point's config: %d steps across views", c.Features.PropagateAcross)
 	}
 	cfg := synth.Default()
 	cfg.Nodes, cfg.FeatureDims, cfg.FeatureNNZ, cfg.Signal = 300, []int{200, 100, 50}, []int{15, 10, 5}, []float64{0.3, 0.5, 0.5}
@@ -291,14 +328,19 @@ func TestTuneRefinePropagateAcross(t *testing.T) {
 
 // TestTuneNonzeroWeightGrid: the grid's weights multiply its points, each
 // fitted with its own weight, and the base's own point (weight 8) follows
-// them; below 1, or other than 1 with the squared error, is an error naming
-// the value.
+// them; below 1 is an error naming the value.
 func TestTuneNonzeroWeightGrid(t *testing.T) {
 	net, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+	})
 	var seen []float64
 	res, err := Tune(context.Background(), net, base, Grid{Lambda: []float64{100, 1e4}, NonzeroWeight: []float64{1, 4}}, 0.5, 2, 1, func(done, total int, r TuneResult) { seen = append(seen, r.NonzeroWeight) })
 	if err != nil {
@@ -307,11 +349,11 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 	if len(res) != 5 || !slices.Equal(seen, []float64{1, 4, 1, 4, 8}) {
 		t.Errorf("%d points with weights %v; want 5 with [1 4 1 4 8]", len(res), seen)
 	}
-	if a, b := res[0].Config(base), res[0]; a.NonzeroWeight != b.NonzeroWeight {
-		t.Errorf("best point's config: weight %g, want %g", a.NonzeroWeight, b.NonzeroWeight)
+	if a, b := res[0].Config(base), res[0]; a.Autoencoder.NonzeroWeight != b.NonzeroWeight {
+		t.Errorf("best point's config: weight %g, want %g", a.Autoencoder.NonzeroWeight, b.NonzeroWeight)
 	}
 	mse := base
-	mse.Loss = "mse"
+	mse.Autoencoder.Loss = "mse"
 	for _, tc := range []struct {
 		cfg  dpmne.Config
 		w    float64
@@ -319,10 +361,9 @@ func TestTuneNonzeroWeightGrid(t *testing.T) {
 	}{
 		{base, 0.5, "0.5"},
 		{base, math.Inf(1), "+Inf"},
-		{mse, 4, "weighs nothing"},
 	} {
 		if _, err := Tune(context.Background(), net, tc.cfg, Grid{NonzeroWeight: []float64{tc.w}}, 0.5, 2, 1, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("loss %q, weight %g: err = %v, want one naming %q", tc.cfg.Loss, tc.w, err, tc.want)
+			t.Errorf("loss %q, weight %g: err = %v, want one naming %q", tc.cfg.Autoencoder.Loss, tc.w, err, tc.want)
 		}
 	}
 	if res, err := Tune(context.Background(), net, mse, Grid{NonzeroWeight: []float64{1}}, 0.5, 2, 1, nil); err != nil || len(res) != 1 {
@@ -384,7 +425,14 @@ func TestTuneIncludesBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := dpmne.Config{Dim: 8, Hidden: []int{16}, Iterations: 2, Pretrain: 1, Batch: 64, Lambda: 500}
+	base := dpmneConfigWith(func(c *dpmne.Config) {
+		c.Dim = 8
+		c.Autoencoder.Hidden = []int{16}
+		c.Solver.Iterations = 2
+		c.Autoencoder.Pretrain = 1
+		c.Autoencoder.Batch = 64
+		c.Lambda = 500
+	})
 	for _, tc := range []struct {
 		name    string
 		g       Grid
@@ -421,4 +469,11 @@ func TestTuneIncludesBase(t *testing.T) {
 			t.Errorf("%s: first point scores %.4f, below the base's %.4f", tc.name, res[0].MicroF1.Mean, own.MicroF1.Mean)
 		}
 	}
+}
+
+// dpmneConfigWith returns dpmne.DefaultConfig with edit applied.
+func dpmneConfigWith(edit func(*dpmne.Config)) dpmne.Config {
+	c := dpmne.DefaultConfig()
+	edit(&c)
+	return c
 }

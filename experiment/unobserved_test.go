@@ -79,7 +79,7 @@ func TestNodesObservedNowhereDPMNE(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			cfg  dpmne.Config
-		}{{"default", dpmne.Config{Dim: 8}}, {"paper", paper}} {
+		}{{"default", dpmneConfigWith(func(c *dpmne.Config) { c.Dim = 8 })}, {"paper", paper}} {
 			what := fmt.Sprintf("featured %v, %s", featured, c.name)
 			m, err := dpmne.Fit(ctx, net, c.cfg, rand.New(rand.NewPCG(1, 0)), dpmne.Options{})
 			if err != nil {

@@ -123,7 +123,7 @@ type Summary struct {
 	// Components is the number of connected components of the union of
 	// the views' graphs, and Edgeless the number of nodes without an edge
 	// in any view (components of one node; partial data makes many, and
-	// DPMNE leaves them out of R(Y), dpmne.Config.OrthAllNodes).
+	// DPMNE leaves them out of R(Y), dpmne.Config.Solver.OrthAllNodes).
 	Components int `json:"components"`
 	Edgeless   int `json:"edgeless"`
 	// Unobserved is the number of nodes observed in no view

@@ -22,7 +22,7 @@ import (
 // ρ = λ_B/α = 1, shifted by the same means to (−0.225, 0.225).
 func Example() {
 	m := &dpmne.Model{
-		Config: dpmne.Config{NoAutoencoder: true}.Defaults(),
+		Config: func() dpmne.Config { c := dpmne.DefaultConfig(); c.NoAutoencoder = true; return c }(),
 		IDs:    []string{"ada", "bob", "cy", "dee"},
 		Y:      mat.NewDense(4, 2, []float64{1, 0, 0.9, 0.1, 0, 1, -1, 0}),
 		Views:  []dpmne.ViewModel{{Name: "chat", In: 2, B: mat.NewDense(2, 2, []float64{1, 0, 0, 1})}},

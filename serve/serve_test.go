@@ -51,7 +51,7 @@ func testModel(n, d int, seed uint64) *dpmne.Model {
 		}
 		return dpmne.ViewModel{Name: name, In: in, B: b}
 	}
-	cfg := dpmne.Config{NoAutoencoder: true}.Defaults()
+	cfg := func() dpmne.Config { c := dpmne.DefaultConfig(); c.NoAutoencoder = true; return c }()
 	return &dpmne.Model{Config: cfg, IDs: ids, Y: y, Views: []dpmne.ViewModel{view("a", 6), view("b", 5)}}
 }
 

@@ -75,7 +75,7 @@ the raw features of every view concatenated (zeros where a node is missing).`,
 	f.IntVar(&nodes, "nodes", synth.Default().Nodes, "nodes of the synthetic network")
 	f.IntVar(&repeats, "repeats", 5, "random splits to average")
 	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
-	mf.register(f)
+	mf.register(f, g.argv)
 	return cmd
 }
 

@@ -178,7 +178,7 @@ configuration of every DPMNE method.`,
 	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")
 	f.BoolVar(&validation, "validation", false, "score inside a training half: a fixed half of the labelled nodes (drawn from --seed) is never scored, and the splits and k-means accuracy use the other half; for choosing settings")
-	mf.register(f)
+	mf.register(f, g.argv)
 	return cmd
 }
 

@@ -13,12 +13,10 @@ import (
 // features (dpmne.Config.Reconstructions); a loss that cannot reconstruct
 // a view's features is the fit's error.
 func reconstructions(net *multiplex.Network, loss string) ([]dpmne.ViewReconstruction, error) {
-	if loss == "auto" {
-		loss = ""
-	}
-	cfg := dpmne.Config{Loss: loss}
+	cfg := dpmne.DefaultConfig()
+	cfg.Autoencoder.Loss = loss
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("--%w", err)
+		return nil, fmt.Errorf("--loss: %w", err)
 	}
 	return cfg.Reconstructions(net)
 }

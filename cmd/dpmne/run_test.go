@@ -218,8 +218,8 @@ func TestTrainFeaturelessDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Config.Beta != tc.beta || m.Config.OrthAllNodes != tc.orthAll {
-			t.Errorf("%s %v: β %v, OrthAllNodes %v; want %v, %v", tc.data, tc.flags, m.Config.Beta, m.Config.OrthAllNodes, tc.beta, tc.orthAll)
+		if m.Config.Beta != tc.beta || m.Config.Solver.OrthAllNodes != tc.orthAll {
+			t.Errorf("%s %v: β %v, OrthAllNodes %v; want %v, %v", tc.data, tc.flags, m.Config.Beta, m.Config.Solver.OrthAllNodes, tc.beta, tc.orthAll)
 		}
 	}
 }
@@ -318,32 +318,30 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--out", "x.npy"}, "--data"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "csv"}, `--format "csv"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-reg", "l1"}, "--y-reg"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "beta = -1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "--beta: Beta = -1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--proximity-norm", "max"}, "--proximity-norm"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1MB"}, "more than --max-memory 1MB (977 KiB)"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "1KB"}, "more than --max-memory 1KB (1000 B)"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--max-memory", "lots"}, `--max-memory: "lots"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--resume"}, "--resume needs --checkpoint"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--loss", "l1"}, `--loss: nn: unknown loss "l1"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--loss", "l1"}, "--loss: Autoencoder.Loss = l1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--preset", "best"}, `--preset: unknown preset "best"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1,x"}, `--view-weights: weight 2 is "x"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "-1,1"}, `--view-weights: weight 1 is "-1"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1", "--iterations", "1", "--pretrain", "1"}, "view-weights: 1 weights for 3 views"},
-		// A zero that Config would read as its default is refused, not
-		// swapped for the default; so are negatives no flag documents.
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda", "0"}, "--lambda 0: want > 0"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--nonzero-weight", "0"}, "--nonzero-weight 0: want ≥ 1"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda-b", "0"}, "--lambda-b 0: want > 0"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--learning-rate", "0"}, "--learning-rate 0: want > 0"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--dim", "0"}, "--dim 0: want ≥ 1"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pretrain", "0"}, "--pretrain 0: want ≥ 1"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--iterations", "0"}, "--iterations 0: want ≥ 1"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "0"}, "--negative-samples 0: want ≥ 1, or -1"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "-5"}, "--negative-samples -5"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--ae-batches", "-5"}, "--ae-batches -5"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--scale-nodes", "0"}, "--scale-nodes 0"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--propagate", "-1"}, "--propagate -1: want ≥ 0"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--filter-tau", "-2"}, "--filter-tau -2: want ≥ 0"},
+		// A value out of its field's range is refused, naming the flag.
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--nonzero-weight", "0"}, "--nonzero-weight: Autoencoder.NonzeroWeight = 0: want finite and ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda-b", "0"}, "--lambda-b: LambdaB = 0: want > 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--learning-rate", "0"}, "--learning-rate: Autoencoder.LearningRate = 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--dim", "0"}, "--dim: Dim = 0: want at least 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pretrain", "0"}, "--pretrain: Autoencoder.Pretrain = 0: want ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--iterations", "0"}, "--iterations: Solver.Iterations = 0: want ≥ 1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "-5"}, "--negative-samples: Autoencoder.NegativeSamples = -5: want ≥ 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--ae-batches", "-5"}, "--ae-batches: Autoencoder.Batches = -5"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--scale-nodes", "-1"}, "--scale-nodes: ScaleNodes = -1"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--propagate", "-1"}, "--propagate: Features.Propagate = -1: want ≥ 0"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--filter-tau", "-2"}, "--filter-tau: FilterTau = -2"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-solver", "cg"}, "--y-solver: Solver.Y = cg: want gd or stiefel"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pdr", "-0.1"}, "--pdr -0.1: want 0 ≤ pdr < 1"},
 		// An output that cannot be written is found before the fit.
 		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
@@ -385,7 +383,7 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 }
 
 // TestTrainPreset: --preset paper is the paper's loss, step, pretraining,
-// view weights, β, raw features, no fill and unfiltered, uncentred
+// view weights, β, raw features and unfiltered, uncentred
 // embedding as explicit flags, and a flag given beside it wins; each
 // default option's flag at 0 turns it off; --view-weights auto reports the
 // re-weighings.
@@ -404,7 +402,7 @@ func TestTrainPreset(t *testing.T) {
 	syn := trainRunner(t, dir, "train", "--data", "synthetic", "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "3", "--quiet")
 	synDef := syn("s.npy")
 	// Each default option: its flag at 0 turns it off, at its default
-	// value changes nothing (synthetic is partial, so the fill acts).
+	// value changes nothing.
 	for _, f := range [][3]string{{"--filter-tau", "0", "2"}, {"--propagate", "0", "1"}} {
 		if bytes.Equal(syn("off.npy", f[0], f[1]), synDef) || !bytes.Equal(syn("on.npy", f[0], f[2]), synDef) {
 			t.Errorf("%s 0 did not turn the default (%s) off", f[0], f[2])
@@ -844,7 +842,7 @@ func TestTune(t *testing.T) {
 		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
 		{"--refine-propagate-across", "-1", "refined propagate-across steps -1"},
 		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
-		{"--nonzero-weight-grid", "0", "non-zero weight 0: want ≥ 1"},
+		{"--nonzero-weight-grid", "0", "non-zero weight 0: want finite and ≥ 1"},
 	} {
 		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v", tc.flag, tc.value, err)
@@ -883,30 +881,43 @@ func FuzzParseMemory(f *testing.F) {
 	})
 }
 
-// TestZeroAblations: --alpha 0 and --beta 0 are the ablations they name,
-// not the defaults that a zero means in dpmne.Config.
-func TestZeroAblations(t *testing.T) {
+// TestZeroFlags: a flag set to 0 means what its field's 0 means: --alpha 0
+// drops the consistency term, --beta 0 is the network's own β, and a 0
+// that means nothing is refused, naming the flag.
+func TestZeroFlags(t *testing.T) {
 	for _, tc := range []struct {
-		args                       []string
-		noConsistency, noProximity bool
+		args  []string
+		alpha float64
+		beta  float64
+		err   string
 	}{
-		{nil, false, false},
-		{[]string{"--alpha", "0"}, true, false},
-		{[]string{"--beta", "0"}, false, true},
-		{[]string{"--alpha", "2", "--beta", "5"}, false, false},
+		{nil, 1, 0, ""},
+		{[]string{"--alpha", "0"}, 0, 0, ""},
+		{[]string{"--beta", "0"}, 1, 0, ""},
+		{[]string{"--alpha", "2", "--beta", "5"}, 2, 5, ""},
+		{[]string{"--pretrain", "0"}, 0, 0, "--pretrain: Autoencoder.Pretrain = 0: want ≥ 1"},
+		{[]string{"--dim", "0"}, 0, 0, "--dim: Dim = 0"},
+		{[]string{"--propagate", "-1"}, 0, 0, "--propagate: Features.Propagate = -1: want ≥ 0"},
+		{[]string{"--alpha", "0", "--no-proximity"}, 0, 0, "leave nothing"},
 	} {
 		var mf modelFlags
 		fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
-		mf.register(fs)
+		mf.register(fs, tc.args)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
 		c, err := mf.config()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: err = %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if c.NoConsistency != tc.noConsistency || c.NoProximity != tc.noProximity {
-			t.Errorf("%v: no-consistency %v, no-proximity %v, want %v, %v", tc.args, c.NoConsistency, c.NoProximity, tc.noConsistency, tc.noProximity)
+		if c.Alpha != tc.alpha || c.Beta != tc.beta {
+			t.Errorf("%v: α %v, β %v, want %v, %v", tc.args, c.Alpha, c.Beta, tc.alpha, tc.beta)
 		}
 	}
 }
@@ -990,8 +1001,8 @@ func TestTrainRealValuedFeatures(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "dpmne: view friends: real features: mse, identity output, columns scaled\n") {
 		t.Fatalf("err %v, stderr:\n%s", err, stderr)
 	}
-	if m, err := dpmne.Load(model); err != nil || m.Config.Loss != "mse,bce" || m.Views[0].Scale == nil {
-		t.Errorf("the model's loss: %v, %v; want mse,bce and a feature scale", err, m.Config.Loss)
+	if m, err := dpmne.Load(model); err != nil || m.Config.Autoencoder.Loss != "mse,bce" || m.Views[0].Scale == nil {
+		t.Errorf("the model's loss: %v, %v; want mse,bce and a feature scale", err, m.Config.Autoencoder.Loss)
 	}
 	for _, tc := range []struct{ loss, want string }{
 		{"auto", "friends       real   mse  identity  columns scaled to unit RMS\n"},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,177 +25,158 @@ import (
 	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/internal/fastblas"
 	"github.com/dpmne/dpmne/multiplex"
-	"github.com/dpmne/dpmne/nn"
-	"github.com/dpmne/dpmne/proximity"
 )
 
-// modelFlags binds the DPMNE configuration to command-line flags.
+// modelFlags binds DPMNE's configuration to command-line flags: each flag
+// sets one field of cfg, which starts as the configuration --preset names
+// (read from the command line before the flags are registered, so that the
+// preset's values are the flags' defaults and a flag given beside it
+// overrides it).
 type modelFlags struct {
-	cfg                         dpmne.Config
-	act, loss, yreg, norm, lapl string
-	viewWeights, preset         string
-	seed                        uint64
-	fs                          *pflag.FlagSet
+	cfg         dpmne.Config
+	preset      string
+	presetErr   error
+	viewWeights string
+	seed        uint64
+	fs          *pflag.FlagSet
+	field       map[string]string // flag name by the field it sets (Config.Validate's names)
 }
 
-func (f *modelFlags) register(fs *pflag.FlagSet) {
+// presetOf returns the value of --preset in argv ("default" when absent).
+func presetOf(argv []string) string {
+	for i, a := range argv {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--preset="); ok {
+			return v
+		}
+		if a == "--preset" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+	}
+	return "default"
+}
+
+// register binds the model flags to fs, their defaults the preset argv
+// names.
+func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.fs = fs
-	d := dpmne.Config{}.Defaults()
-	fs.StringVar(&f.preset, "preset", "default", "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, uncentred embedding); flags given explicitly override it")
-	fs.IntVar(&f.cfg.Dim, "dim", d.Dim, "embedding dimension d")
-	fs.IntSliceVar(&f.cfg.Hidden, "hidden", d.Hidden, "autoencoder encoder widths; the last is the code size")
-	fs.StringVar(&f.act, "activation", "sigmoid", "autoencoder activation: sigmoid, relu, tanh")
-	fs.StringVar(&f.loss, "loss", "auto", "reconstruction loss: auto (each view's by its features, as dpmne data info lists: bce on [0, 1] and adjacency rows, poisson on counts, mse with an identity output on other real or signed values, scaled column by column), bce, mse (the paper's), weighted-mse, poisson; one for every view, or one per view, comma-separated (auto,mse)")
-	fs.Float64Var(&f.cfg.NonzeroWeight, "nonzero-weight", 0, "weight (≥ 1) of non-zero inputs in the loss (default: 8 for bce, poisson and weighted-mse, 1 for mse, which weighs nothing)")
-	fs.Float64Var(&f.cfg.LearningRate, "learning-rate", d.LearningRate, "Adam step size")
-	fs.IntVar(&f.cfg.NegativeSamples, "negative-samples", d.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (-1: exact dense loss)")
-	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "minibatch size")
-	fs.IntVar(&f.cfg.Pretrain, "pretrain", d.Pretrain, "autoencoder pretraining epochs")
-	fs.IntVar(&f.cfg.PretrainBatches, "pretrain-batches", d.PretrainBatches, "at most about this many pretraining minibatches per view, on a random subset of nodes (-1: no cap)")
-	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "autoencoder epochs per iteration")
-	fs.IntVar(&f.cfg.AEBatches, "ae-batches", d.AEBatches, "train this many minibatches per iteration instead of whole epochs (-1: whole epochs)")
-	fs.Float64Var(&f.cfg.Alpha, "alpha", d.Alpha, "weight α of the consistency term")
-	fs.Float64Var(&f.cfg.Beta, "beta", d.Beta, "weight β of the proximity term (for a network of --scale-nodes nodes; 3000 by default on a network without features)")
-	fs.Float64Var(&f.cfg.Lambda, "lambda", d.Lambda, "weight λ of R(Y) (for a network of --scale-nodes nodes)")
-	fs.IntVar(&f.cfg.ScaleNodes, "scale-nodes", d.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (negative: as given, the paper's)")
-	fs.Float64Var(&f.cfg.LambdaB, "lambda-b", d.LambdaB, "ridge on each basis B")
-	fs.Float64Var(&f.cfg.LambdaW, "lambda-w", 0, "weight decay on the autoencoders")
-	fs.StringVar(&f.yreg, "y-reg", "orth", "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
-	fs.StringVar(&f.norm, "proximity-norm", "rw", "adjacency normalisation before powers: rw, sym, none")
-	fs.StringVar(&f.lapl, "laplacian", "unnormalized", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
-	fs.Float64SliceVar(&f.cfg.Weights, "weights", d.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
-	fs.StringVar(&f.viewWeights, "view-weights", "auto", "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
-	fs.IntVar(&f.cfg.Propagate, "propagate", d.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
-	fs.BoolVar(&f.cfg.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
-	fs.IntVar(&f.cfg.FeatureKNN, "feature-knn", d.FeatureKNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only, the default and the paper's)")
-	fs.IntVar(&f.cfg.PropagateAcross, "propagate-across", d.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off, the default and the paper's)")
-	fs.BoolVar(&f.cfg.Uncentred, "uncentred", false, "write the embedding as fitted, without subtracting its column means (the paper's; --preset paper)")
-	fs.Float64Var(&f.cfg.FilterTau, "filter-tau", d.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
-	fs.BoolVar(&f.cfg.SpectralInit, "spectral-init", false, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
-	fs.IntVar(&f.cfg.Iterations, "iterations", d.Iterations, "outer coordinate-descent iterations")
-	fs.IntVar(&f.cfg.YSteps, "y-steps", d.YSteps, "at most this many Y steps per iteration")
-	fs.StringVar(&f.cfg.YSolver, "y-solver", d.YSolver, "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
-	fs.BoolVar(&f.cfg.NoAutoencoder, "no-autoencoder", false, "ablation: identity encoders (H = X)")
-	fs.BoolVar(&f.cfg.NoConsistency, "no-consistency", false, "ablation: drop the consistency term (α = 0)")
-	fs.BoolVar(&f.cfg.NoProximity, "no-proximity", false, "ablation: drop the proximity term (β = 0)")
-	fs.IntVar(&f.cfg.Workers, "workers", 0, "goroutines for sparse products (0: all cores)")
+	f.preset = presetOf(argv)
+	if f.cfg, f.presetErr = dpmne.Preset(f.preset); f.presetErr != nil {
+		f.cfg = dpmne.DefaultConfig()
+	}
+	c := &f.cfg
+	f.viewWeights = "auto"
+	if c.Proximity.EqualViewWeights {
+		f.viewWeights = "equal"
+	}
+	f.field = map[string]string{}
+	bind := func(field, flag string) { f.field[field] = flag }
+	fs.StringVar(&f.preset, "preset", f.preset, "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, raw features, β = 3000, equal view weights, R(Y) over every node, uncentred and unfiltered embedding); flags given beside it override it")
+	fs.IntVar(&c.Dim, "dim", c.Dim, "embedding dimension d")
+	bind("Dim", "dim")
+	fs.IntSliceVar(&c.Autoencoder.Hidden, "hidden", c.Autoencoder.Hidden, "autoencoder encoder widths; the last is the code size")
+	bind("Autoencoder.Hidden", "hidden")
+	fs.TextVar(&c.Autoencoder.Activation, "activation", c.Autoencoder.Activation, "autoencoder activation: sigmoid, relu, tanh")
+	bind("Autoencoder.Activation", "activation")
+	fs.StringVar(&c.Autoencoder.Loss, "loss", c.Autoencoder.Loss, "reconstruction loss: auto (each view's by its features, as dpmne data info lists: bce on [0, 1] and adjacency rows, poisson on counts, mse with an identity output on other real or signed values, scaled column by column), bce, mse (the paper's), weighted-mse, poisson; one for every view, or one per view, comma-separated (auto,mse)")
+	bind("Autoencoder.Loss", "loss")
+	fs.Float64Var(&c.Autoencoder.NonzeroWeight, "nonzero-weight", c.Autoencoder.NonzeroWeight, "weight (≥ 1) of non-zero inputs in the bce, poisson and weighted-mse losses (mse weighs nothing)")
+	bind("Autoencoder.NonzeroWeight", "nonzero-weight")
+	fs.Float64Var(&c.Autoencoder.LearningRate, "learning-rate", c.Autoencoder.LearningRate, "Adam step size")
+	bind("Autoencoder.LearningRate", "learning-rate")
+	fs.IntVar(&c.Autoencoder.NegativeSamples, "negative-samples", c.Autoencoder.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (0: the exact dense loss)")
+	bind("Autoencoder.NegativeSamples", "negative-samples")
+	fs.IntVar(&c.Autoencoder.Batch, "batch", c.Autoencoder.Batch, "minibatch size")
+	bind("Autoencoder.Batch", "batch")
+	fs.IntVar(&c.Autoencoder.Pretrain, "pretrain", c.Autoencoder.Pretrain, "autoencoder pretraining epochs")
+	bind("Autoencoder.Pretrain", "pretrain")
+	fs.IntVar(&c.Autoencoder.PretrainBatches, "pretrain-batches", c.Autoencoder.PretrainBatches, "at most about this many pretraining minibatches per view, on a random subset of nodes (0: no cap)")
+	bind("Autoencoder.PretrainBatches", "pretrain-batches")
+	fs.IntVar(&c.Autoencoder.Epochs, "epochs", c.Autoencoder.Epochs, "autoencoder epochs per iteration, with --ae-batches 0")
+	bind("Autoencoder.Epochs", "epochs")
+	fs.IntVar(&c.Autoencoder.Batches, "ae-batches", c.Autoencoder.Batches, "train this many minibatches per iteration (0: --epochs whole epochs)")
+	bind("Autoencoder.Batches", "ae-batches")
+	fs.Float64Var(&c.Autoencoder.WeightDecay, "lambda-w", c.Autoencoder.WeightDecay, "weight decay on the autoencoders")
+	bind("Autoencoder.WeightDecay", "lambda-w")
+	fs.Float64Var(&c.Alpha, "alpha", c.Alpha, "weight α of the consistency term (0: no consistency term, the ablation)")
+	bind("Alpha", "alpha")
+	fs.Float64Var(&c.Beta, "beta", c.Beta, "weight β of the proximity term, for a network of --scale-nodes nodes (0: 300, or 3000 on a network without features)")
+	bind("Beta", "beta")
+	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "weight λ of R(Y), for a network of --scale-nodes nodes")
+	bind("Lambda", "lambda")
+	fs.IntVar(&c.ScaleNodes, "scale-nodes", c.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (0: as given, the paper's)")
+	bind("ScaleNodes", "scale-nodes")
+	fs.Float64Var(&c.LambdaB, "lambda-b", c.LambdaB, "ridge on each basis B")
+	bind("LambdaB", "lambda-b")
+	fs.TextVar(&c.Solver.YReg, "y-reg", c.Solver.YReg, "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
+	bind("Solver.YReg", "y-reg")
+	fs.TextVar(&c.Proximity.Norm, "proximity-norm", c.Proximity.Norm, "adjacency normalisation before powers: rw, sym, none")
+	bind("Proximity.Norm", "proximity-norm")
+	fs.TextVar(&c.Proximity.Laplacian, "laplacian", c.Proximity.Laplacian, "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
+	bind("Proximity.Laplacian", "laplacian")
+	fs.Float64SliceVar(&c.Proximity.Weights, "weights", c.Proximity.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
+	bind("Proximity.Weights", "weights")
+	fs.StringVar(&f.viewWeights, "view-weights", f.viewWeights, "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
+	bind("Proximity.ViewWeights", "view-weights")
+	fs.IntVar(&c.Features.Propagate, "propagate", c.Features.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
+	bind("Features.Propagate", "propagate")
+	fs.IntVar(&c.Features.KNN, "feature-knn", c.Features.KNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only)")
+	bind("Features.KNN", "feature-knn")
+	fs.IntVar(&c.Features.PropagateAcross, "propagate-across", c.Features.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off)")
+	bind("Features.PropagateAcross", "propagate-across")
+	fs.BoolVar(&c.Solver.OrthAllNodes, "orth-all-nodes", c.Solver.OrthAllNodes, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
+	fs.BoolVar(&c.Uncentred, "uncentred", c.Uncentred, "write the embedding as fitted, without subtracting its column means (the paper's)")
+	fs.Float64Var(&c.FilterTau, "filter-tau", c.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
+	bind("FilterTau", "filter-tau")
+	fs.BoolVar(&c.Solver.SpectralInit, "spectral-init", c.Solver.SpectralInit, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
+	fs.IntVar(&c.Solver.Iterations, "iterations", c.Solver.Iterations, "outer coordinate-descent iterations")
+	bind("Solver.Iterations", "iterations")
+	fs.IntVar(&c.Solver.YSteps, "y-steps", c.Solver.YSteps, "at most this many Y steps per iteration")
+	bind("Solver.YSteps", "y-steps")
+	fs.StringVar(&c.Solver.Y, "y-solver", c.Solver.Y, "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
+	bind("Solver.Y", "y-solver")
+	fs.BoolVar(&c.NoAutoencoder, "no-autoencoder", c.NoAutoencoder, "ablation: identity encoders (H = X)")
+	fs.BoolVar(&c.NoProximity, "no-proximity", c.NoProximity, "ablation: drop the proximity term (β = 0)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines for sparse products (0: all cores)")
+	bind("Workers", "workers")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 }
 
-// config parses the string flags into the configuration.
+// config returns the configuration the flags give, checked; an error names
+// the flag.
 func (f *modelFlags) config() (dpmne.Config, error) {
+	if f.presetErr != nil {
+		return dpmne.Config{}, fmt.Errorf("--preset: %w", f.presetErr)
+	}
 	c := f.cfg
-	c.Loss = f.loss
+	c.Autoencoder.Hidden = slices.Clone(c.Autoencoder.Hidden)
+	c.Proximity.Weights = slices.Clone(c.Proximity.Weights)
 	switch f.viewWeights {
 	case "equal":
-		c.EqualViewWeights = true
+		c.Proximity.EqualViewWeights = true
 	case "auto":
-		c.EqualViewWeights = false
+		c.Proximity.EqualViewWeights = false
 	default:
 		for i, v := range strings.Split(f.viewWeights, ",") {
 			w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || !(w >= 0) || math.IsInf(w, 0) {
 				return c, fmt.Errorf("--view-weights: weight %d is %q: want equal, auto or comma-separated numbers ≥ 0", i+1, v)
 			}
-			c.ViewWeights = append(c.ViewWeights, w)
+			c.Proximity.ViewWeights = append(c.Proximity.ViewWeights, w)
 		}
 	}
-	if err := f.checkZeros(&c); err != nil {
+	if err := c.Validate(); err != nil {
+		// Name the flag that sets the field Validate names.
+		field, _, _ := strings.Cut(err.Error(), " ")
+		field, _, _ = strings.Cut(field, "[")
+		if flag, ok := f.field[field]; ok {
+			return c, fmt.Errorf("--%s: %w", flag, err)
+		}
 		return c, err
 	}
-	if c.FilterTau == 0 {
-		c.FilterTau = -1 // --filter-tau 0: no filter
-	}
-	if c.Propagate == 0 {
-		c.Propagate = -1 // --propagate 0: raw features
-	}
-	if !f.fs.Changed("beta") {
-		c.Beta = 0 // the default, which depends on the network (dpmne.Config.ForNetwork)
-	}
-	if !f.fs.Changed("loss") {
-		c.Loss = "" // likewise: each view's by its features (dpmne.Config.Loss)
-	}
-	// The preset's settings, where no flag gave one.
-	if err := c.ApplyPreset(f.preset, f.fs.Changed); err != nil {
-		return c, fmt.Errorf("--preset: %w", err)
-	}
-	var err error
-	if c.Activation, err = nn.ParseActivation(f.act); err != nil {
-		return c, fmt.Errorf("--activation: %w", err)
-	}
-	for _, name := range strings.Split(c.Loss, ",") {
-		if _, err := nn.ParseLoss(strings.TrimSpace(name)); c.Loss != "" && name != "auto" && err != nil {
-			return c, fmt.Errorf("--loss: %w", err)
-		}
-	}
-	if c.YReg, err = dpmne.ParseYReg(f.yreg); err != nil {
-		return c, fmt.Errorf("--y-reg: %w", err)
-	}
-	if c.Norm, err = proximity.ParseNorm(f.norm); err != nil {
-		return c, fmt.Errorf("--proximity-norm: %w", err)
-	}
-	if c.Laplacian, err = proximity.ParseLaplacian(f.lapl); err != nil {
-		return c, fmt.Errorf("--laplacian: %w", err)
-	}
-	return c, c.Validate() // Validate fills in the defaults
-}
-
-// checkZeros rejects the values of numeric flags that dpmne.Config would
-// silently read as "the default": a zero in most fields, and negatives
-// where the flag documents none. An explicit --alpha 0 or --beta 0 is the
-// ablation it names (Config.NoConsistency, NoProximity). Zeros that the
-// flags document (--filter-tau, --propagate, --feature-knn,
-// --lambda-w, --workers) are left to config.
-func (f *modelFlags) checkZeros(c *dpmne.Config) error {
-	set := f.fs.Changed
-	if set("alpha") && c.Alpha == 0 {
-		c.NoConsistency = true
-	}
-	if set("beta") && c.Beta == 0 {
-		c.NoProximity = true
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"lambda", c.Lambda}, {"lambda-b", c.LambdaB}, {"learning-rate", c.LearningRate}} {
-		if set(p.name) && p.v == 0 {
-			return fmt.Errorf("--%s 0: want > 0", p.name)
-		}
-	}
-	if set("nonzero-weight") && c.NonzeroWeight == 0 {
-		return errors.New("--nonzero-weight 0: want ≥ 1 (leave the flag out for the loss's own: 8 for bce and weighted-mse, 1 for mse)")
-	}
-	for _, p := range []struct {
-		name  string
-		v     int
-		other int // a negative value the flag documents (0: none; MinInt: any)
-		want  string
-	}{
-		{"dim", c.Dim, 0, "≥ 1"},
-		{"batch", c.Batch, 0, "≥ 1"},
-		{"pretrain", c.Pretrain, 0, "≥ 1"},
-		{"epochs", c.Epochs, 0, "≥ 1"},
-		{"iterations", c.Iterations, 0, "≥ 1"},
-		{"y-steps", c.YSteps, 0, "≥ 1"},
-		{"negative-samples", c.NegativeSamples, -1, "≥ 1, or -1 for the exact dense loss"},
-		{"pretrain-batches", c.PretrainBatches, -1, "≥ 1, or -1 for no cap"},
-		{"ae-batches", c.AEBatches, -1, "≥ 1, or -1 for whole epochs"},
-		{"scale-nodes", c.ScaleNodes, math.MinInt, "≥ 1, or negative to take β and λ as given"},
-	} {
-		ok := p.v >= 1 || (p.other != 0 && p.v == p.other) || (p.other == math.MinInt && p.v < 0)
-		if set(p.name) && !ok {
-			return fmt.Errorf("--%s %d: want %s", p.name, p.v, p.want)
-		}
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"filter-tau", c.FilterTau}, {"propagate", float64(c.Propagate)}, {"feature-knn", float64(c.FeatureKNN)}, {"propagate-across", float64(c.PropagateAcross)}} {
-		if set(p.name) && p.v < 0 {
-			return fmt.Errorf("--%s %v: want ≥ 0 (0: off)", p.name, p.v)
-		}
-	}
-	return nil
+	return c, nil
 }
 
 // fit trains on net, reporting progress on stderr unless quiet; opt's
@@ -208,8 +190,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	if quiet {
 		stderr = io.Discard
 	}
-	def := cfg.Defaults()
-	d, iters := def.Dim, def.Iterations
+	d, iters := cfg.Dim, cfg.Solver.Iterations
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
 	if d >= net.N() {
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
@@ -358,7 +339,7 @@ Go runtime's soft memory limit.`,
 			}
 			if method != "dpmne" {
 				if !quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s: %d nodes, %d views; method %s, d=%d\n", net.Name, net.N(), len(net.Views), method, cfg.Defaults().Dim)
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s: %d nodes, %d views; method %s, d=%d\n", net.Name, net.N(), len(net.Views), method, cfg.Dim)
 				}
 				emb, d, err := other.Embed(cmd.Context(), net, experiment.Params{Seed: mf.seed, DPMNE: cfg})
 				if err != nil {
@@ -443,7 +424,7 @@ Go runtime's soft memory limit.`,
 	f.BoolVar(&resume, "resume", false, "continue from the checkpoint in --checkpoint DIR, if there is one")
 	f.StringVar(&maxMemory, "max-memory", "auto", "refuse a fit whose estimated peak memory exceeds this (e.g. 20GiB, 500MB; auto: the machine's memory; 0: no limit)")
 	f.StringVar(&method, "method", "dpmne", "embedding method: dpmne or a registered method ("+strings.Join(experiment.Methods(), ", ")+")")
-	mf.register(f)
+	mf.register(f, g.argv)
 	return cmd
 }
 

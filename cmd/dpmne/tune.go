@@ -118,6 +118,6 @@ K best points in turn, each chain refining its own best point.`,
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes in the training part")
 	f.IntVar(&folds, "folds", 5, "cross-validation splits of the training part")
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
-	mf.register(f)
+	mf.register(f, g.argv)
 	return cmd
 }
