@@ -1,8 +1,13 @@
 package dpmne
 
 import (
+	"encoding"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
@@ -459,4 +464,110 @@ func Preset(name string) (Config, error) {
 		return Paper(), nil
 	}
 	return Config{}, fmt.Errorf("unknown preset %q: want default or paper", name)
+}
+
+// Set sets the setting at path, a field of Config by its Go path ("Beta",
+// "Autoencoder.Pretrain"), from its text form: a number, true or false, an
+// enumeration's name (nn.Activation, proximity.Norm, …), or a list's
+// comma-separated numbers. It does not validate the value (Validate does).
+func (c *Config) Set(path, value string) error {
+	f, err := configField(reflect.ValueOf(c).Elem(), path)
+	if err != nil {
+		return err
+	}
+	bad := func(err error) error { return fmt.Errorf("%s = %q: %w", path, value, err) }
+	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		if err := u.UnmarshalText([]byte(value)); err != nil {
+			return bad(err)
+		}
+		return nil
+	}
+	switch f.Kind() {
+	case reflect.Int:
+		v, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil {
+			return bad(errors.New("want an integer"))
+		}
+		f.SetInt(int64(v))
+	case reflect.Float64:
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return bad(errors.New("want a number"))
+		}
+		f.SetFloat(v)
+	case reflect.Bool:
+		v, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return bad(errors.New("want true or false"))
+		}
+		f.SetBool(v)
+	case reflect.String:
+		f.SetString(value)
+	case reflect.Slice:
+		parts := strings.Split(value, ",")
+		s := reflect.MakeSlice(f.Type(), len(parts), len(parts))
+		for i, p := range parts {
+			p = strings.TrimSpace(p)
+			switch f.Type().Elem().Kind() {
+			case reflect.Int:
+				v, err := strconv.Atoi(p)
+				if err != nil {
+					return bad(errors.New("want comma-separated integers"))
+				}
+				s.Index(i).SetInt(int64(v))
+			case reflect.Float64:
+				v, err := strconv.ParseFloat(p, 64)
+				if err != nil {
+					return bad(errors.New("want comma-separated numbers"))
+				}
+				s.Index(i).SetFloat(v)
+			}
+		}
+		f.Set(s)
+	default:
+		return fmt.Errorf("%s: a %s cannot be set from text", path, f.Type())
+	}
+	return nil
+}
+
+// Get returns the text form of the setting at path (Set reads it back).
+func (c Config) Get(path string) (string, error) {
+	f, err := configField(reflect.ValueOf(&c).Elem(), path)
+	if err != nil {
+		return "", err
+	}
+	if m, ok := f.Interface().(encoding.TextMarshaler); ok {
+		b, err := m.MarshalText()
+		return string(b), err
+	}
+	switch f.Kind() {
+	case reflect.Float64:
+		return strconv.FormatFloat(f.Float(), 'g', -1, 64), nil
+	case reflect.Slice:
+		parts := make([]string, f.Len())
+		for i := range parts {
+			parts[i] = fmt.Sprint(f.Index(i).Interface())
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return fmt.Sprint(f.Interface()), nil
+}
+
+// configField returns the settable field of the Config c at path.
+func configField(c reflect.Value, path string) (reflect.Value, error) {
+	v := c
+	for name := range strings.SplitSeq(path, ".") {
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, fmt.Errorf("unknown setting %q: %s is not a group of settings", path, v.Type())
+		}
+		f, ok := v.Type().FieldByName(name)
+		if !ok || !f.IsExported() {
+			return reflect.Value{}, fmt.Errorf("unknown setting %q", path)
+		}
+		v = v.FieldByIndex(f.Index)
+	}
+	if v.Kind() == reflect.Struct {
+		return reflect.Value{}, fmt.Errorf("setting %q is a group: name one of its fields", path)
+	}
+	return v, nil
 }

@@ -191,3 +191,54 @@ func configWith(edit func(*Config)) Config {
 	edit(&c)
 	return c
 }
+
+// TestConfigSetGet: Set reads each kind of setting from its text form, Get
+// gives it back, and an unknown field, a group or a value that does not
+// parse is an error naming it.
+func TestConfigSetGet(t *testing.T) {
+	for _, tc := range []struct {
+		path, value, want string // want: Get's text after Set ("" for value)
+	}{
+		{"Dim", "16", ""},
+		{"Beta", "3000", ""},
+		{"Lambda", "1e4", "10000"},
+		{"Uncentred", "true", ""},
+		{"Autoencoder.Loss", "auto,mse", ""},
+		{"Autoencoder.Hidden", "64, 32", "64,32"},
+		{"Autoencoder.Activation", "relu", ""},
+		{"Proximity.Norm", "sym", ""},
+		{"Proximity.Laplacian", "normalized", ""},
+		{"Proximity.Weights", "1,0.5", ""},
+		{"Solver.YReg", "fro", ""},
+		{"Solver.Y", "stiefel", ""},
+		{"Features.KNN", "8", ""},
+	} {
+		c := DefaultConfig()
+		if err := c.Set(tc.path, tc.value); err != nil {
+			t.Errorf("Set(%s, %s): %v", tc.path, tc.value, err)
+			continue
+		}
+		want := tc.want
+		if want == "" {
+			want = tc.value
+		}
+		if got, err := c.Get(tc.path); err != nil || got != want {
+			t.Errorf("Get(%s) after Set %q = %q, %v; want %q", tc.path, tc.value, got, err, want)
+		}
+	}
+	for _, tc := range []struct{ path, value, want string }{
+		{"Lambada", "1", `unknown setting "Lambada"`},
+		{"Autoencoder", "1", `setting "Autoencoder" is a group`},
+		{"Dim.X", "1", `unknown setting "Dim.X"`},
+		{"Dim", "1.5", `Dim = "1.5": want an integer`},
+		{"Beta", "x", `Beta = "x": want a number`},
+		{"Uncentred", "maybe", "want true or false"},
+		{"Autoencoder.Hidden", "8,x", "want comma-separated integers"},
+		{"Autoencoder.Activation", "swish", `Autoencoder.Activation = "swish"`},
+	} {
+		c := DefaultConfig()
+		if err := c.Set(tc.path, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Set(%s, %s): err = %v, want %q", tc.path, tc.value, err, tc.want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package experiment_test
 import (
 	"fmt"
 
-	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/experiment"
 )
 
@@ -36,14 +35,24 @@ func ExampleCCAITQ() {
 }
 
 // dpmne-tuned chooses, for each network, among the points of TunedGrid by
-// cross-validation on one training half; a TuneResult's Config is the
-// configuration it then fits (0 steps and τ 0 are Config's "off", −1).
+// cross-validation on one training half: every combination of its axes'
+// values, then its stages in turn on the best point so far.
 func ExampleTuned() {
 	g := experiment.TunedGrid()
-	fmt.Println(experiment.Tuned().Name, g.Lambda, g.Propagate, g.FilterTau)
-	c := experiment.TuneResult{Alpha: 1, Beta: 300, Lambda: 100, YSteps: 1, YSolver: "gd", ViewWeights: "auto"}.Config(dpmne.DefaultConfig())
-	fmt.Println(c.Lambda, c.Features.Propagate, c.FilterTau)
+	for _, a := range g.Axes {
+		fmt.Println("grid", a.Field, a.Values)
+	}
+	for _, a := range g.Stages {
+		fmt.Println("stage", a.Field, a.Values)
+	}
 	// Output:
-	// dpmne-tuned [100 10000] [0 1] [2 0]
-	// 100 0 0
+	// grid Lambda [100 10000]
+	// grid Features.Propagate [0 1]
+	// grid FilterTau [2 0]
+	// grid Features.KNN [0 8]
+	// grid Autoencoder.NonzeroWeight [1]
+	// stage Autoencoder.Pretrain [30]
+	// stage LambdaB [0.5 0.25]
+	// stage Autoencoder.NonzeroWeight [8]
+	// stage Features.PropagateAcross [1]
 }

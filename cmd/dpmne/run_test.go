@@ -92,7 +92,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--fit-seeds", "0"}, "--fit-seeds 0: want ≥ 1"},
-		{[]string{"tune", "--data", "synthetic", "--alphas", "0,1"}, "α = 0: want finite and > 0"},
+		{[]string{"tune", "--data", "synthetic", "--grid", "alpha=-1,1"}, "Alpha = -1: want finite and ≥ 0"},
 		{[]string{"tune", "--data", "synthetic", "--pdr", "-0.2"}, "--pdr -0.2"},
 		{[]string{"data", "info", "testdata/nosuch/manifest.json"}, "no such file"},
 		{[]string{"data", "fetch", "nosuch"}, "no public source"},
@@ -755,12 +755,12 @@ func TestSearchRefusesBrokenModel(t *testing.T) {
 	}
 }
 
+// TestTune: each --grid is an axis of model flag values, the grid their
+// combinations with the flags' own point; --stage refines the best; the
+// default is dpmne-tuned's grid with its stages; the table has one column
+// per flag and the best line gives them as flags.
 func TestTune(t *testing.T) {
-	// The base configuration's own point (the flags', --beta 3000 and
-	// --nonzero-weight 1 below) is one of every grid that holds it, so
-	// the grids' sizes are their own.
 	small := []string{"--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet", "--nonzero-weight", "1"}
-	one := []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}
 	match := func(re string) func(string) bool { return regexp.MustCompile(re).MatchString }
 	// Each grid: its flags, the lines of output (header, one row per
 	// point, blank, best) and what else the output must show.
@@ -770,52 +770,26 @@ func TestTune(t *testing.T) {
 		lines int
 		ok    func(out string) bool
 	}{
-		{"betas", []string{"--beta", "3000", "--betas", "10,3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
-			func(out string) bool { return strings.Contains(out, "best: --view-weights auto --alpha 1 --beta") }},
-		// The default grid, dpmne-tuned's: 2 values of λ × propagation
-		// 0 and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the
-		// synthetic network is partial, with features), at --beta and
-		// non-zero weight 1, then
-		// the best point with other pretraining (2 epochs here, not 30,
-		// to keep the test short): one more row; then the best so far
-		// with λ_B 0.5 and 0.25: two more; then with non-zero weight 8:
-		// one more; then (the synthetic network's third view has no
-		// features) with one step across views: one more.
-		{"default grid", []string{"--refine-pretrain", "2"}, 25, func(out string) bool {
-			rows := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +1 +1 +1 +0 `).FindAllString(out, -1)
-			refined := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +2 +1 +1 +0 `).FindAllString(out, -1)
-			ridges := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +0\.(5|25) +1 +0 `).FindAllString(out, -1)
-			weighed := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +8 +0 `).FindAllString(out, -1)
-			across := regexp.MustCompile(`(?m)^codes +autoencoder +1 +300 +(100|10000) +1 +gd +[01] +[02] +[08] +auto +[12] +(1|0\.5|0\.25) +[18] +1 `).FindAllString(out, -1)
-			return len(rows) == 16 && len(refined) == 1 && len(ridges) == 2 && len(weighed) == 1 && len(across) == 1 && match(`best: .* --beta 300 --lambda (100|10000) .* --propagate [01] --filter-tau [02] --feature-knn [08] --pretrain [12] --lambda-b (1|0\.5|0\.25) --nonzero-weight [18] --propagate-across [01]\n`)(out)
-		}},
-		// The structural choices: 2 starts × 2 encoders, one row each.
-		{"starts and encoders", append([]string{"--starts", "codes,spectral", "--encoders", "autoencoder,identity"}, one...), 8,
-			func(out string) bool {
-				return strings.Count(out, "spectral") == 2 && strings.Count(out, "identity") >= 2
-			}},
-		// Y steps per iteration: the best line names its value.
-		{"Y steps", append([]string{"--y-steps-grid", "1,2"}, one...), 6,
-			func(out string) bool {
-				return strings.Contains(out, "y-steps") && match(`best: .* --y-steps [12] --y-solver gd --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)(out)
-			}},
-		{"Y solvers", append([]string{"--y-solver-grid", "gd,stiefel"}, one...), 6, match(`best: .* --y-solver (gd|stiefel) --propagate 1 --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
+		// λ 100 and 10⁴ with the flags' own λ 10⁴ among them: two points.
+		{"one axis", []string{"--grid", "lambda=100,10000"}, 6, match(`(?m)^lambda +CV micro-F1 +CV macro-F1\n(?:(?:100|10000) +0\.\d+ ± 0\.\d+ +0\.\d+ ± 0\.\d+\n){2}\nbest: --lambda (100|10000)\n$`)},
+		// Without the flags' own β 3000: it joins the grid.
+		{"base point", []string{"--beta", "3000", "--grid", "beta=10,300"}, 7, match(`(?m)^3000 `)},
+		{"two axes", []string{"--grid", "propagate=0,1", "--grid", "filter-tau=0,2"}, 8, match(`best: --propagate [01] --filter-tau [02]\n`)},
+		{"view weights", []string{"--grid", "view-weights=equal,auto"}, 6, match(`best: --view-weights (equal|auto)\n`)},
+		{"list flag", []string{"--grid", "hidden=16;24"}, 6, match(`best: --hidden (16|24)\n`)},
+		{"stage", []string{"--grid", "lambda=100,10000", "--stage", "lambda-b=0.5"}, 7, match(`best: --lambda (100|10000) --lambda-b (1|0\.5)\n`)},
 		// On the partial network experiment pdr fits.
-		{"pdr", append([]string{"--pdr", "0.4"}, one...), 5,
-			func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
-		// View weights: the best line names them.
-		{"view weights", append([]string{"--view-weights-grid", "equal,auto"}, one...), 6, match(`best: --view-weights (equal|auto) --alpha`)},
-		{"propagation", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "0,1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate [01] --filter-tau 2 --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
-		{"filter", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "0,2", "--feature-knn-grid", "0"}, 6, match(`best: .* --propagate 1 --filter-tau [02] --feature-knn 0 --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
-		{"feature k-NN", []string{"--beta", "3000", "--betas", "3000", "--lambdas", "1e4", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0,8"}, 6, match(`best: .* --propagate 1 --filter-tau 2 --feature-knn [08] --pretrain 1 --lambda-b 1 --nonzero-weight 1 --propagate-across 0\n`)},
-		// A grid without the base's point (λ = 10⁴): that point joins it.
-		{"base point", []string{"--lambdas", "100", "--propagate-grid", "1", "--filter-tau-grid", "2", "--feature-knn-grid", "0"}, 6,
-			match(`(?m)^codes +autoencoder +1 +300 +10000 +1 +gd +1 +2 +0 +auto +1 +1 +1 +0 `)},
+		{"pdr", []string{"--pdr", "0.4", "--grid", "lambda=10000"}, 5, func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
+		// The default grid, dpmne-tuned's: λ 100 and 10⁴ × propagation 0
+		// and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the synthetic
+		// network is partial, with features) at non-zero weight 1 (the
+		// flags' own), then the stages: pretraining 30, λ_B 0.5 and 0.25,
+		// non-zero weight 8 and (the third view has no features) one step
+		// across views; --stage pretrain=2 replaces the stages to keep
+		// the test short.
+		{"default grid", []string{"--stage", "pretrain=2"}, 21, match(`best: --lambda (100|10000) --propagate [01] --filter-tau [02] --feature-knn [08] --nonzero-weight 1 --pretrain [12]\n`)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
-		if !slices.Contains(tc.args, "--refine-pretrain") {
-			args = append(args, "--refine-pretrain", "0", "--refine-lambda-b", "0", "--refine-nonzero-weight", "0", "--refine-propagate-across", "0") // the grid alone
-		}
 		out, stderr, err := runCLI(t, args...)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", tc.name, err, stderr)
@@ -825,27 +799,21 @@ func TestTune(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		flag, value, want string
+		args []string
+		want string
 	}{
-		{"--folds", "1", "folds"},
-		{"--starts", "random", `start "random"`},
-		{"--pdr", "1.5", "--pdr"},
-		{"--view-weights-grid", "1,2", `view weights "1"`},
-		{"--y-solver-grid", "newton", `Y solver "newton"`},
-		{"--propagate-grid", "-1", "propagate -1"},
-		{"--filter-tau-grid", "-1", "filter τ -1"},
-		{"--feature-knn-grid", "-1", "feature k-NN -1"},
-		{"--y-steps-grid", "0", "0 Y steps"},
-		{"--pretrain-grid", "0", "0 pretraining epochs"},
-		{"--refine-pretrain", "-3", "refined pretraining epochs -3"},
-		{"--refine-lambda-b", "-1", "refined λ_B -1"},
-		{"--refine-nonzero-weight", "0.5", "refined non-zero weight 0.5"},
-		{"--refine-propagate-across", "-1", "refined propagate-across steps -1"},
-		{"--nonzero-weight-grid", "0.5", "non-zero weight 0.5"},
-		{"--nonzero-weight-grid", "0", "non-zero weight 0: want finite and ≥ 1"},
+		{[]string{"--folds", "1"}, "folds"},
+		{[]string{"--pdr", "1.5"}, "--pdr"},
+		{[]string{"--grid", "lambda"}, `--grid "lambda": want FLAG=V1,V2`},
+		{[]string{"--grid", "lambada=1"}, `"lambada" is not a model flag`},
+		{[]string{"--grid", "lambda=x"}, `Lambda = "x": want a number`},
+		{[]string{"--grid", "feature-knn=-1"}, "Features.KNN = -1: want ≥ 0"},
+		{[]string{"--grid", "view-weights=1,2"}, "view-weights=1: want equal or auto"},
+		{[]string{"--stage", "y-solver=newton"}, "Solver.Y = newton: want gd or stiefel"},
+		{[]string{"--grid", "nonzero-weight=0.5"}, "Autoencoder.NonzeroWeight = 0.5"},
 	} {
-		if _, _, err := runCLI(t, "tune", "--data", "synthetic", tc.flag, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %s: %v", tc.flag, tc.value, err)
+		if _, _, err := runCLI(t, append([]string{"tune", "--data", "synthetic"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
 	}
 }

@@ -39,7 +39,27 @@ type modelFlags struct {
 	viewWeights string
 	seed        uint64
 	fs          *pflag.FlagSet
-	field       map[string]string // flag name by the field it sets (Config.Validate's names)
+	field       map[string]string // flag name by the field it sets (dpmne.Config.Set's paths)
+}
+
+// fieldOf returns the field the model flag name sets, and reports whether
+// there is one.
+func (f *modelFlags) fieldOf(name string) (string, bool) {
+	for field, flag := range f.field {
+		if flag == name {
+			return field, true
+		}
+	}
+	return "", false
+}
+
+// flagOf returns the model flag that sets field, or field itself where no
+// flag does.
+func (f *modelFlags) flagOf(field string) string {
+	if flag, ok := f.field[field]; ok {
+		return flag
+	}
+	return field
 }
 
 // presetOf returns the value of --preset in argv ("default" when absent).
@@ -127,10 +147,13 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	fs.IntVar(&c.Features.PropagateAcross, "propagate-across", c.Features.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off)")
 	bind("Features.PropagateAcross", "propagate-across")
 	fs.BoolVar(&c.Solver.OrthAllNodes, "orth-all-nodes", c.Solver.OrthAllNodes, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
+	bind("Solver.OrthAllNodes", "orth-all-nodes")
 	fs.BoolVar(&c.Uncentred, "uncentred", c.Uncentred, "write the embedding as fitted, without subtracting its column means (the paper's)")
+	bind("Uncentred", "uncentred")
 	fs.Float64Var(&c.FilterTau, "filter-tau", c.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
 	bind("FilterTau", "filter-tau")
 	fs.BoolVar(&c.Solver.SpectralInit, "spectral-init", c.Solver.SpectralInit, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
+	bind("Solver.SpectralInit", "spectral-init")
 	fs.IntVar(&c.Solver.Iterations, "iterations", c.Solver.Iterations, "outer coordinate-descent iterations")
 	bind("Solver.Iterations", "iterations")
 	fs.IntVar(&c.Solver.YSteps, "y-steps", c.Solver.YSteps, "at most this many Y steps per iteration")
@@ -138,7 +161,9 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	fs.StringVar(&c.Solver.Y, "y-solver", c.Solver.Y, "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
 	bind("Solver.Y", "y-solver")
 	fs.BoolVar(&c.NoAutoencoder, "no-autoencoder", c.NoAutoencoder, "ablation: identity encoders (H = X)")
+	bind("NoAutoencoder", "no-autoencoder")
 	fs.BoolVar(&c.NoProximity, "no-proximity", c.NoProximity, "ablation: drop the proximity term (β = 0)")
+	bind("NoProximity", "no-proximity")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines for sparse products (0: all cores)")
 	bind("Workers", "workers")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
