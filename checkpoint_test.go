@@ -519,9 +519,6 @@ func TestMisuseErrors(t *testing.T) {
 	if err := (&Model{Y: mat.NewDense(1, 1, nil), IDs: []string{"a"}, Views: []ViewModel{{Name: "v"}}}).Write(&b); err == nil || !strings.Contains(err.Error(), `view "v" has no basis B`) {
 		t.Errorf("Write of a Model whose view has no B: err = %v", err)
 	}
-	if Relinkable(nil) {
-		t.Error("Relinkable(nil) = true")
-	}
 	// Sizes past the allocator's reach are an error, not a makeslice panic.
 	huge := quickConfig()
 	huge.Autoencoder.Hidden = []int{1 << 40, 16}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -54,8 +55,8 @@ type Config struct {
 	// Dim is the embedding dimension d (default 128).
 	Dim int
 	// Features says how each view's own features are prepared before its
-	// autoencoder reads them.
-	Features FeatureConfig
+	// autoencoder reads them (default: one propagation step, Propagate 1).
+	Features features.Config
 	// Autoencoder configures the views' autoencoders and their training.
 	Autoencoder AutoencoderConfig
 	// Alpha is the consistency term's weight α (default 1; 0 drops the
@@ -103,32 +104,6 @@ type Config struct {
 	// GOMAXPROCS); the dense products follow GOMAXPROCS itself, so a fit's
 	// bytes depend on both (Fit).
 	Workers int
-}
-
-// FeatureConfig says how each view's own features are prepared before its
-// autoencoder reads them. A view without features of its own, whose
-// adjacency rows the autoencoder reads, is left as it is.
-type FeatureConfig struct {
-	// Propagate smooths each view's features along the view's graph this
-	// many times, each time x_i ← (x_i + mean of x_j over i and its
-	// observed neighbours) / 2, a lazy random-walk step (default 1; 0: raw
-	// features, the paper's).
-	Propagate int
-	// KNN > 0 re-links each view that has features of its own and misses
-	// some nodes: every observed node is also linked to the KNN observed
-	// nodes with the most similar features by cosine (multiplex.KNNGraph),
-	// the union with the view's edges serving as its graph for the
-	// proximity and for Propagate. The search is exact, its cost growing
-	// with the square of the nodes sharing a feature column. Default 0:
-	// off.
-	KNN int
-	// PropagateAcross > 0 smooths each view's features this many times
-	// along the graph of every view without features of its own, in the
-	// views' order, before KNN and Propagate read them: the lazy step of
-	// Propagate over the nodes observed in both views. It changes nothing
-	// on a network whose views all have features, or none has. Default 0:
-	// off.
-	PropagateAcross int
 }
 
 // AutoencoderConfig configures the views' autoencoders, one per view, and
@@ -251,7 +226,7 @@ type SolverConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		Dim:      128,
-		Features: FeatureConfig{Propagate: 1},
+		Features: features.Config{Propagate: 1},
 		Autoencoder: AutoencoderConfig{
 			Hidden:          []int{200},
 			Loss:            "auto",

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -117,11 +118,11 @@ type fitter struct {
 	opt Options
 	t   int // views
 
-	xs       []*sparse.CSR   // each view's features, as its autoencoder reads them
-	graphs   []*sparse.CSR   // each view's graph for the proximity
-	scales   []*FeatureScale // each view's feature scale (nil: none)
-	obsRows  [][]int         // each view's rows holding features
-	trainers []*nn.Trainer   // nil entries without autoencoders
+	xs       []*sparse.CSR     // each view's features, as its autoencoder reads them
+	graphs   []*sparse.CSR     // each view's graph for the proximity
+	scales   []*features.Scale // each view's feature scale (nil: none)
+	obsRows  [][]int           // each view's rows holding features
+	trainers []*nn.Trainer     // nil entries without autoencoders
 	views    []*viewFit
 
 	// Each view's autoencoder draws its minibatches and negatives from

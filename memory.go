@@ -3,10 +3,10 @@ package dpmne
 import (
 	"fmt"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
-	"github.com/dpmne/dpmne/sparse"
 )
 
 // Memory is an estimate of the memory a fit holds at its peak, by part, in
@@ -76,7 +76,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			adjNNZ:   int64(v.Adj.NNZ()),
 			features: v.Features != nil,
 			observed: int64(v.NumObserved()),
-			linked:   cfg.Features.KNN > 0 && Relinkable(v),
+			linked:   cfg.Features.KNN > 0 && features.Relinkable(v),
 			in:       int64(x.Cols),
 			nnz:      int64(x.NNZ()),
 			rows:     int64(v.NumObserved()),
@@ -87,8 +87,8 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 		if vs.features {
 			vs.featNNZ = vs.nnz
 		}
-		if smoothed(cfg, vs.features) {
-			vs.nnz, vs.rows = smoothedNNZ(net, s, cfg, vs.linked)
+		if cfg.Features.Smooths(vs.features) {
+			vs.nnz, vs.rows = cfg.Features.SmoothedNNZ(net, s)
 		}
 		views[s] = vs
 	}
@@ -187,12 +187,12 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 	}
 	for _, v := range views {
 		nnz := v.nnz
-		if smoothed(cfg, v.features) {
+		if cfg.Features.Smooths(v.features) {
 			m.Codes += 8*nnz + 8*(n+1)
 		}
 		if !cfg.NoAutoencoder && v.scaled {
 			// The scaled copy the autoencoder reads, in full on the
-			// observed rows where centred (FeatureScale).
+			// observed rows where centred (features.Scale).
 			if v.centred {
 				nnz = v.rows * v.in
 			}
@@ -236,97 +236,6 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 	}
 	m.Transient = n * (d + 10) * 8 // the initialisation's range basis
 	return m
-}
-
-// smoothed reports whether cfg smooths a view's own features
-// (Config.Features.Propagate, PropagateAcross), which the codes then
-// hold a copy of; a view without features has none to smooth.
-func smoothed(cfg Config, features bool) bool {
-	return features && (cfg.Features.Propagate > 0 || cfg.Features.PropagateAcross > 0)
-}
-
-// smoothedNNZ bounds the non-zeros of view s's features once smoothed
-// (smoothed), and returns them with the number of rows that hold features
-// (exact). linked says whether the view is re-linked
-// by its features.
-func smoothedNNZ(net *multiplex.Network, s int, cfg Config, linked bool) (nnz, rows int64) {
-	v := net.Views[s]
-	x := v.Features
-	rows = int64(v.NumObserved())
-	c := acrossRowNNZ(x, net.Views, s, cfg.Features.PropagateAcross)
-	var extra int64
-	if linked {
-		// Each step, a row also reads about k feature neighbours' rows,
-		// of the mean observed support (after the steps across views,
-		// which come first).
-		extra = int64(cfg.Features.KNN) * totalNNZ(c) / max(rows, 1)
-	}
-	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, max(cfg.Features.Propagate, 0), extra)
-	return totalNNZ(c), rows
-}
-
-// totalNNZ sums per-row non-zero counts.
-func totalNNZ(c []int64) int64 {
-	var sum int64
-	for _, v := range c {
-		sum += v
-	}
-	return sum
-}
-
-// propagatedCounts bounds each row's non-zeros after k propagation steps,
-// from row counts c (overwritten) of a matrix cols wide: a smoothed row's
-// support is at most the union of its own and its observed neighbours'
-// supports, so per row c_i ← min(cols, c_i + Σ_{j ∈ N(i) observed} c_j +
-// extra) for an observed i, k times, extra standing for neighbours adj
-// does not hold (Config.Features.KNN's, estimated). It costs k passes over
-// the adjacency.
-func propagatedCounts(c []int64, cols int, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
-	n := len(c)
-	next := make([]int64, n)
-	for range k {
-		for i := range n {
-			next[i] = c[i] + extra
-			if !observed[i] {
-				next[i] = c[i]
-				continue
-			}
-			ind, _ := adj.Row(i)
-			for _, j := range ind {
-				if int(j) != i && observed[j] {
-					next[i] += c[j]
-				}
-			}
-			next[i] = min(next[i], int64(cols))
-		}
-		c, next = next, c
-	}
-	return c
-}
-
-// rowCounts returns the non-zeros of each row of x.
-func rowCounts(x *sparse.CSR) []int64 {
-	c := make([]int64, x.Rows)
-	for i := range c {
-		c[i] = int64(x.RowNNZ(i))
-	}
-	return c
-}
-
-// acrossRowNNZ bounds each row's non-zeros of view s's features x after
-// propagateAcross's k steps along each featureless view's graph (the row
-// counts of x for k = 0).
-func acrossRowNNZ(x *sparse.CSR, views []*multiplex.View, s, k int) []int64 {
-	c := rowCounts(x)
-	if k <= 0 {
-		return c
-	}
-	for g, v := range views {
-		if g != s && v.Features == nil {
-			c = propagatedCounts(c, x.Cols, v.Adj, observedInBoth(v, views[s]), k, 0)
-		}
-	}
-	return c
 }
 
 // maxAlloc bounds the bytes of any one array a fit may allocate: 2⁴⁶

@@ -58,23 +58,3 @@ func estimateMemory(t *testing.T, net *multiplex.Network, cfg Config) {
 		t.Errorf("live peak / estimate = %.2f, want within [0.6, 1.3]", ratio)
 	}
 }
-
-// TestPropagatedNNZ: propagatedCounts's bound, summed, is exact with no
-// step and never below the non-zeros propagateFeatures makes.
-func TestPropagatedNNZ(t *testing.T) {
-	net := smallNet(t, 400)
-	for _, v := range net.Views {
-		x := v.FeatureMatrix()
-		if got := totalNNZ(propagatedCounts(rowCounts(x), x.Cols, v.Adj, v.Observed, 0, 0)); got != int64(x.NNZ()) {
-			t.Errorf("view %s, 0 steps: bound %d, want the %d non-zeros", v.Name, got, x.NNZ())
-		}
-		for k := 1; k <= 3; k++ {
-			real := propagateFeatures(x, v.Adj, v.Observed, k, 1).NNZ()
-			if bound := totalNNZ(propagatedCounts(rowCounts(x), x.Cols, v.Adj, v.Observed, k, 0)); bound < int64(real) {
-				t.Errorf("view %s, %d steps: bound %d below the %d non-zeros", v.Name, k, bound, real)
-			} else {
-				t.Logf("view %s, %d steps: %d non-zeros, bound %d", v.Name, k, real, bound)
-			}
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -25,16 +26,12 @@ import (
 // ρ = λ_B/α, the ridge of the B step, less the column means of Y unless
 // Config.Uncentred is set, and times the heat filter (Model.Filter) when
 // there is one, so that it is comparable with the rows of Embedding. A node
-// with no view gets zeros (before the shift and the filter). The
-// autoencoders read the features as the fit did: with Config.Features.Propagate
-// (one step by default) x must be smoothed the same way over the node's
-// neighbours (in a partial view, Config.Features.KNN's feature neighbours
-// among them), with Config.Features.PropagateAcross first along the featureless
-// views' graphs. An autoencoder under
-// the cross-entropy loss (the default on features in [0, 1]) reads x
-// clipped to [0, 1], as the fit reads a featureless view's adjacency rows,
-// and one with a feature scale (ViewModel.Scale) reads x through it, as in
-// the fit.
+// with no view gets zeros (before the shift and the filter). x holds the
+// nodes' raw features: the autoencoders read them as the fit read its
+// views' (features.Prepare) for nodes without edges, clipped to [0, 1]
+// under the cross-entropy loss and through the view's feature scale
+// (ViewModel.Scale), where a step along a graph (Config.Features) has no
+// neighbour to smooth with and leaves a node's row as it is.
 //
 // The factored d×d system of each combination of views is cached on the
 // model at first use (Embed is safe for concurrent use), so the bases B^s
@@ -71,20 +68,27 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 	if k <= 0 {
 		return nil, errors.New("embed: no features in any view, or no rows")
 	}
-	// As Fit reads them: the cross-entropy's inputs clipped to [0, 1]
-	// (clipUnit), the scaled views' through their scales.
+	// As Fit reads them (features.Prepare), for nodes without edges: the
+	// cross-entropy's inputs clipped to [0, 1], the scaled views' through
+	// the model's scales; a step along a graph leaves such a node's row as
+	// it is.
 	x = slices.Clone(x)
 	for s, xs := range x {
 		v := m.Views[s]
 		if xs == nil || v.AE == nil {
 			continue
 		}
-		if v.AE.Cfg.Loss == nn.CrossEntropy {
-			x[s] = clipUnit(xs)
+		obs := make([]bool, k)
+		for i := range obs {
+			obs[i] = has == nil || has[s] == nil || has[s][i]
 		}
-		if v.Scale != nil {
-			x[s] = v.Scale.apply(x[s], nil)
+		edgeless := &multiplex.View{Name: v.Name, Adj: &sparse.CSR{Rows: k, Cols: k, Ptr: make([]int, k+1)}, Features: xs, Observed: obs}
+		read := features.Reading{Clip: v.AE.Cfg.Loss == nn.CrossEntropy, Fitted: v.Scale}
+		p, err := features.Prepare([]*multiplex.View{edgeless}, features.Config{}, []features.Reading{read}, 0)
+		if err != nil {
+			return nil, fmt.Errorf("embed: view %q: %w", v.Name, err)
 		}
+		x[s] = p[0].X
 	}
 	_, d := m.Y.Dims()
 	out := mat.NewDense(k, d, nil)
@@ -265,7 +269,7 @@ func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	if v.Scale != nil {
-		v.Scale.invert(res.RawMatrix().Data, v.In)
+		v.Scale.Invert(res.RawMatrix().Data, v.In)
 	}
 	return res, nil
 }
@@ -301,7 +305,7 @@ type ViewModel struct {
 	// Scale is the column-wise map the view's features go through before
 	// its autoencoder reads them (features outside [0, 1] under the squared
 	// error, Config.Reconstructions), or nil for none.
-	Scale *FeatureScale
+	Scale *features.Scale
 }
 
 // Embedding returns the n×d embedding, one row per node in IDs order.
@@ -365,7 +369,7 @@ func (m *Model) offset() []float64 {
 // buildModel returns the model as the fit stands: a copy of its state, or
 // with share (at the end) the state itself. scales are the views' feature
 // scales (nil: none), which the model shares.
-func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, scales []*FeatureScale, share bool) *Model {
+func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, scales []*features.Scale, share bool) *Model {
 	y := sub.y
 	if !share {
 		y = append([]float64(nil), y...)

@@ -19,6 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/sparse"
@@ -308,7 +309,7 @@ func tinyModel(tb testing.TB, ae bool) *Model {
 		v.AE, v.B = a, mat.NewDense(2, 2, []float64{1, 0.5, -0.5, 1})
 	} else {
 		v.B = mat.NewDense(2, 4, []float64{1, 0, 0.5, 0, 0, 1, 0, -0.5})
-		v.Scale = &FeatureScale{Shift: []float32{0, 1, 0, 0}, Scale: []float32{1, 2, 1, 0.5}}
+		v.Scale = &features.Scale{Shift: []float32{0, 1, 0, 0}, Scale: []float32{1, 2, 1, 0.5}}
 		m.Filter = mat.NewDense(2, 2, []float64{0.9, 0, 0, 0.8})
 	}
 	m.Views = []ViewModel{v}

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/internal/sizedfile"
 	"github.com/dpmne/dpmne/nn"
@@ -151,7 +152,7 @@ func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, e
 	}
 	c := Config{
 		Dim:       pick(f.Dim, d.Dim),
-		Features:  FeatureConfig{Propagate: f.Propagate, KNN: max(f.FeatureKNN, 0), PropagateAcross: max(f.PropagateAcross, 0)},
+		Features:  features.Config{Propagate: f.Propagate, KNN: max(f.FeatureKNN, 0), PropagateAcross: max(f.PropagateAcross, 0)},
 		Alpha:     pickf(f.Alpha, d.Alpha),
 		Beta:      f.Beta,
 		Lambda:    pickf(f.Lambda, d.Lambda),
@@ -216,7 +217,7 @@ type viewHeader struct {
 	AE     *nn.Config    `json:"autoencoder,omitempty"`
 	Layers []layerHeader `json:"layers,omitempty"`
 	// Scale is ViewModel.Scale; absent (files before it) means none.
-	Scale *FeatureScale `json:"scale,omitempty"`
+	Scale *features.Scale `json:"scale,omitempty"`
 }
 
 type layerHeader struct {
@@ -510,7 +511,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 			vm.Weight = *vh.Weight
 		}
 		if vh.Scale != nil {
-			if err := vh.Scale.check(vh.In); err != nil {
+			if err := vh.Scale.Check(vh.In); err != nil {
 				return nil, fmt.Errorf("view %s: %w", vh.Name, err)
 			}
 			vm.Scale = vh.Scale
@@ -598,7 +599,7 @@ func (m *Model) Check() error {
 			return fmt.Errorf("model: view %q: weight %v, want finite and ≥ 0", v.Name, v.Weight)
 		}
 		if v.Scale != nil {
-			if err := v.Scale.check(v.In); err != nil {
+			if err := v.Scale.Check(v.In); err != nil {
 				return fmt.Errorf("model: view %q: %w", v.Name, err)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/eval"
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 )
 
@@ -230,7 +231,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 func sameFit(a, b dpmne.Config, net *multiplex.Network) bool {
 	norm := func(c dpmne.Config) dpmne.Config {
 		c = c.ForNetwork(net)
-		if !slices.ContainsFunc(net.Views, dpmne.Relinkable) {
+		if !slices.ContainsFunc(net.Views, features.Relinkable) {
 			c.Features.KNN = 0
 		}
 		if !crossable(net) {

@@ -1,7 +1,6 @@
-package dpmne
+package features
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -58,28 +57,6 @@ func build(t *testing.T, rows, cols int, entries [][3]float64) *sparse.CSR {
 	return m
 }
 
-// TestFitFeatureKNN: the feature graph leaves a network with no missing
-// node as it is (the same bytes as without it) and changes the fit of a
-// partial one.
-func TestFitFeatureKNN(t *testing.T) {
-	full := fullNet(t, 300)
-	for _, tc := range []struct {
-		name    string
-		partial bool
-	}{{"full", false}, {"partial", true}} {
-		net := full
-		if tc.partial {
-			net = smallNet(t, 300)
-		}
-		fit := func(k int) []byte {
-			return fitBytes(t, net, func(c *Config) { c.Features.KNN = k })
-		}
-		if changed := !bytes.Equal(fit(0), fit(8)); changed != tc.partial {
-			t.Errorf("%s network: the feature graph changed the embedding: %v, want %v", tc.name, changed, tc.partial)
-		}
-	}
-}
-
 // BenchmarkWithFeatureGraph measures re-linking one view that misses half
 // of its nodes by its 8 nearest neighbours (features of width 64).
 func BenchmarkWithFeatureGraph(b *testing.B) {
@@ -114,4 +91,23 @@ func partialViews(rng *rand.Rand, n, w, t int, keep float64) []*multiplex.View {
 		}
 	}
 	return views
+}
+
+// TestRelinkable: only a view with features of its own that misses some
+// nodes is re-linked; nil is not.
+func TestRelinkable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	partial := partialViews(rng, 50, 4, 1, 0.5)[0]
+	full := partialViews(rng, 50, 4, 1, 1)[0]
+	bare := *partial
+	bare.Features = nil
+	for _, tc := range []struct {
+		name string
+		v    *multiplex.View
+		want bool
+	}{{"partial", partial, true}, {"full", full, false}, {"no features", &bare, false}, {"nil", nil, false}} {
+		if got := Relinkable(tc.v); got != tc.want {
+			t.Errorf("%s: Relinkable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

@@ -1,7 +1,6 @@
-package dpmne
+package features
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -197,42 +196,5 @@ func BenchmarkPropagate(b *testing.B) {
 				propagateFeatures(x, a, obs, 1, 0)
 			}
 		})
-	}
-}
-
-// TestFitPropagateAcross: PropagateAcross changes a fit only where a view
-// without features lends its graph. On the synthetic network (its third
-// view has none) the embedding differs from the fit without it and is the
-// fit of the network whose featured views were given propagateAcross's
-// features, byte for byte; on one whose views all have features it is the
-// fit without it.
-func TestFitPropagateAcross(t *testing.T) {
-	fit := func(net *multiplex.Network, across int) []byte {
-		return fitBytes(t, net, func(c *Config) { c.Features.PropagateAcross = across })
-	}
-	net := smallNet(t, 300)
-	with := fit(net, 2)
-	if bytes.Equal(with, fit(net, 0)) {
-		t.Error("PropagateAcross 2 left the embedding as it was")
-	}
-	given := *net
-	given.Views = slices.Clone(net.Views)
-	for s, v := range net.Views {
-		if v.Features != nil {
-			w := *v
-			w.Features = propagateAcross(v.Features, net.Views, s, 2, 0)
-			given.Views[s] = &w
-		}
-	}
-	if !bytes.Equal(with, fit(&given, 0)) {
-		t.Error("PropagateAcross 2 is not the fit of the smoothed features")
-	}
-	featured := *net
-	featured.Views = slices.Clone(net.Views)
-	w := *net.Views[2]
-	w.Features = w.Adj.RowSelect(w.Observed) // features of its own now
-	featured.Views[2] = &w
-	if !bytes.Equal(fit(&featured, 2), fit(&featured, 0)) {
-		t.Error("every view with features: PropagateAcross changed the embedding")
 	}
 }

@@ -1,4 +1,4 @@
-package dpmne
+package features
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/dpmne/dpmne/sparse"
 )
 
-// Relinkable reports whether Config.Features.KNN re-links view v: whether v
+// Relinkable reports whether Config.KNN re-links view v: whether v
 // has features of its own and misses some node. Fit, EstimateMemory and the
 // experiment's tune (which tries one FeatureKNN value where no view is
 // relinkable) share this rule. A nil view is not.
@@ -16,7 +16,7 @@ func Relinkable(v *multiplex.View) bool {
 }
 
 // withFeatureGraph returns adj with the cosine k-nearest-neighbour graph of
-// x's rows among the nodes include marks added (Config.Features.KNN): the
+// x's rows among the nodes include marks added (Config.KNN): the
 // union of the two edge sets, an edge in both keeping the larger of its
 // weight and 1, the weight of a feature edge. Nodes include leaves out get
 // no new edge, so adj stays empty outside them.

@@ -1,4 +1,4 @@
-package dpmne
+package features
 
 import (
 	"slices"
@@ -144,7 +144,7 @@ func (r *rowBuilder) copyRow(x *sparse.CSR, i int) {
 
 // propagateAcross smooths view s's features x k times along the graph of
 // each other view without features of its own, in the views' order
-// (Config.Features.PropagateAcross): propagateFeatures over the nodes observed in
+// (Config.PropagateAcross): propagateFeatures over the nodes observed in
 // both views, so that a node missing from either keeps its row and lends
 // nothing.
 func propagateAcross(x *sparse.CSR, views []*multiplex.View, s, k, workers int) *sparse.CSR {
