@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/fetch"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
+	"github.com/spf13/cobra"
+)
+
+func newDataCmd(g *globals) *cobra.Command {
+	data := &cobra.Command{Use: "data", Short: "Inspect and fetch data sets"}
+	var asJSON bool
+	var pdr float64
+	var seed uint64
+	var loss string
+	info := &cobra.Command{
+		Use:   "info <name|manifest|dir>",
+		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			net, err := g.loadNetwork(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if net, err = partial(net, pdr, seed); err != nil {
+				return err
+			}
+			s := multiplex.Summarize(net)
+			recs, err := reconstructions(net, loss)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					*multiplex.Summary
+					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
+				}{s, recs})
+			}
+			if err := printSummary(cmd.OutOrStdout(), s); err != nil {
+				return err
+			}
+			return printReconstructions(cmd.OutOrStdout(), recs, loss)
+		},
+	}
+	info.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
+	info.Flags().Float64Var(&pdr, "pdr", 0, "remove this fraction of nodes from each view first (the paper's partial-data protocol)")
+	info.Flags().Uint64Var(&seed, "seed", 1, "seed for --pdr")
+	info.Flags().StringVar(&loss, "loss", "auto", "state the reconstruction that dpmne train's --loss of this value gives")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the named data sets and whether they are in the data directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "name\tfiles\tsource")
+			fmt.Fprintf(tw, "%s\tbuilt in\tgenerated in memory (synth.Default, seed 1)\n", syntheticName)
+			for _, f := range synth.Families() {
+				fmt.Fprintf(tw, "%s\tbuilt in\tgenerated in memory (synth family %s, %d nodes, seed %d: %s)\n", f.Data, f.Name, f.Config.Nodes, f.Seed, f.Description)
+			}
+			for _, name := range multiplex.Names() {
+				ds := fetch.Sources[name]
+				status := "present"
+				for _, f := range ds.Files {
+					if _, err := os.Stat(filepath.Join(g.dir(), filepath.FromSlash(f.Path))); err != nil {
+						status = "missing (dpmne data fetch " + name + ")"
+						break
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, status, ds.Source)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\ndata directory: %s\n", g.dir())
+			return nil
+		},
+	}
+	var baseURL string
+	fetchCmd := &cobra.Command{
+		Use:   "fetch <name>",
+		Short: "Download a named data set from its public source, checking SHA-256 sums",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return fetch.Fetch(cmd.Context(), args[0], g.dir(), fetch.Options{BaseURL: baseURL, Log: cmd.ErrOrStderr()})
+		},
+	}
+	fetchCmd.Flags().StringVar(&baseURL, "base-url", "", "mirror replacing https://raw.githubusercontent.com/ in every URL")
+	data.AddCommand(info, list, fetchCmd)
+	return data
+}
+
+func printSummary(w io.Writer, s *multiplex.Summary) error {
+	// The paper's Table 3: nodes, total edges, views, labels, average PDR.
+	var edges int
+	var pdr float64
+	for _, v := range s.Views {
+		edges += v.Edges
+		pdr += v.PDR / float64(len(s.Views))
+	}
+	writeTable(w, []string{"dataset", "nodes", "total edges", "views", "classes", "avg. PDR"},
+		[][]string{{s.Name, fmt.Sprint(s.Nodes), fmt.Sprint(edges), fmt.Sprint(len(s.Views)), fmt.Sprint(len(s.Classes)), fmt.Sprintf("%.3f", pdr)}})
+	fmt.Fprintln(w)
+	var rows [][]string
+	for _, v := range s.Views {
+		dims := fmt.Sprint(v.FeatureDims)
+		if !v.OwnFeatures {
+			dims += " (adjacency)"
+		}
+		rows = append(rows, []string{v.Name, fmt.Sprint(v.Observed), fmt.Sprintf("%.3f", v.PDR), fmt.Sprint(v.Edges),
+			fmt.Sprintf("%.5f", v.Density), fmt.Sprint(v.Isolated), dims, fmt.Sprint(v.FeatureNNZ)})
+	}
+	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "isolated", "feature dims", "feature nnz"}, rows)
+	fmt.Fprintf(w, "\nunion of the views' graphs: connected components %d, nodes without an edge in any view %d\n", s.Components, s.Edgeless)
+	fmt.Fprintf(w, "nodes observed in no view: %d\n", s.Unobserved)
+	if len(s.Classes) > 0 {
+		fmt.Fprintln(w)
+		rows = rows[:0]
+		for _, c := range s.Classes {
+			r := []string{c.Name, fmt.Sprint(c.Count)}
+			if s.MultiLabel {
+				r = append(r, fmt.Sprint(c.Any))
+			}
+			rows = append(rows, r)
+		}
+		if s.Unlabelled > 0 {
+			r := []string{"(unlabelled)", fmt.Sprint(s.Unlabelled)}
+			if s.MultiLabel {
+				r = append(r, "")
+			}
+			rows = append(rows, r)
+		}
+		if s.MultiLabel {
+			writeTable(w, []string{"class", "nodes (first class)", "nodes (any class)"}, rows)
+			fmt.Fprintln(w, "\nmulti-label: eval and the experiments score each node's first class")
+		} else {
+			writeTable(w, []string{"class", "nodes"}, rows)
+		}
+	}
+	return nil
+}
+
+// writeTable prints an aligned plain-text table: the first column left-aligned,
+// the others right-aligned.
+func writeTable(w io.Writer, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for c, cell := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		var b strings.Builder
+		for c, cell := range r {
+			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell))
+			if c == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
