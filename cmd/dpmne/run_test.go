@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -1019,4 +1020,25 @@ func TestPDRSameNetwork(t *testing.T) {
 			t.Errorf("view %s: %d observed, %d edges; multiplex.PartialSeed: %d, %d", v.Name, v.Observed, v.Edges, s.Views[k].Observed, s.Views[k].Edges)
 		}
 	}
+}
+
+// TestEveryFieldHasAFlag: every setting of dpmne.Config is one model flag
+// of dpmne train, so that a new setting cannot be left without one.
+func TestEveryFieldHasAFlag(t *testing.T) {
+	var mf modelFlags
+	mf.register(pflag.NewFlagSet("train", pflag.ContinueOnError), nil)
+	var walk func(v reflect.Type, prefix string)
+	walk = func(v reflect.Type, prefix string) {
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, prefix+f.Name+".")
+				continue
+			}
+			if _, ok := mf.field[prefix+f.Name]; !ok {
+				t.Errorf("no flag sets %s%s", prefix, f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[dpmne.Config](), "")
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -42,11 +45,54 @@ type modelFlags struct {
 	field       map[string]string // flag name by the field it sets (dpmne.Config.Set's paths)
 }
 
+// flag registers the model flag name on fs, bound to the field of f.cfg at
+// ptr with that field's value as its default, and records which field it
+// sets (fieldOf).
+func (f *modelFlags) flag(fs *pflag.FlagSet, ptr any, name, usage string) {
+	switch p := ptr.(type) {
+	case *int:
+		fs.IntVar(p, name, *p, usage)
+	case *float64:
+		fs.Float64Var(p, name, *p, usage)
+	case *bool:
+		fs.BoolVar(p, name, *p, usage)
+	case *string:
+		fs.StringVar(p, name, *p, usage)
+	case *[]int:
+		fs.IntSliceVar(p, name, *p, usage)
+	case *[]float64:
+		fs.Float64SliceVar(p, name, *p, usage)
+	case encoding.TextUnmarshaler:
+		fs.TextVar(p, name, ptr.(encoding.TextMarshaler), usage)
+	default:
+		panic(fmt.Sprintf("flag --%s: a %T", name, ptr))
+	}
+	f.field[fieldPath(reflect.ValueOf(&f.cfg).Elem(), reflect.ValueOf(ptr).Pointer(), "")] = name
+}
+
+// fieldPath returns the path (Autoencoder.Pretrain) of the field of the
+// struct v at address addr, or "" for none.
+func fieldPath(v reflect.Value, addr uintptr, prefix string) string {
+	for i := range v.NumField() {
+		fv := v.Field(i)
+		path := prefix + v.Type().Field(i).Name
+		if fv.Addr().Pointer() == addr && fv.Kind() != reflect.Struct {
+			return path
+		}
+		if fv.Kind() == reflect.Struct {
+			if p := fieldPath(fv, addr, path+"."); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
 // fieldOf returns the field the model flag name sets, and reports whether
 // there is one.
 func (f *modelFlags) fieldOf(name string) (string, bool) {
-	for field, flag := range f.field {
-		if flag == name {
+	for _, field := range slices.Sorted(maps.Keys(f.field)) {
+		if f.field[field] == name {
 			return field, true
 		}
 	}
@@ -92,80 +138,44 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 		f.viewWeights = "equal"
 	}
 	f.field = map[string]string{}
-	bind := func(field, flag string) { f.field[field] = flag }
 	fs.StringVar(&f.preset, "preset", f.preset, "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, raw features, β = 3000, equal view weights, R(Y) over every node, uncentred and unfiltered embedding); flags given beside it override it")
-	fs.IntVar(&c.Dim, "dim", c.Dim, "embedding dimension d")
-	bind("Dim", "dim")
-	fs.IntSliceVar(&c.Autoencoder.Hidden, "hidden", c.Autoencoder.Hidden, "autoencoder encoder widths; the last is the code size")
-	bind("Autoencoder.Hidden", "hidden")
-	fs.TextVar(&c.Autoencoder.Activation, "activation", c.Autoencoder.Activation, "autoencoder activation: sigmoid, relu, tanh")
-	bind("Autoencoder.Activation", "activation")
-	fs.StringVar(&c.Autoencoder.Loss, "loss", c.Autoencoder.Loss, "reconstruction loss: auto (each view's by its features, as dpmne data info lists: bce on [0, 1] and adjacency rows, poisson on counts, mse with an identity output on other real or signed values, scaled column by column), bce, mse (the paper's), weighted-mse, poisson; one for every view, or one per view, comma-separated (auto,mse)")
-	bind("Autoencoder.Loss", "loss")
-	fs.Float64Var(&c.Autoencoder.NonzeroWeight, "nonzero-weight", c.Autoencoder.NonzeroWeight, "weight (≥ 1) of non-zero inputs in the bce, poisson and weighted-mse losses (mse weighs nothing)")
-	bind("Autoencoder.NonzeroWeight", "nonzero-weight")
-	fs.Float64Var(&c.Autoencoder.LearningRate, "learning-rate", c.Autoencoder.LearningRate, "Adam step size")
-	bind("Autoencoder.LearningRate", "learning-rate")
-	fs.IntVar(&c.Autoencoder.NegativeSamples, "negative-samples", c.Autoencoder.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (0: the exact dense loss)")
-	bind("Autoencoder.NegativeSamples", "negative-samples")
-	fs.IntVar(&c.Autoencoder.Batch, "batch", c.Autoencoder.Batch, "minibatch size")
-	bind("Autoencoder.Batch", "batch")
-	fs.IntVar(&c.Autoencoder.Pretrain, "pretrain", c.Autoencoder.Pretrain, "autoencoder pretraining epochs")
-	bind("Autoencoder.Pretrain", "pretrain")
-	fs.IntVar(&c.Autoencoder.PretrainBatches, "pretrain-batches", c.Autoencoder.PretrainBatches, "at most about this many pretraining minibatches per view, on a random subset of nodes (0: no cap)")
-	bind("Autoencoder.PretrainBatches", "pretrain-batches")
-	fs.IntVar(&c.Autoencoder.Epochs, "epochs", c.Autoencoder.Epochs, "autoencoder epochs per iteration, with --ae-batches 0")
-	bind("Autoencoder.Epochs", "epochs")
-	fs.IntVar(&c.Autoencoder.Batches, "ae-batches", c.Autoencoder.Batches, "train this many minibatches per iteration (0: --epochs whole epochs)")
-	bind("Autoencoder.Batches", "ae-batches")
-	fs.Float64Var(&c.Autoencoder.WeightDecay, "lambda-w", c.Autoencoder.WeightDecay, "weight decay on the autoencoders")
-	bind("Autoencoder.WeightDecay", "lambda-w")
-	fs.Float64Var(&c.Alpha, "alpha", c.Alpha, "weight α of the consistency term (0: no consistency term, the ablation)")
-	bind("Alpha", "alpha")
-	fs.Float64Var(&c.Beta, "beta", c.Beta, "weight β of the proximity term, for a network of --scale-nodes nodes (0: 300, or 3000 on a network without features)")
-	bind("Beta", "beta")
-	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "weight λ of R(Y), for a network of --scale-nodes nodes")
-	bind("Lambda", "lambda")
-	fs.IntVar(&c.ScaleNodes, "scale-nodes", c.ScaleNodes, "β and λ are for a network of this many nodes, scaled by nodes/this (0: as given, the paper's)")
-	bind("ScaleNodes", "scale-nodes")
-	fs.Float64Var(&c.LambdaB, "lambda-b", c.LambdaB, "ridge on each basis B")
-	bind("LambdaB", "lambda-b")
-	fs.TextVar(&c.Solver.YReg, "y-reg", c.Solver.YReg, "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
-	bind("Solver.YReg", "y-reg")
-	fs.TextVar(&c.Proximity.Norm, "proximity-norm", c.Proximity.Norm, "adjacency normalisation before powers: rw, sym, none")
-	bind("Proximity.Norm", "proximity-norm")
-	fs.TextVar(&c.Proximity.Laplacian, "laplacian", c.Proximity.Laplacian, "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
-	bind("Proximity.Laplacian", "laplacian")
-	fs.Float64SliceVar(&c.Proximity.Weights, "weights", c.Proximity.Weights, "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
-	bind("Proximity.Weights", "weights")
+	f.flag(fs, &c.Dim, "dim", "embedding dimension d")
+	f.flag(fs, &c.Autoencoder.Hidden, "hidden", "autoencoder encoder widths; the last is the code size")
+	f.flag(fs, &c.Autoencoder.Activation, "activation", "autoencoder activation: sigmoid, relu, tanh")
+	f.flag(fs, &c.Autoencoder.Loss, "loss", "reconstruction loss: auto (each view's by its features, as dpmne data info lists: bce on [0, 1] and adjacency rows, poisson on counts, mse with an identity output on other real or signed values, scaled column by column), bce, mse (the paper's), weighted-mse, poisson; one for every view, or one per view, comma-separated (auto,mse)")
+	f.flag(fs, &c.Autoencoder.NonzeroWeight, "nonzero-weight", "weight (≥ 1) of non-zero inputs in the bce, poisson and weighted-mse losses (mse weighs nothing)")
+	f.flag(fs, &c.Autoencoder.LearningRate, "learning-rate", "Adam step size")
+	f.flag(fs, &c.Autoencoder.NegativeSamples, "negative-samples", "sampled zeros per non-zero in the reconstruction loss (0: the exact dense loss)")
+	f.flag(fs, &c.Autoencoder.Batch, "batch", "minibatch size")
+	f.flag(fs, &c.Autoencoder.Pretrain, "pretrain", "autoencoder pretraining epochs")
+	f.flag(fs, &c.Autoencoder.PretrainBatches, "pretrain-batches", "at most about this many pretraining minibatches per view, on a random subset of nodes (0: no cap)")
+	f.flag(fs, &c.Autoencoder.Epochs, "epochs", "autoencoder epochs per iteration, with --ae-batches 0")
+	f.flag(fs, &c.Autoencoder.Batches, "ae-batches", "train this many minibatches per iteration (0: --epochs whole epochs)")
+	f.flag(fs, &c.Autoencoder.WeightDecay, "lambda-w", "weight decay on the autoencoders")
+	f.flag(fs, &c.Alpha, "alpha", "weight α of the consistency term (0: no consistency term, the ablation)")
+	f.flag(fs, &c.Beta, "beta", "weight β of the proximity term, for a network of --scale-nodes nodes (0: 300, or 3000 on a network without features)")
+	f.flag(fs, &c.Lambda, "lambda", "weight λ of R(Y), for a network of --scale-nodes nodes")
+	f.flag(fs, &c.ScaleNodes, "scale-nodes", "β and λ are for a network of this many nodes, scaled by nodes/this (0: as given, the paper's)")
+	f.flag(fs, &c.LambdaB, "lambda-b", "ridge on each basis B")
+	f.flag(fs, &c.Solver.YReg, "y-reg", "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
+	f.flag(fs, &c.Proximity.Norm, "proximity-norm", "adjacency normalisation before powers: rw, sym, none")
+	f.flag(fs, &c.Proximity.Laplacian, "laplacian", "unnormalized (D−P) or normalized (I−D^-½PD^-½)")
+	f.flag(fs, &c.Proximity.Weights, "weights", "proximity weights w_1…w_l (the paper: 1,0.5,0.25,0.125,0.0625)")
 	fs.StringVar(&f.viewWeights, "view-weights", f.viewWeights, "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
-	bind("Proximity.ViewWeights", "view-weights")
-	fs.IntVar(&c.Features.Propagate, "propagate", c.Features.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
-	bind("Features.Propagate", "propagate")
-	fs.IntVar(&c.Features.KNN, "feature-knn", c.Features.KNN, "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only)")
-	bind("Features.KNN", "feature-knn")
-	fs.IntVar(&c.Features.PropagateAcross, "propagate-across", c.Features.PropagateAcross, "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off)")
-	bind("Features.PropagateAcross", "propagate-across")
-	fs.BoolVar(&c.Solver.OrthAllNodes, "orth-all-nodes", c.Solver.OrthAllNodes, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
-	bind("Solver.OrthAllNodes", "orth-all-nodes")
-	fs.BoolVar(&c.Uncentred, "uncentred", c.Uncentred, "write the embedding as fitted, without subtracting its column means (the paper's)")
-	bind("Uncentred", "uncentred")
-	fs.Float64Var(&c.FilterTau, "filter-tau", c.FilterTau, "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
-	bind("FilterTau", "filter-tau")
-	fs.BoolVar(&c.Solver.SpectralInit, "spectral-init", c.Solver.SpectralInit, "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
-	bind("Solver.SpectralInit", "spectral-init")
-	fs.IntVar(&c.Solver.Iterations, "iterations", c.Solver.Iterations, "outer coordinate-descent iterations")
-	bind("Solver.Iterations", "iterations")
-	fs.IntVar(&c.Solver.YSteps, "y-steps", c.Solver.YSteps, "at most this many Y steps per iteration")
-	bind("Solver.YSteps", "y-steps")
-	fs.StringVar(&c.Solver.Y, "y-solver", c.Solver.Y, "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
-	bind("Solver.Y", "y-solver")
-	fs.BoolVar(&c.NoAutoencoder, "no-autoencoder", c.NoAutoencoder, "ablation: identity encoders (H = X)")
-	bind("NoAutoencoder", "no-autoencoder")
-	fs.BoolVar(&c.NoProximity, "no-proximity", c.NoProximity, "ablation: drop the proximity term (β = 0)")
-	bind("NoProximity", "no-proximity")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines for sparse products (0: all cores)")
-	bind("Workers", "workers")
+	f.field["Proximity.ViewWeights"], f.field["Proximity.EqualViewWeights"] = "view-weights", "view-weights"
+	f.flag(fs, &c.Features.Propagate, "propagate", "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
+	f.flag(fs, &c.Features.KNN, "feature-knn", "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only)")
+	f.flag(fs, &c.Features.PropagateAcross, "propagate-across", "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off)")
+	f.flag(fs, &c.Solver.OrthAllNodes, "orth-all-nodes", "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
+	f.flag(fs, &c.Uncentred, "uncentred", "write the embedding as fitted, without subtracting its column means (the paper's)")
+	f.flag(fs, &c.FilterTau, "filter-tau", "heat-filter the embedding, Y·exp(−τ/m·(YᵀY)⁻¹YᵀLY) with m Y's median roughness, damping Y's directions that are rough on the proximity graph (0: off, the paper's)")
+	f.flag(fs, &c.Solver.SpectralInit, "spectral-init", "start Y from the proximity's d smoothest directions (Lanczos) instead of the codes' top singular vectors")
+	f.flag(fs, &c.Solver.Iterations, "iterations", "outer coordinate-descent iterations")
+	f.flag(fs, &c.Solver.YSteps, "y-steps", "at most this many Y steps per iteration")
+	f.flag(fs, &c.Solver.Y, "y-solver", "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
+	f.flag(fs, &c.NoAutoencoder, "no-autoencoder", "ablation: identity encoders (H = X)")
+	f.flag(fs, &c.NoProximity, "no-proximity", "ablation: drop the proximity term (β = 0)")
+	f.flag(fs, &c.Workers, "workers", "goroutines for sparse products (0: all cores)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 }
 

@@ -109,7 +109,7 @@ func TestEigsAgainstDense(t *testing.T) {
 			want := es.Values(nil)
 			sort.Sort(sort.Reverse(sort.Float64Slice(want)))
 			vals, vecs, err := Eigs{K: tc.k, Tol: 1e-10}.EigsLargest(context.Background(), n,
-				func(dst, x []float64) { mulVec(a, dst, x) }, rand.New(rand.NewPCG(1, 1)))
+				func(dst, x []float64) { a.MulDense(dst, x, 1, 1) }, rand.New(rand.NewPCG(1, 1)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestEigsAgainstDense(t *testing.T) {
 					t.Errorf("λ_%d = %.12g, want %.12g", i, vals[i], want[i])
 				}
 				x := vecs[i*n : (i+1)*n]
-				mulVec(a, ax, x)
+				a.MulDense(ax, x, 1, 1)
 				var r float64
 				for j := range ax {
 					r += (ax[j] - vals[i]*x[j]) * (ax[j] - vals[i]*x[j])
@@ -153,7 +153,7 @@ func b2f(b bool) float64 {
 func TestEigsPath(t *testing.T) {
 	const n = 200
 	a := path(n)
-	vals, _, err := Eigs{K: 5}.EigsLargest(context.Background(), n, func(dst, x []float64) { mulVec(a, dst, x) }, rand.New(rand.NewPCG(2, 2)))
+	vals, _, err := Eigs{K: 5}.EigsLargest(context.Background(), n, func(dst, x []float64) { a.MulDense(dst, x, 1, 1) }, rand.New(rand.NewPCG(2, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestEigsPath(t *testing.T) {
 
 func TestEigsErrors(t *testing.T) {
 	a := path(100)
-	mul := func(dst, x []float64) { mulVec(a, dst, x) }
+	mul := func(dst, x []float64) { a.MulDense(dst, x, 1, 1) }
 	rng := rand.New(rand.NewPCG(1, 1))
 	if _, _, err := (Eigs{K: 0}).EigsLargest(context.Background(), 100, mul, rng); err == nil {
 		t.Error("K = 0: no error")
@@ -183,17 +183,5 @@ func TestEigsErrors(t *testing.T) {
 	cancel()
 	if _, _, err := (Eigs{K: 3}).EigsLargest(ctx, 100, mul, rng); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
-	}
-}
-
-// mulVec sets dst = m·x.
-func mulVec(m *sparse.CSR, dst, x []float64) {
-	for i := range m.Rows {
-		ind, val := m.Row(i)
-		var s float64
-		for k, j := range ind {
-			s += float64(val[k]) * x[j]
-		}
-		dst[i] = s
 	}
 }
