@@ -15,13 +15,18 @@ have_openblas() {
 install_openblas() { apt_install libopenblas-dev; }
 
 mkdir -p bin
+# The version: the nearest tag and the commits since (git describe), else
+# the commit; without git, the build info's
+# revision (dpmne version prints it).
+ver=$(git describe --tags --always --dirty 2>/dev/null || true)
+ldflags="-X main.version=${ver}"
 if [ "${DPMNE_PURE_GO:-}" != "1" ] && (have_openblas || install_openblas) && command -v gcc >/dev/null; then
 	echo "build.sh: building with OpenBLAS" >&2
-	if ! CGO_ENABLED=1 go build -tags openblas -o bin/dpmne ./cmd/dpmne; then
+	if ! CGO_ENABLED=1 go build -tags openblas -ldflags "$ldflags" -o bin/dpmne ./cmd/dpmne; then
 		echo "build.sh: the OpenBLAS build failed: building pure Go (slower dense products)" >&2
-		go build -o bin/dpmne ./cmd/dpmne
+		go build -ldflags "$ldflags" -o bin/dpmne ./cmd/dpmne
 	fi
 else
 	echo "build.sh: OpenBLAS unavailable: building pure Go (slower dense products)" >&2
-	go build -o bin/dpmne ./cmd/dpmne
+	go build -ldflags "$ldflags" -o bin/dpmne ./cmd/dpmne
 fi

@@ -156,7 +156,7 @@ func TestInfoCoraAnyDirectory(t *testing.T) {
 var quickModel = []string{"--dim", "8", "--hidden", "16", "--iterations", "3", "--pretrain", "1", "--quiet"}
 
 // TestTrainWarnsDim: d not below the number of nodes gets a warning on
-// stderr (README, "Small networks"), a smaller d none.
+// stderr (RESULTS.md, "Small networks"), a smaller d given by --dim none.
 func TestTrainWarnsDim(t *testing.T) {
 	for _, tc := range []struct {
 		dim  string
@@ -176,6 +176,21 @@ func TestTrainWarnsDim(t *testing.T) {
 		want := "warning: d = " + tc.dim + " is not below the 4 nodes"
 		if got := strings.Contains(stderr, want); got != tc.warn {
 			t.Errorf("--dim %s: warning %v, want %v\n%s", tc.dim, got, tc.warn, stderr)
+		}
+	}
+	// The default d on a network of fewer than 16·128 nodes gets a note
+	// with the d suggested (the largest power of two up to n/16).
+	out := filepath.Join(t.TempDir(), "emb.npy")
+	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", out, "--hidden", "16", "--iterations", "1", "--pretrain", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: d = 128 is large for 2000 nodes"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "try --dim 64") || !strings.Contains(stderr, "dpmne experiment dim") {
+		t.Errorf("stderr lacks %q with --dim 64 and experiment dim:\n%s", want, stderr)
+	}
+	for n, want := range map[int]int{300: 16, 71: 4, 10: 2, 2048: 128, 4000: 128} {
+		if got := suggestedDim(n); got != want {
+			t.Errorf("suggestedDim(%d) = %d, want %d", n, got, want)
 		}
 	}
 }
@@ -1041,4 +1056,39 @@ func TestEveryFieldHasAFlag(t *testing.T) {
 		}
 	}
 	walk(reflect.TypeFor[dpmne.Config](), "")
+}
+
+// TestTrainOutFormat: --out's extension chooses the format where --format
+// is not given (.txt: word2vec text), and a --format that contradicts the
+// extension is an error naming both.
+func TestTrainOutFormat(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"train", "--data", "testdata/tiny", "--dim", "2", "--hidden", "4", "--iterations", "1", "--pretrain", "1", "--quiet"}
+	txt := filepath.Join(dir, "v.txt")
+	if _, stderr, err := runCLI(t, append(base, "--out", txt)...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	b, err := os.ReadFile(txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(b), "\n"); first != "4 2" {
+		t.Errorf("v.txt starts %q, want the word2vec header \"4 2\"", first)
+	}
+	for _, tc := range []struct {
+		out, format string
+		want        string
+	}{
+		{"v.txt", "npy", "--format npy for --out"},
+		{"v.npy", "w2v", "whose extension means npy"},
+		{"v.vec", "xml", `--format "xml"`},
+	} {
+		_, _, err := runCLI(t, append(base, "--out", filepath.Join(dir, tc.out), "--format", tc.format)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--out %s --format %s: err = %v, want %q", tc.out, tc.format, err, tc.want)
+		}
+	}
+	if _, _, err := runCLI(t, append(base, "--out", filepath.Join(dir, "v.bin"), "--format", "w2v")...); err != nil {
+		t.Errorf("--out v.bin --format w2v: %v", err)
+	}
 }

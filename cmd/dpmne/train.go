@@ -227,11 +227,14 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	}
 	d, iters := cfg.Dim, cfg.Solver.Iterations
 	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
-	if d >= net.N() {
+	switch s := suggestedDim(net.N()); {
+	case d >= net.N():
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
 		// it pulls every direction there is alike (docs/defaults.md, "Networks
 		// without features").
-		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; a smaller --dim (a quarter of the nodes, say) usually does better\n", d, net.N(), net.N())
+		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; try --dim %d (the largest power of two up to n/16), or compare with dpmne experiment dim\n", d, net.N(), net.N(), s)
+	case d > s && !f.fs.Changed("dim"):
+		fmt.Fprintf(stderr, "dpmne: note: d = %d is large for %d nodes; on small networks a d up to n/16 usually does better (RESULTS.md, \"Small networks\"): try --dim %d, or compare with dpmne experiment dim\n", d, net.N(), s)
 	}
 	if recs, err := cfg.Reconstructions(net); err == nil && !cfg.NoAutoencoder {
 		// Say how features outside [0, 1] are reconstructed.
@@ -294,8 +297,10 @@ func newTrainCmd(g *globals) *cobra.Command {
 		Short: "Fit DPMNE (or a baseline) and write the embedding (and optionally the model)",
 		Long: `Fit DPMNE on a data set (a name, a manifest, or "synthetic") and write the
 embedding: float32 n×d .npy in node order with the ids one per line beside it
-(--format npy, the default), or word2vec text that gensim's
-KeyedVectors.load_word2vec_format reads (--format w2v). --model also saves
+(--format npy), or word2vec text that gensim's
+KeyedVectors.load_word2vec_format reads (--format w2v); without --format,
+--out's extension says which (.npy; .txt, .w2v, .emb or .vec), npy for any
+other. --model also saves
 the fitted model. Outputs are written atomically. Ctrl-C (or SIGTERM)
 stops at the end of the current iteration and writes no embedding or model:
 with --checkpoint it saves that iteration's state for --resume; a second
@@ -320,8 +325,9 @@ Go runtime's soft memory limit.`,
 			if data == "" || (out == "" && modelPath == "") {
 				return errors.New("give --data and at least one of --out or --model")
 			}
-			if format != "npy" && format != "w2v" {
-				return fmt.Errorf("--format %q: want npy or w2v", format)
+			format, err := outFormat(out, format, cmd.Flags().Changed("format"))
+			if err != nil {
+				return err
 			}
 			if format == "w2v" && ids != "" {
 				return errors.New("--ids names the ids file of --format npy; word2vec text holds its ids")
@@ -450,7 +456,7 @@ Go runtime's soft memory limit.`,
 	f.StringVar(&data, "data", "", "data set: a name, a manifest or a directory, or synthetic")
 	f.StringVar(&out, "out", "", "embedding file to write")
 	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
-	f.StringVar(&format, "format", "npy", "npy or w2v")
+	f.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension, .npy or .txt, .w2v, .emb, .vec; npy for any other)")
 	f.StringVar(&modelPath, "model", "", "also save the fitted model here")
 	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
 	f.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
@@ -476,6 +482,40 @@ func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) err
 		return embfile.WriteWord2Vec(out, ids, y)
 	}
 	return embfile.WriteNPY(out, idsPath, ids, y)
+}
+
+// suggestedDim returns the d suggested for a network of n nodes: the
+// largest power of two up to n/16, at least 2.
+func suggestedDim(n int) int {
+	d := 2
+	for d*2 <= n/16 {
+		d *= 2
+	}
+	return d
+}
+
+// outFormat returns the format of the embedding file out: the one --format
+// gives (given), which must agree with out's extension where that names
+// one, or else the extension's (.npy: npy; .txt, .w2v, .emb, .vec: word2vec
+// text), npy for any other.
+func outFormat(out, format string, given bool) (string, error) {
+	if format != "npy" && format != "w2v" {
+		return "", fmt.Errorf("--format %q: want npy or w2v", format)
+	}
+	byExt := ""
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".npy":
+		byExt = "npy"
+	case ".txt", ".w2v", ".emb", ".vec":
+		byExt = "w2v"
+	}
+	switch {
+	case given && byExt != "" && byExt != format:
+		return "", fmt.Errorf("--format %s for --out %s, whose extension means %s: drop --format, or name the file to match", format, out, byExt)
+	case given || byExt == "":
+		return format, nil
+	}
+	return byExt, nil
 }
 
 // formatWeights lists the views' weights as name=ω.
