@@ -32,6 +32,10 @@ type Options struct {
 	// Progress, if set, is called after initialisation and after every
 	// iteration.
 	Progress func(Iteration)
+	// Pretraining, if set, is called as the autoencoders pretrain, after
+	// each epoch of each view, with the epochs done and their total
+	// (Config.Autoencoder.Pretrain times the views), one call at a time.
+	Pretraining func(done, total int)
 
 	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
 	// state of the fit after every CheckpointEvery-th iteration, after the

@@ -583,3 +583,31 @@ func fitUnchecked(net *multiplex.Network, cfg Config, rng *rand.Rand) (*Model, e
 	}
 	return fit(context.Background(), net, cfg, recs, rng, Options{})
 }
+
+// TestPretrainingProgress: Options.Pretraining hears every view's every
+// pretraining epoch, counted up to Pretrain times the views, and the
+// embedding is the same bytes as without it.
+func TestPretrainingProgress(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Autoencoder.Pretrain = 3
+	var seen []int
+	total := 0
+	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Pretraining: func(done, all int) {
+		seen = append(seen, done)
+		total = all
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3 * len(net.Views); total != want || len(seen) != want || !slices.IsSorted(seen) || seen[len(seen)-1] != want {
+		t.Errorf("pretraining progress %v of %d, want 1…%d", seen, total, want)
+	}
+	plain, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(embBytes(m), embBytes(plain)) {
+		t.Error("reporting the pretraining changed the fit")
+	}
+}

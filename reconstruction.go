@@ -139,7 +139,8 @@ func (f *fitter) seedViews(rng *rand.Rand) {
 // target(s) (nil: no regression term), then refreshes the codes. rowsFor(s)
 // gives the rows to train on; the reconstruction reported is scaled to all
 // observed rows when that is a subset. Only pretraining (stoppable) stops
-// on the fit's context: an outer iteration runs to its end, so that a
+// on the fit's context, and reports each view's epochs to
+// Options.Pretraining: an outer iteration runs to its end, so that a
 // cancelled fit's state is that of a completed iteration.
 func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
 	t, cfg := f.t, f.cfg
@@ -148,6 +149,8 @@ func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []in
 	errs := make([]error, t)
 	sem := make(chan struct{}, par.Workers(cfg.Workers))
 	var wg sync.WaitGroup
+	var mu sync.Mutex // Options.Pretraining is called one view at a time
+	done := 0
 	for s := range t {
 		rows := rowsFor(s)
 		tf, a := target(s, rows)
@@ -166,6 +169,12 @@ func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []in
 				if last[s], errs[s] = f.trainers[s].Epoch(f.xs[s], rows, cfg.Autoencoder.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
 					errs[s] = fmt.Errorf("view %q: %w", f.net.Views[s].Name, errs[s])
 					return
+				}
+				if stoppable && f.opt.Pretraining != nil {
+					mu.Lock()
+					done++
+					f.opt.Pretraining(done, epochs*t)
+					mu.Unlock()
 				}
 			}
 			updateCodes(f.trainers[s].Autoencoder(), f.xs[s], f.obsRows[s], f.views[s].h.(*denseCodes))

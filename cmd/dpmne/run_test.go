@@ -1092,3 +1092,18 @@ func TestTrainOutFormat(t *testing.T) {
 		t.Errorf("--out v.bin --format w2v: %v", err)
 	}
 }
+
+// TestTrainClosingLine: train ends with a line saying what it wrote,
+// where, its shape and the time it took.
+func TestTrainClosingLine(t *testing.T) {
+	dir := t.TempDir()
+	out, model := filepath.Join(dir, "e.npy"), filepath.Join(dir, "m.dpmne")
+	_, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--out", out, "--model", model, "--dim", "2", "--hidden", "4", "--iterations", "1", "--pretrain", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`dpmne: wrote ` + regexp.QuoteMeta(out) + ` \(4×2 float32 \.npy; ids in ` + regexp.QuoteMeta(filepath.Join(dir, "e.ids.txt")) + `\) and the model ` + regexp.QuoteMeta(model) + ` in [0-9.]+m?s\n$`)
+	if !want.MatchString(stderr) {
+		t.Errorf("stderr does not end with the closing line:\n%s", stderr)
+	}
+}

@@ -276,6 +276,9 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		}
 	}
 	opt.Progress = progress
+	if opt.Resume == nil && !cfg.NoAutoencoder {
+		opt.Pretraining = pretrainProgress(stderr)
+	}
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
 	bar.Finish()
 	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= iters {
@@ -322,13 +325,22 @@ fit that would exceed --max-memory is refused; the budget also becomes the
 Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			start := time.Now()
+			// done reports what was written, where, its shape and the wall
+			// time.
+			done := func(n, d int) {
+				if !quiet {
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s in %v\n", written(out, ids, format, modelPath, n, d), time.Since(start).Round(100*time.Millisecond))
+				}
+			}
 			if data == "" || (out == "" && modelPath == "") {
 				return errors.New("give --data and at least one of --out or --model")
 			}
-			format, err := outFormat(out, format, cmd.Flags().Changed("format"))
+			inferred, err := outFormat(out, format, cmd.Flags().Changed("format"))
 			if err != nil {
 				return err
 			}
+			format = inferred
 			if format == "w2v" && ids != "" {
 				return errors.New("--ids names the ids file of --format npy; word2vec text holds its ids")
 			}
@@ -386,7 +398,11 @@ Go runtime's soft memory limit.`,
 				if err != nil {
 					return err
 				}
-				return writeEmbedding(out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb))
+				if err := writeEmbedding(out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb)); err != nil {
+					return err
+				}
+				done(net.N(), d)
+				return nil
 			}
 			if budget > 0 {
 				if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
@@ -449,6 +465,10 @@ Go runtime's soft memory limit.`,
 					return err
 				}
 			}
+			if fitErr == nil {
+				n, d := m.Y.Dims()
+				done(n, d)
+			}
 			return fitErr
 		},
 	}
@@ -482,6 +502,68 @@ func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) err
 		return embfile.WriteWord2Vec(out, ids, y)
 	}
 	return embfile.WriteNPY(out, idsPath, ids, y)
+}
+
+// pretrainProgress returns the Options.Pretraining of a fit reporting on w:
+// a bar with its ETA on a terminal, elsewhere a line at each quarter of
+// the epochs, once a second has passed, with the time taken and the time
+// left.
+func pretrainProgress(w io.Writer) func(done, total int) {
+	start := time.Now()
+	var bar *progressbar.ProgressBar
+	next := 1
+	return func(done, total int) {
+		if isTerminal(w) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total,
+					progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription("pretraining"),
+					progressbar.OptionShowCount(),
+					progressbar.OptionSetElapsedTime(true),
+					progressbar.OptionSetPredictTime(true),
+					progressbar.OptionClearOnFinish(),
+					progressbar.OptionThrottle(100*time.Millisecond),
+				)
+			}
+			bar.Add(1)
+			if done == total {
+				bar.Finish()
+			}
+			return
+		}
+		if done*4 < next*total {
+			return
+		}
+		for done*4 >= next*total {
+			next++
+		}
+		took := time.Since(start)
+		if took < time.Second {
+			return // a phase shorter than a second is not reported
+		}
+		left := time.Duration(float64(took) * float64(total-done) / float64(done))
+		fmt.Fprintf(w, "dpmne: pretraining the autoencoders: %d of %d view epochs in %v, about %v left\n", done, total, took.Round(100*time.Millisecond), left.Round(time.Second))
+	}
+}
+
+// written says what train wrote: the embedding out (n×d, in format, its
+// ids beside it in ids or the default ids file for npy) and the model.
+func written(out, ids, format, model string, n, d int) string {
+	var parts []string
+	switch {
+	case out == "":
+	case format == "w2v":
+		parts = append(parts, fmt.Sprintf("%s (%d×%d, word2vec text)", out, n, d))
+	default:
+		if ids == "" {
+			ids = embfile.IDsPath(out)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d×%d float32 .npy; ids in %s)", out, n, d, ids))
+	}
+	if model != "" {
+		parts = append(parts, "the model "+model)
+	}
+	return "wrote " + strings.Join(parts, " and ")
 }
 
 // suggestedDim returns the d suggested for a network of n nodes: the
