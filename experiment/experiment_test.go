@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -444,5 +445,31 @@ func TestValidationLabels(t *testing.T) {
 	}
 	if kept < 4700 || kept > 5200 {
 		t.Errorf("%d of 9,900 labelled nodes kept, want about half", kept)
+	}
+}
+
+// TestPlotEmbedding: the map is a PNG for a labelled embedding and for one
+// with unlabelled rows, sampled or not; shapes that do not agree are an
+// error naming the file.
+func TestPlotEmbedding(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 60, 3
+	emb := make([]float64, n*d)
+	class := make([]int, n)
+	for i := range n {
+		class[i] = i%3 - 1 // −1: unlabelled
+		emb[i*d+i%3] = 1 + float64(i)/n
+	}
+	for _, points := range []int{0, 20} {
+		path := filepath.Join(dir, "map.png")
+		if err := PlotEmbedding(path, "test", emb, n, d, class, []string{"a", "b"}, points, 1); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+			t.Errorf("points %d: not a PNG (%v)", points, err)
+		}
+	}
+	if err := PlotEmbedding(filepath.Join(dir, "x.png"), "test", emb, n, d, class[:5], nil, 0, 1); err == nil || !strings.Contains(err.Error(), "x.png") {
+		t.Errorf("5 classes for %d rows: err = %v", n, err)
 	}
 }

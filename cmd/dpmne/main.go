@@ -12,11 +12,11 @@
 //	dpmne eval --data D --emb E.npy|E.txt [--ids F] [--task classify,cluster] [--json]
 //	dpmne experiment table2|table3|table4|table5|linkpred|pdr|dim|views|suite
 //	    --data D,… --out DIR [--methods M,…] [--values V,…] [--repeats R] [model flags]
-//	dpmne tune --data D [--pdr P] [--alphas …] [--betas …] [--lambdas …] [… -grid …]
-//	    [--refine-… …] [model flags]
+//	dpmne tune --data D [--pdr P] [--grid FLAG=V1,V2 …] [--stage FLAG=V1,V2 …] [model flags]
 //	dpmne binarize (--model M | --emb E) [--method sign|itq] [--out codes.bin] [--npy codes.npy]
 //	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
+//	dpmne plot --emb E --data D --out map.png [--points N]
 //	dpmne version
 //
 // Every command takes --data-dir DIR and --help, which lists its flags;

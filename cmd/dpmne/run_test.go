@@ -363,7 +363,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--model", "/nonexistent/m.dpmne"}, "--model: cannot write"},
 		{[]string{"train", "--data", "synthetic", "--out", "testdata"}, "--out: testdata is a directory"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "w2v", "--ids", "i.txt"}, "--ids names the ids file of --format npy"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.bin", "--format", "w2v", "--ids", "i.txt"}, "--ids names the ids file of --format npy"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--method", "spectral", "--checkpoint", "ck"}, "--method spectral: --checkpoint and --resume are DPMNE's"},
 	} {
 		// Outputs go to a temporary directory: train probes --out's
@@ -1105,5 +1105,28 @@ func TestTrainClosingLine(t *testing.T) {
 	want := regexp.MustCompile(`dpmne: wrote ` + regexp.QuoteMeta(out) + ` \(4×2 float32 \.npy; ids in ` + regexp.QuoteMeta(filepath.Join(dir, "e.ids.txt")) + `\) and the model ` + regexp.QuoteMeta(model) + ` in [0-9.]+m?s\n$`)
 	if !want.MatchString(stderr) {
 		t.Errorf("stderr does not end with the closing line:\n%s", stderr)
+	}
+}
+
+// TestPlot: dpmne plot draws a PNG map of an embedding; a missing flag or
+// an embedding of other nodes is an error.
+func TestPlot(t *testing.T) {
+	dir := t.TempDir()
+	emb, png := filepath.Join(dir, "e.npy"), filepath.Join(dir, "map.png")
+	if _, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", emb, "--dim", "8", "--hidden", "16", "--iterations", "2", "--pretrain", "1", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, "plot", "--emb", emb, "--data", "synthetic", "--out", png, "--points", "500"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	b, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("map.png: %v, %d bytes, not a PNG", err, len(b))
+	}
+	if _, _, err := runCLI(t, "plot", "--emb", emb, "--out", png); err == nil || !strings.Contains(err.Error(), "--data") {
+		t.Errorf("no --data: err = %v", err)
+	}
+	if _, _, err := runCLI(t, "plot", "--emb", emb, "--data", "testdata/tiny", "--out", png); err == nil {
+		t.Error("an embedding of other nodes was plotted")
 	}
 }
