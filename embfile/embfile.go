@@ -114,28 +114,43 @@ func ReadIDs(path string) ([]string, error) {
 // IDsPath(path) when that file exists, and otherwise its rows are taken
 // to be nodes in order, which needs as many rows as nodes.
 func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) {
+	y, d, have, err := ReadPartial(path, idsPath, nodes)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, ok := range have {
+		if !ok {
+			return nil, 0, fmt.Errorf("%s: no row for node %q (and maybe others)", path, nodes.ID(i))
+		}
+	}
+	return y, d, nil
+}
+
+// ReadPartial is Read for an embedding that may miss some of nodes: their
+// rows are zero, and have says which nodes have one.
+func ReadPartial(path, idsPath string, nodes *multiplex.Nodes) (y []float64, d int, have []bool, err error) {
 	var rows [][]float64
 	var ids []string
 	if IsNPY(path) {
 		a, err := npy.ReadFile(path)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		if len(a.Shape) != 2 {
-			return nil, 0, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
+			return nil, 0, nil, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
 		}
 		if !strings.Contains(a.Descr, "f") {
 			// Integer arrays are not embeddings: dpmne binarize --npy
 			// writes packed bits as uint8.
-			return nil, 0, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
+			return nil, 0, nil, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
 		}
 		v, err := a.RowMajor().Float64s()
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		n, d := a.Shape[0], a.Shape[1]
 		if n == 0 || d == 0 {
-			return nil, 0, fmt.Errorf("%s: shape %v: an embedding needs rows and columns", path, a.Shape)
+			return nil, 0, nil, fmt.Errorf("%s: shape %v: an embedding needs rows and columns", path, a.Shape)
 		}
 		for i := range n {
 			rows = append(rows, v[i*d:(i+1)*d])
@@ -147,26 +162,25 @@ func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) 
 		}
 		if idsPath != "" {
 			if ids, err = ReadIDs(idsPath); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			if len(ids) != n {
-				return nil, 0, fmt.Errorf("%s: %d ids for the %d rows of %s", idsPath, len(ids), n, path)
+				return nil, 0, nil, fmt.Errorf("%s: %d ids for the %d rows of %s", idsPath, len(ids), n, path)
 			}
 		} else {
 			if n != nodes.Len() {
-				return nil, 0, fmt.Errorf("%s: %d rows but the data set has %d nodes, and there is no ids file", path, n, nodes.Len())
+				return nil, 0, nil, fmt.Errorf("%s: %d rows but the data set has %d nodes, and there is no ids file", path, n, nodes.Len())
 			}
 			ids = nodes.IDs()
 		}
 	} else {
-		var err error
 		if ids, rows, err = ReadWord2Vec(path); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 	}
-	d := len(rows[0])
+	d = len(rows[0])
 	out := make([]float64, nodes.Len()*d)
-	have := make([]bool, nodes.Len())
+	have = make([]bool, nodes.Len())
 	for r, id := range ids {
 		i, ok := nodes.Index(id)
 		if !ok {
@@ -175,12 +189,7 @@ func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) 
 		copy(out[i*d:(i+1)*d], rows[r])
 		have[i] = true
 	}
-	for i, ok := range have {
-		if !ok {
-			return nil, 0, fmt.Errorf("%s: no row for node %q (and maybe others)", path, nodes.ID(i))
-		}
-	}
-	return out, d, nil
+	return out, d, have, nil
 }
 
 // ReadVectors reads the embedding at path with its own ids, in its row

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	var ratio float64
 	var repeats int
 	var seed uint64
-	var asJSON, stratified bool
+	var asJSON, stratified, allowMissing bool
 	cmd := &cobra.Command{
 		Use:   "eval --data D --emb E.npy",
 		Short: "Evaluate an embedding from any tool on a labelled data set",
@@ -33,7 +34,9 @@ mean ± std. --task cluster runs k-means++ (k = number of classes, best of
 10 restarts by inertia) on the raw and on the L2-normalised rows and reports
 clustering accuracy (Hungarian matching), NMI and ARI. On a partial
 network (some view misses nodes) classification is also scored apart for
-the nodes observed in each combination of views.`,
+the nodes observed in each combination of views. An embedding that misses
+some of the data set's nodes is an error, or with --allow-missing those
+nodes are left out of every score (stderr says how many).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" || emb == "" {
@@ -59,15 +62,38 @@ the nodes observed in each combination of views.`,
 			if net.Labels == nil {
 				return fmt.Errorf("data set %s has no labels to evaluate against", net.Name)
 			}
-			x, d, err := embfile.Read(emb, ids, net.Nodes)
+			x, d, have, err := embfile.ReadPartial(emb, ids, net.Nodes)
 			if err != nil {
 				return err
 			}
+			// Nodes without a row: an error, or with --allow-missing left
+			// out of both tasks (as unlabelled).
+			class := net.Labels.Class
+			missing, left := 0, 0
+			for i, ok := range have {
+				if ok {
+					continue
+				}
+				if !allowMissing {
+					return fmt.Errorf("%s: no row for node %q (and maybe others): --allow-missing leaves such nodes out", emb, net.Nodes.ID(i))
+				}
+				if missing++; missing == 1 {
+					class = slices.Clone(class)
+				}
+				if class[i] >= 0 {
+					left++
+				}
+				class[i] = -1
+			}
 			report := map[string]any{"data": net.Name, "embedding": emb, "dims": d}
+			if missing > 0 {
+				report["missing_nodes"], report["missing_labelled"] = missing, left
+				fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s has no row for %d of the %d nodes (%d of them labelled): they are left out\n", emb, missing, net.N(), left)
+			}
 			var cls *eval.ClassifyResult
 			var byViews [][]string
 			if doTask["classify"] {
-				if cls, err = eval.Classify(cmd.Context(), x, net.N(), d, net.Labels.Class,
+				if cls, err = eval.Classify(cmd.Context(), x, net.N(), d, class,
 					eval.ClassifyOptions{TrainRatio: ratio, Repeats: repeats, Seed: seed, Stratified: stratified, Groups: net.ViewPatterns()}); err != nil {
 					return err
 				}
@@ -85,7 +111,7 @@ the nodes observed in each combination of views.`,
 			var clu [2]*eval.ClusterResult // raw rows, L2-normalised rows
 			if doTask["cluster"] {
 				for k, norm := range []bool{false, true} {
-					if clu[k], err = eval.Cluster(cmd.Context(), x, net.N(), d, net.Labels.Class,
+					if clu[k], err = eval.Cluster(cmd.Context(), x, net.N(), d, class,
 						eval.ClusterOptions{Repeats: repeats, Seed: seed, Normalize: norm}); err != nil {
 						return err
 					}
@@ -121,6 +147,7 @@ the nodes observed in each combination of views.`,
 					{"raw", pm(clu[0].ACC), pm(clu[0].NMI), pm(clu[0].ARI)},
 					{"L2-normalised", pm(clu[1].ACC), pm(clu[1].NMI), pm(clu[1].ARI)},
 				})
+				fmt.Fprintln(out, "(embeddings are compared by cosine: the L2-normalised rows are the score; k-means on the raw rows, for reference, is led by the rows' norms and can fall to chance)")
 			}
 			return nil
 		},
@@ -135,5 +162,6 @@ the nodes observed in each combination of views.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the splits")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&stratified, "stratified", false, "stratify the splits by class (small data sets)")
+	f.BoolVar(&allowMissing, "allow-missing", false, "leave out the nodes the embedding has no row for (by default an error)")
 	return cmd
 }
