@@ -39,7 +39,7 @@ missing from some views.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory of the named data sets (default $"+multiplex.DataDirEnv+", else $XDG_DATA_HOME/dpmne, else ~/.local/share/dpmne)")
-	root.AddCommand(newDataCmd(g), newGenerateCmd(g), newTrainCmd(g), newDemoCmd(g), newEvalCmd(g), newExperimentCmd(g), newTuneCmd(g), newBinarizeCmd(), newSearchCmd(), newServeCmd(), newPlotCmd(g), newVersionCmd())
+	root.AddCommand(newDataCmd(g), newGenerateCmd(g), newTrainCmd(g), newDemoCmd(g), newEvalCmd(g), newExperimentCmd(g), newTuneCmd(g), newBinarizeCmd(), newSearchCmd(), newServeCmd(), newPlotCmd(g), newEmbedCmd(g), newVersionCmd())
 	return root
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/sparse"
+)
+
+func newEmbedCmd(g *globals) *cobra.Command {
+	var data, modelPath, out, ids, format string
+	cmd := &cobra.Command{
+		Use:   "embed --model M --data D --out E",
+		Short: "Embed the nodes of a data set with a fitted model (nodes it has not seen, in a batch)",
+		Long: `embed reads a model (dpmne train --model) and a data set D whose views are
+named as the model's, and writes the embedding of every node of D by the
+model (Model.Embed: the closed-form solution of the consistency term over
+the views that observe the node, comparable with the model's own rows). A
+view with features reads a node's raw features there (of the model's
+width); a view without features, whose autoencoder reads adjacency rows
+over the nodes the model was fitted on, reads the node's edges to those
+nodes, by id. A view D lacks, or that does not observe a node, is left out
+for it. The output is as dpmne train's (--out's extension or --format).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			start := time.Now()
+			if data == "" || modelPath == "" || out == "" {
+				return errors.New("give --model, --data and --out")
+			}
+			format, err := outFormat(out, format, cmd.Flags().Changed("format"))
+			if err != nil {
+				return err
+			}
+			if err := checkWritable(out); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			m, err := dpmne.Load(modelPath)
+			if err != nil {
+				return err
+			}
+			net, err := g.loadNetwork(cmd.Context(), data)
+			if err != nil {
+				return err
+			}
+			x, has, err := embedInputs(m, net)
+			if err != nil {
+				return err
+			}
+			y, err := m.Embed(x, has)
+			if err != nil {
+				return err
+			}
+			if err := writeEmbedding(out, ids, format, net.Nodes.IDs(), y); err != nil {
+				return err
+			}
+			n, d := y.Dims()
+			fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s in %v\n", written(out, ids, format, "", n, d), time.Since(start).Round(100*time.Millisecond))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&modelPath, "model", "", "a model written by dpmne train --model")
+	f.StringVar(&data, "data", "", "the nodes to embed: a data set whose views are named as the model's")
+	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file, or word2vec text)")
+	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
+	f.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
+	return cmd
+}
+
+// embedInputs returns the features Model.Embed reads for every node of
+// net, per view of m (nil where net lacks the view), and which nodes each
+// view observes: a view's own features, of m's width, or for a view whose
+// autoencoder reads adjacency rows over m's nodes, each node's edges to
+// those nodes by id.
+func embedInputs(m *dpmne.Model, net *multiplex.Network) ([]*sparse.CSR, [][]bool, error) {
+	x := make([]*sparse.CSR, len(m.Views))
+	has := make([][]bool, len(m.Views))
+	col := make(map[string]int, len(m.IDs))
+	for i, id := range m.IDs {
+		col[id] = i
+	}
+	k := net.N()
+	for s, mv := range m.Views {
+		v, ok := net.View(mv.Name)
+		if !ok {
+			continue
+		}
+		has[s] = v.Observed
+		if v.Features != nil {
+			if v.Features.Cols != mv.In {
+				return nil, nil, fmt.Errorf("view %q: %d feature columns, the model's %d", v.Name, v.Features.Cols, mv.In)
+			}
+			x[s] = v.Features
+			continue
+		}
+		if mv.In != len(m.IDs) {
+			return nil, nil, fmt.Errorf("view %q has no features, and the model's reads %d of them, not the adjacency rows of its %d nodes", v.Name, mv.In, len(m.IDs))
+		}
+		b := sparse.NewBuilder(k, mv.In)
+		for i := range k {
+			ind, val := v.Adj.Row(i)
+			for p, j := range ind {
+				if c, ok := col[net.Nodes.ID(int(j))]; ok {
+					b.Add(i, c, val[p])
+				}
+			}
+		}
+		var err error
+		if x[s], err = b.Build(sparse.MergeMax); err != nil {
+			return nil, nil, fmt.Errorf("view %q: %w", v.Name, err)
+		}
+	}
+	if !slices.ContainsFunc(x, func(v *sparse.CSR) bool { return v != nil }) {
+		names := make([]string, len(m.Views))
+		for s, v := range m.Views {
+			names[s] = v.Name
+		}
+		return nil, nil, fmt.Errorf("%s has none of the model's views (%s)", net.Name, strings.Join(names, ", "))
+	}
+	return x, has, nil
+}
