@@ -291,8 +291,13 @@ type NeighborsResponse struct {
 // cosine).
 type EmbedRequest struct {
 	Features map[string]json.RawMessage `json:"features"`
-	K        *int                       `json:"k,omitempty"`
-	Metric   string                     `json:"metric,omitempty"`
+	// Neighbors gives, for a view without features of its own (whose
+	// autoencoder reads adjacency rows over the model's nodes), the ids of
+	// the node's neighbours there among the model's nodes: its adjacency
+	// row, each edge of weight 1.
+	Neighbors map[string][]string `json:"neighbors,omitempty"`
+	K         *int                `json:"k,omitempty"`
+	Metric    string              `json:"metric,omitempty"`
 }
 
 // SparseFeatures is the sparse form of one view's features.
@@ -437,7 +442,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	x, views, err := s.features(req.Features)
+	x, views, err := s.features(req.Features, req.Neighbors)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
@@ -473,27 +478,60 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 // features turns the request's features into one 1-row CSR per model view
 // (nil for the views not given) and the names of the given views, in the
 // model's order.
-func (s *Server) features(f map[string]json.RawMessage) ([]*sparse.CSR, []string, error) {
-	if len(f) == 0 {
-		return nil, nil, fmt.Errorf("features: give the node's features in at least one view (%s)", s.viewList())
+func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) ([]*sparse.CSR, []string, error) {
+	if len(f) == 0 && len(nb) == 0 {
+		return nil, nil, fmt.Errorf("features: give the node's features in at least one view (%s), or its neighbours in a view without features", s.viewList())
 	}
 	x := make([]*sparse.CSR, len(s.model.Views))
 	var names []string
-	for name := range f {
+	known := func(what, name string) error {
 		if !slices.ContainsFunc(s.model.Views, func(v dpmne.ViewModel) bool { return v.Name == name }) {
-			return nil, nil, fmt.Errorf("features: unknown view %q (the model's views: %s)", name, s.viewList())
+			return fmt.Errorf("%s: unknown view %q (the model's views: %s)", what, name, s.viewList())
+		}
+		return nil
+	}
+	for name := range f {
+		if err := known("features", name); err != nil {
+			return nil, nil, err
+		}
+	}
+	for name := range nb {
+		if err := known("neighbors", name); err != nil {
+			return nil, nil, err
 		}
 	}
 	for v, view := range s.model.Views {
-		raw, ok := f[view.Name]
-		if !ok {
+		raw, feat := f[view.Name]
+		ids, edges := nb[view.Name]
+		switch {
+		case feat && edges:
+			return nil, nil, fmt.Errorf("view %q: give its features or its neighbours, not both", view.Name)
+		case feat:
+			row, err := parseRow(raw, view.In)
+			if err != nil {
+				return nil, nil, fmt.Errorf("features.%s: %w", view.Name, err)
+			}
+			x[v] = row
+		case edges:
+			if view.In != s.n {
+				return nil, nil, fmt.Errorf("neighbors.%s: the view's autoencoder reads %d features, not the adjacency rows of the model's %d nodes: give its features", view.Name, view.In, s.n)
+			}
+			b := sparse.NewBuilder(1, s.n)
+			for _, id := range ids {
+				j, ok := s.index[id]
+				if !ok {
+					return nil, nil, fmt.Errorf("neighbors.%s: unknown node %q", view.Name, id)
+				}
+				b.Add(0, j, 1)
+			}
+			row, err := b.Build(sparse.MergeMax)
+			if err != nil {
+				return nil, nil, fmt.Errorf("neighbors.%s: %w", view.Name, err)
+			}
+			x[v] = row
+		default:
 			continue
 		}
-		row, err := parseRow(raw, view.In)
-		if err != nil {
-			return nil, nil, fmt.Errorf("features.%s: %w", view.Name, err)
-		}
-		x[v] = row
 		names = append(names, view.Name)
 	}
 	return x, names, nil

@@ -635,3 +635,53 @@ func FuzzEmbed(f *testing.F) {
 		}
 	})
 }
+
+// TestEmbedNeighbors: a view without features of its own (its autoencoder
+// reads adjacency rows over the model's nodes) takes the node's neighbours
+// by id, as Model.Embed takes that row; an unknown id, neighbours for a
+// view with features, or both for one view are errors naming them.
+func TestEmbedNeighbors(t *testing.T) {
+	m := testModel(40, 6, 3)
+	c := mat.NewDense(6, 40, nil)
+	for p := range 6 {
+		for q := range 40 {
+			c.Set(p, q, float64((p+1)*(q%7))-3)
+		}
+	}
+	m.Views = append(m.Views, dpmne.ViewModel{Name: "c", In: 40, B: c})
+	s := newTestServer(t, m, Options{})
+	code, body, _ := do(s, http.MethodPost, "/v1/embed", `{"neighbors": {"c": ["n3", "n7"]}, "features": {"a": [0, 1, 0, 0, 0, 0]}}`)
+	if code != http.StatusOK {
+		t.Fatalf("%d %s", code, body)
+	}
+	var r EmbedResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatal(err)
+	}
+	row := func(width int, cols ...int) *sparse.CSR {
+		b := sparse.NewBuilder(1, width)
+		for _, j := range cols {
+			b.Add(0, j, 1)
+		}
+		x, _ := b.Build(sparse.MergeFirst)
+		return x
+	}
+	want, err := m.Embed([]*sparse.CSR{row(6, 1), nil, row(40, 3, 7)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Embedding, want.RawRowView(0)) || !slices.Equal(r.Views, []string{"a", "c"}) {
+		t.Errorf("embedding %v views %v, want %v [a c]", r.Embedding, r.Views, want.RawRowView(0))
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"neighbors": {"c": ["n3", "zz"]}}`, `neighbors.c: unknown node \"zz\"`},
+		{`{"neighbors": {"a": ["n3"]}}`, "neighbors.a: the view's autoencoder reads 6 features"},
+		{`{"neighbors": {"c": ["n3"]}, "features": {"c": {"indices": [1]}}}`, `view \"c\": give its features or its neighbours, not both`},
+		{`{"neighbors": {"d": ["n3"]}}`, `neighbors: unknown view \"d\"`},
+	} {
+		code, body, _ := do(s, http.MethodPost, "/v1/embed", tc.body)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %d %s, want 400 with %q", tc.body, code, body, tc.want)
+		}
+	}
+}
