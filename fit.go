@@ -74,6 +74,17 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // nodes: AEBatches minibatches (or, with AEBatches < 0, Epochs epochs), the
 // views concurrently.
 //
+// A node observed in no view (multiplex.Network.Unobserved: listed by
+// the data, with no edge, feature row or observed entry anywhere) is
+// kept, never refused, and embedded by a fixed rule: it carries no
+// information, so its row of Y is zero. The initial Y is zero there (no
+// code), the exact Y step sets a row no view observes to zero, and
+// without edges the node is a component of one node, left out of R(Y)
+// (unless Config.Solver.OrthAllNodes, whose gradient vanishes on a zero
+// row). Its row of Embedding is thus that zero row minus Y's column
+// means, times the heat filter: one and the same row for every such
+// node, finite, and telling nothing about it.
+//
 // If ctx is cancelled after initialisation, Fit finishes the iteration
 // under way, saves its state (Options.Checkpoint) and returns the model of
 // the last completed iteration together with an error wrapping ErrCanceled

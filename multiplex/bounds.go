@@ -22,8 +22,9 @@ type Bounds struct {
 	// file that gives it ("" when Nodes is 0).
 	Nodes     int
 	NodesFrom string
-	// Views has one entry per view of the network, in order; for format
-	// multiplex-edges, one only (the network has at least one).
+	// Views has one entry per view of the network, in order; for formats
+	// multiplex-edges and edge-list, one only (the network has at least
+	// one).
 	Views []ViewBounds
 }
 
@@ -60,10 +61,11 @@ type ViewBounds struct {
 // more than the load reads them. It gives no bound from text edge lists,
 // text features without "feature_dim", meta-path tables or MAT-files
 // (.mat variables are compressed streams that are read whole): those must
-// be parsed to be measured. Nor from format multiplex-edges, beyond one
-// view: its layers and nodes files claim layers and nodes that only the
-// edges show to be there. A file that cannot be read gives no
-// bound either; the load reports it. The error is ctx's only, wrapped,
+// be parsed to be measured. Nor from formats multiplex-edges and
+// edge-list, beyond one view: the layers and nodes files of the first
+// claim layers and nodes that only the edges show to be there, and the
+// second is edges only. A file that cannot be read gives no bound
+// either; the load reports it. The error is ctx's only, wrapped,
 // when it is done.
 func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
 	b := &Bounds{}
@@ -82,10 +84,10 @@ func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
 		atLeast(lines, p)
 		b.Views = []ViewBounds{{Name: "citation"}, {Name: "attribute", Features: true, FeatureCols: max(first-2, 0)}}
 		return b, nil
-	case "multiplex-edges":
+	case "multiplex-edges", "edge-list":
 		// One view, unnamed: a layers file's lines, a few bytes each,
 		// claim more, but only the edges, which Bounds does not read,
-		// show them used.
+		// show them used (and an edge list's layers are its edges').
 		b.Views = []ViewBounds{{}}
 		return b, nil
 	}

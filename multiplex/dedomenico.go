@@ -99,11 +99,8 @@ func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOpt
 		}
 		w := 1.0
 		if len(fs) == 4 {
-			if w, err = strconv.ParseFloat(string(fs[3]), 32); err != nil || w != w {
-				return nil, lr.errorf(4, "weight %q is not a number", fs[3])
-			}
-			if !validWeight(w) {
-				return nil, lr.errorf(4, "weight %s: want finite and > 0", fs[3])
+			if w, err = lr.weight(4); err != nil {
+				return nil, err
 			}
 		}
 		byLayer[layer] = append(byLayer[layer], edge{int32(ends[0]), int32(ends[1]), float32(w)})

@@ -11,14 +11,19 @@
 // Every data set is described by a Manifest: the named data sets (cora, acm,
 // dblp4057, freebase, aminer, ckm, lazega, vickers, aarhus, euair) are built-in manifests
 // resolved under a data directory, and a user's own data is a manifest.json
-// in the native format described on Manifest. Load resolves either and
-// validates the result; LoadContext also stops once its context is done
+// in the native format described on Manifest, or a plain edge list
+// ("<src> <dst> [weight]" or "<layer> <src> <dst> [weight]" lines, see
+// LoadEdgeList) given in its place. Load resolves any of them (Resolve)
+// and validates the result; a named data set missing from the data
+// directory is a MissingDataError, which says how to provide it; LoadContext also stops once its context is done
 // (Ctrl-C), and Manifest.Bounds reads lower bounds on a data set's size
 // from its files' headers, before it is loaded, so that a fit too large
 // for the memory at hand is refused without loading it.
 //
-// Readers for the formats the public data sets use:
+// Readers for the formats the public data sets use, and the plainest:
 //
+//   - LoadEdgeList: a plain edge list, one view or one per layer, with
+//     an optional header line, detected from its content.
 //   - LoadLINQS: LINQS .content/.cites (Cora), as the DPMNE paper builds its
 //     citation and attribute views.
 //   - LoadMultiplexEdges: "layer node node weight" edge lists with layers and
@@ -36,7 +41,10 @@
 // Bad input never panics: errors name the file, line (or byte offset, or
 // matrix entry) and field, and say what was expected (see InputError).
 // Text files are read as streams, so a FIFO or a file under /proc (whose
-// size Stat gives as 0) loads like any other.
+// size Stat gives as 0) loads like any other, and every text file (and a
+// manifest) that starts with gzip's magic bytes is read decompressed,
+// whatever its name: memory grows with what is read, never with a size a
+// file claims.
 //
 // # Fuzzing
 //
@@ -52,6 +60,7 @@
 //	go test -run '^$' -fuzz '^FuzzNativeLabels$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
 //	go test -run '^$' -fuzz '^FuzzLINQS$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
 //	go test -run '^$' -fuzz '^FuzzMultiplexEdges$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
+//	go test -run '^$' -fuzz '^FuzzEdgeList$' -fuzztime 60s -fuzzminimizetime 100x ./multiplex
 //
 // The .npy and .npz headers that Manifest.Bounds reads are parsed by
 // package npy, and fuzzed there.

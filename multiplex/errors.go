@@ -3,7 +3,10 @@ package multiplex
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -63,7 +66,8 @@ const (
 
 // lineReader reads a text file line by line, tolerating CRLF and a missing
 // final newline, skipping blank lines and lines starting with '#' when
-// comments is set, and splitting fields on spaces and tabs. It stops,
+// comments is set, and splitting fields on spaces and tabs (or on commas,
+// after useCommas). It stops,
 // with an error wrapping ctx's, once ctx is done.
 type lineReader struct {
 	ctx      context.Context
@@ -74,6 +78,22 @@ type lineReader struct {
 	fields   [][]byte
 	unread   int   // bytes read since ctx was last looked at
 	done     error // set when ctx stopped the reading
+	scanned  int   // lines scanned, blank and comment lines included
+	commas   bool  // fields are separated by commas (useCommas)
+}
+
+// useCommas makes the reader split fields on commas, from the current
+// line on: each field is what lies between two commas, without the
+// spaces and tabs around it, and may be empty. No quoting: a field
+// cannot hold a comma.
+func (lr *lineReader) useCommas() {
+	lr.commas = true
+	if len(lr.fields) > 0 {
+		first, last := lr.fields[0], lr.fields[len(lr.fields)-1]
+		// The fields lie in one line of the scanner's buffer, in order.
+		line := first[:cap(first)-cap(last)+len(last)]
+		lr.fields = splitCommas(lr.fields[:0], line)
+	}
 }
 
 func newLineReader(ctx context.Context, file string, r io.Reader, comments bool) *lineReader {
@@ -88,7 +108,8 @@ func (lr *lineReader) next() bool {
 		return false
 	}
 	for lr.sc.Scan() {
-		lr.line++
+		lr.scanned++
+		lr.line = lr.scanned
 		lr.unread += len(lr.sc.Bytes()) + 1
 		if lr.line%checkEveryLines == 0 || lr.unread >= checkEveryBytes {
 			lr.unread = 0
@@ -107,7 +128,11 @@ func (lr *lineReader) next() bool {
 		if len(trimmed) == 0 || (lr.comments && trimmed[0] == '#') {
 			continue
 		}
-		lr.fields = splitFields(lr.fields[:0], t)
+		if lr.commas {
+			lr.fields = splitCommas(lr.fields[:0], t)
+		} else {
+			lr.fields = splitFields(lr.fields[:0], t)
+		}
 		return true
 	}
 	return false
@@ -122,11 +147,35 @@ func (lr *lineReader) err() error {
 	if err := lr.sc.Err(); err != nil {
 		if lr.ctx.Err() != nil {
 			// A read interrupted by the context (textFile's deadline).
-			return stopped(lr.ctx, fileLine(lr.file, lr.line+1))
+			return stopped(lr.ctx, fileLine(lr.file, lr.scanned+1))
 		}
-		return &InputError{File: lr.file, Line: lr.line + 1, Msg: err.Error()}
+		return &InputError{File: lr.file, Line: lr.scanned + 1, Msg: err.Error()}
 	}
 	return nil
+}
+
+// heldLine is a line of a lineReader kept for later (hold): its number
+// and a copy of its fields.
+type heldLine struct {
+	line   int
+	fields [][]byte
+}
+
+// hold returns a copy of the current line, which the next call to next
+// overwrites.
+func (lr *lineReader) hold() heldLine {
+	fs := make([][]byte, len(lr.fields))
+	for k, f := range lr.fields {
+		fs[k] = bytes.Clone(f)
+	}
+	return heldLine{lr.line, fs}
+}
+
+// replay makes h, a line held earlier, the current line, so that the
+// parsing helpers (errorf, text, nodeTable.resolve) read it and name its
+// line. The reading goes on after the last line scanned.
+func (lr *lineReader) replay(h heldLine) {
+	lr.line, lr.fields = h.line, h.fields
 }
 
 // errorf returns an InputError at the current line and the given field
@@ -166,6 +215,21 @@ func (lr *lineReader) texts(from int, what string) ([]string, error) {
 func finite(s []byte) (float64, bool) {
 	v, err := strconv.ParseFloat(string(s), 32)
 	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// weight parses field k (1-based) of the current line as an edge weight:
+// a finite number, > 0 once stored as a float32 (validWeight). Every text
+// edge reader reads its weights with it.
+func (lr *lineReader) weight(k int) (float64, error) {
+	f := lr.fields[k-1]
+	w, ok := finite(f)
+	if !ok {
+		return 0, lr.errorf(k, "weight %q is not a finite number", f)
+	}
+	if !validWeight(w) {
+		return 0, lr.errorf(k, "weight %s: want > 0 (leave the pair out for no edge)", f)
+	}
+	return w, nil
 }
 
 // firstLine returns the number of the first line of text file p with a
@@ -209,6 +273,21 @@ func badText(s []byte) string {
 	return ""
 }
 
+// splitCommas appends to dst the comma-separated fields of s, each
+// without the spaces and tabs around it.
+func splitCommas(dst [][]byte, s []byte) [][]byte {
+	for {
+		i := bytes.IndexByte(s, ',')
+		if i < 0 {
+			return append(dst, bytes.Trim(s, " \t"))
+		}
+		dst = append(dst, bytes.Trim(s[:i], " \t"))
+		s = s[i+1:]
+	}
+}
+
+// splitFields appends to dst the fields of s separated by spaces and
+// tabs.
 func splitFields(dst [][]byte, s []byte) [][]byte {
 	i := 0
 	for i < len(s) {
@@ -237,12 +316,19 @@ type textFile struct {
 	path string
 	f    *os.File
 	r    *bufio.Reader
+	gz   *gzip.Reader // nil unless the file is gzip-compressed
 	stop func() bool
 }
 
-// openText opens a text file, reporting an empty file as an error. It
-// judges emptiness by reading, not by the size Stat gives, which is 0 for
-// a FIFO, a character device or a file under /proc that still has data:
+// gzipMagic starts every gzip stream (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// openText opens a text file, reporting an empty file as an error. A file
+// that starts with the gzip magic bytes is read decompressed, whatever its
+// name; it too is a stream, read as it is decompressed, so memory grows
+// with what is read, never with a size the file claims. It judges
+// emptiness by reading, not by the size Stat gives, which is 0 for a
+// FIFO, a character device or a file under /proc that still has data:
 // every text file is read as a stream, memory growing with what arrives.
 // Once ctx is done, a read waiting on a FIFO or a pipe returns (the
 // reading then stops with ctx's error).
@@ -258,17 +344,58 @@ func openText(ctx context.Context, path string) (*textFile, error) {
 	// A pollable file (FIFO, pipe, terminal) takes a deadline; a regular
 	// file does not need one, its reads do not wait.
 	t.stop = context.AfterFunc(ctx, func() { f.SetReadDeadline(aLongTimeAgo) })
-	if _, err := t.r.Peek(1); err != nil {
+	fail := func(err error) (*textFile, error) {
 		t.Close()
 		switch {
+		case err == io.EOF && t.gz != nil:
+			return nil, &InputError{File: path, Msg: "file is empty (a gzip stream of no bytes)"}
 		case err == io.EOF:
 			return nil, &InputError{File: path, Msg: "file is empty"}
 		case ctx.Err() != nil:
 			return nil, stopped(ctx, path)
+		case t.gz != nil:
+			return nil, &InputError{File: path, Msg: err.Error()}
 		}
 		return nil, err
 	}
+	if head, err := t.r.Peek(len(gzipMagic)); err == nil && bytes.Equal(head, gzipMagic) {
+		zr, err := gzip.NewReader(t.r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fail(err)
+			}
+			t.Close()
+			return nil, &InputError{File: path, Msg: "starts as a gzip stream but its header is broken: " + err.Error()}
+		}
+		t.gz = zr
+		t.r = bufio.NewReaderSize(gzipErrors{zr}, 64*1024)
+	}
+	if _, err := t.r.Peek(1); err != nil {
+		return fail(err)
+	}
 	return t, nil
+}
+
+// gzipErrors says that an error decompressing a gzip stream is the
+// stream's (a truncated or corrupt file), not the file's.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("gzip stream truncated")
+		} else if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || isFlateError(err) {
+			err = fmt.Errorf("gzip stream corrupt: %w", err)
+		}
+	}
+	return n, err
+}
+
+// isFlateError reports whether err is compress/flate's, a corrupt stream.
+func isFlateError(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.As(err, &ce)
 }
 
 // lines returns a lineReader over the file.
@@ -279,5 +406,8 @@ func (t *textFile) lines(comments bool) *lineReader {
 // Close closes the file.
 func (t *textFile) Close() error {
 	t.stop()
+	if t.gz != nil {
+		t.gz.Close()
+	}
 	return t.f.Close()
 }

@@ -13,6 +13,8 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"name":"x","views":[{"name":"v","edges":"e.txt"}]}`))
 	f.Add([]byte(`{"format":"linqs","content":"a","cites":"b","knn":3}`))
 	f.Add([]byte(`{"format":"multiplex-edges","edges":"e","label_ranges":[{"from":1,"to":2,"label":"a"}]}`))
+	f.Add([]byte(`{"format":"edge-list","edges":"e.txt"}`))
+	f.Add([]byte("{\"views\":[{\"name\":\"v\",\n\"featurs\":\"f\",\"metapath\":{\"topk\":1}}]}")) // unknown fields
 	f.Add([]byte("{\n\"views\": [\n"))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -56,6 +58,8 @@ func FuzzNativeEdges(f *testing.F) {
 	f.Add([]byte("a b -1\nb c 0\n"))               // weights Validate refuses
 	f.Add([]byte("a b 3e38\nb a 3e38\n"))          // a sum past float32's range
 	f.Add([]byte("\xef\xbb\xbfa b\nb a 2\nc c\n")) // a byte-order mark; a pair both ways
+	f.Add([]byte("source target weight\na b 2\n")) // a header
+	f.Add([]byte("u v\nv u 3\n"))                  // a header that is an edge
 	dir := fuzzDir(f, `{"views":[{"name":"v","edges":"e.txt","merge":"sum"}]}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		loadOne(t, dir, "e.txt", data)

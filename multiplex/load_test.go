@@ -138,13 +138,17 @@ func TestValidateNonFinite(t *testing.T) {
 	}
 }
 
-// TestResolveNotManifest: a data file given where a data set is wanted is
-// refused by what it is, with the inputs that are accepted, rather than
-// with a JSON syntax error.
+// TestResolveNotManifest: a matrix file given where a data set is wanted
+// is refused by what it is, and a text file that is not an edge list
+// either is refused at its line, both with the inputs that are accepted
+// and a minimal manifest, rather than with a JSON syntax error; a text
+// file that is an edge list loads (TestEdgeList).
 func TestResolveNotManifest(t *testing.T) {
 	dir := testenv.WriteFiles(t, map[string]string{
-		"x.mat": "MATLAB 5.0 MAT-file", "x.npz": "PK\x03\x04", "x.npy": "\x93NUMPY",
-		"x.edges": "1 1 2\n", "x.csv": "a,b\n", "data": "a b\n",
+		"x.mat": "MATLAB 5.0 MAT-file", "x.npz": "PK\x03\x04", "x.npy": "\x93NUMPY", "zipped": "PK\x03\x04",
+		"mat":       "MATLAB 5.0 MAT-file, Platform: GLNXA64",
+		"x.content": "1 0 1 0 1 A\n", "x.csv": "a,b,c,d,e\n", "data": "{x}", "blank": "# only a comment\n",
+		"binary":      "\x00\x01\x02 \xff\xfe\n",
 		"bad.json":    "{\"name\": ",
 		"other/x.txt": "a b\n",
 	})
@@ -153,22 +157,33 @@ func TestResolveNotManifest(t *testing.T) {
 		want string
 	}{
 		{"x.mat", "x.mat: a MAT-file, not a manifest; give a named data set (aarhus, acm, "},
+		{"mat", "mat: a MAT-file, not a manifest; give a named data set (aarhus, acm, "},
 		{"x.npz", "x.npz: a NumPy .npz archive, not a manifest; give a named data set"},
+		{"zipped", "zipped: a zip archive, not a manifest; give a named data set"},
 		{"x.npy", "x.npy: a NumPy .npy array, not a manifest"},
-		{"x.edges", "x.edges: a text file (an edge list or a table), not a manifest"},
-		{"x.csv", "x.csv: a text file (an edge list or a table), not a manifest"},
-		{"data", "data: a file that does not start with '{' as a JSON manifest does, not a manifest"},
+		{"x.content", "x.content:1: 6 fields, want an edge list's <src> <dst> [weight] or <layer> <src> <dst> [weight]; read as an edge list, as it is not a JSON manifest (which starts with '{'); give a named data set"},
+		{"x.csv", "x.csv:1: 5 fields, want an edge list's"},
+		{"blank", "blank: no edge lines, only blank or comment lines; read as an edge list"},
+		{"binary", "binary:1: field 1: node id \"\\x00\\x01\\x02\" holds a NUL byte (byte 1); read as an edge list"},
 		{"other", "other: a directory without manifest.json; give a named data set"},
 		{"bad.json", "bad.json:1: truncated JSON"}, // a manifest, broken
+		{"data", "data:1: invalid JSON"},           // starts as one
 	} {
 		_, err := Load(filepath.Join(dir, tc.file), "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.file, err, tc.want)
 			continue
 		}
-		if tc.file != "bad.json" && !strings.Contains(err.Error(), `"format": "multiplex-edges"`) {
-			t.Errorf("%s: err = %v, want it to say how to load an edge list", tc.file, err)
+		if !strings.HasSuffix(tc.file, "json") && tc.file != "data" {
+			for _, want := range []string{"an edge list (lines \"<src> <dst> [weight]\" or \"<layer> <src> <dst> [weight]\")", "a minimal one: " + MinimalManifest, `"format": "multiplex-edges"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: err = %v, want it to say %q", tc.file, err, want)
+				}
+			}
 		}
+	}
+	if _, err := ParseManifest("minimal.json", []byte(MinimalManifest)); err != nil {
+		t.Errorf("MinimalManifest: %v", err)
 	}
 }
 

@@ -1,12 +1,15 @@
 package multiplex
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +26,9 @@ import (
 //   - "linqs": Content and Cites, read by LoadLINQS with KNN.
 //   - "multiplex-edges": Edges, with optional Layers and Nodes, and labels
 //     from LabelColumn or LabelRanges, read by LoadMultiplexEdges.
+//   - "edge-list": Edges, a plain edge list "<src> <dst> [weight]" or
+//     "<layer> <src> <dst> [weight]", read by LoadEdgeList. Resolve makes
+//     such a manifest for an edge list given in place of a data set.
 //
 // # The native format
 //
@@ -47,8 +53,12 @@ import (
 // Each view has a unique Name and at least one of:
 //
 //   - Edges: a text edge list "<id> <id> [weight]" per line (weight 1 when
-//     absent), a scipy sparse .npz (csr, csc or coo), a dense 2-D .npy, or
-//     "file.mat:VAR" (dense or sparse). Edges are made undirected,
+//     absent; a first line that names the columns, such as "source target
+//     weight", "src dst", "from to" or "u v", is a header and skipped
+//     unless both its words are node ids of the data set: see
+//     LoadEdgeList for the words), a scipy sparse .npz (csr, csc or
+//     coo), a dense 2-D .npy, or "file.mat:VAR" (dense or sparse).
+//     Edges are made undirected,
 //     duplicates combined by Merge ("max" by default, or "sum", "first",
 //     "error") and self-loops dropped (a node whose only edge is a
 //     self-loop still counts as observed in the view, unless
@@ -71,7 +81,10 @@ import (
 //
 // Comments (#) and blank lines are allowed in every text file, fields are
 // separated by spaces or tabs, and CRLF line endings are accepted. Node
-// ids, class names and layer names are UTF-8 without NUL bytes.
+// ids, class names and layer names are UTF-8 without NUL bytes. Every
+// text file, and the manifest itself, may be gzip-compressed: a file
+// that starts with gzip's magic bytes is read decompressed, whatever its
+// name.
 type Manifest struct {
 	Name   string `json:"name"`
 	Format string `json:"format,omitempty"`
@@ -85,7 +98,7 @@ type Manifest struct {
 	Cites   string `json:"cites,omitempty"`
 	KNN     int    `json:"knn,omitempty"`
 
-	// multiplex-edges (with Nodes as the nodes file)
+	// multiplex-edges (with Nodes as the nodes file) and edge-list
 	Edges       string       `json:"edges,omitempty"`
 	Layers      string       `json:"layers,omitempty"`
 	LabelColumn string       `json:"label_column,omitempty"`
@@ -94,6 +107,14 @@ type Manifest struct {
 	// Dir is the directory relative paths are resolved against; it is set
 	// by ReadManifest and not part of the JSON.
 	Dir string `json:"-"`
+
+	// builtin is set on the named data sets' manifests (Named): a file
+	// missing is then a data set not yet fetched (MissingDataError).
+	builtin bool
+	// hint, set by Resolve on the manifest it makes for a file that is
+	// not one, says which inputs are accepted, in the errors of a file
+	// that is not an edge list either.
+	hint string
 }
 
 // ViewSpec describes one view of a native-format manifest.
@@ -147,9 +168,9 @@ const DefaultMetapathTopK = 10
 // files and a few settings, and a larger file is not one.
 const MaxManifestSize = 16 << 20
 
-// ReadManifest reads a manifest from a JSON file, or from manifest.json in
-// the directory path. Unknown fields are an error, and so is a file of
-// more than MaxManifestSize bytes.
+// ReadManifest reads a manifest from a JSON file (gzip-compressed or
+// not), or from manifest.json in the directory path. Unknown fields are
+// an error, and so is a file of more than MaxManifestSize bytes.
 func ReadManifest(path string) (*Manifest, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -163,9 +184,19 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if head, err := br.Peek(len(gzipMagic)); err == nil && bytes.Equal(head, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &InputError{File: path, Msg: "starts as a gzip stream but its header is broken: " + err.Error()}
+		}
+		defer zr.Close()
+		r = gzipErrors{zr}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxManifestSize+1))
 	if err != nil {
-		return nil, err
+		return nil, &InputError{File: path, Msg: err.Error()}
 	}
 	if len(data) > MaxManifestSize {
 		return nil, &InputError{File: path, Msg: fmt.Sprintf("more than %d MiB: too large for a manifest", MaxManifestSize>>20)}
@@ -179,6 +210,8 @@ func ReadManifest(path string) (*Manifest, error) {
 }
 
 // ParseManifest decodes manifest JSON; file names the source in errors.
+// An unknown field is reported at its line, with the valid name closest
+// to it (see unknownField).
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -209,6 +242,9 @@ func jsonError(file string, data []byte, dec *json.Decoder, err error) error {
 		return &InputError{File: file, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: got JSON %s, want %s", typ.Field, typ.Value, typ.Type)}
 	case err == io.ErrUnexpectedEOF:
 		return &InputError{File: file, Line: lineAt(data, int64(len(data))), Msg: "truncated JSON"}
+	}
+	if u, ok := unknownField(data); ok {
+		return &InputError{File: file, Line: lineAt(data, u.offset), Msg: u.String()}
 	}
 	return &InputError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: err.Error()}
 }
@@ -273,12 +309,12 @@ func (m *Manifest) check(file string) error {
 		if m.Content == "" || m.Cites == "" {
 			return bad("format linqs needs \"content\" and \"cites\"")
 		}
-	case "multiplex-edges":
+	case "multiplex-edges", "edge-list":
 		if m.Edges == "" {
-			return bad("format multiplex-edges needs \"edges\"")
+			return bad("format %s needs \"edges\"", m.Format)
 		}
 	default:
-		return bad("unknown format %q: want native, linqs or multiplex-edges", m.Format)
+		return bad("unknown format %q: want native, linqs, multiplex-edges or edge-list", m.Format)
 	}
 	return nil
 }
@@ -319,10 +355,15 @@ func (m *Manifest) LoadContext(ctx context.Context) (*Network, error) {
 			LabelColumn: m.LabelColumn,
 			LabelRanges: m.LabelRanges,
 		})
+	case "edge-list":
+		net, err = loadEdgeList(ctx, m.path(m.Edges), m.hint)
 	default:
 		net, err = m.loadNative(ctx)
 	}
 	if err != nil {
+		if m.builtin && errors.Is(err, fs.ErrNotExist) {
+			return nil, &MissingDataError{Name: m.Name, Dir: m.Dir, Err: err}
+		}
 		return nil, err
 	}
 	if m.Name != "" {
@@ -332,15 +373,37 @@ func (m *Manifest) LoadContext(ctx context.Context) (*Network, error) {
 		return nil, stopped(ctx, m.title()+", before validating it")
 	}
 	if err := net.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Name, err)
+		return nil, fmt.Errorf("%s: %w", m.title(), err)
 	}
 	return net, nil
 }
 
-// title names the data set in messages: its name, else its directory.
+// MissingDataError reports a named data set (Named) with a file missing
+// from the data directory: one not fetched yet, or a data directory
+// other than the one that holds it. Its message names the three ways to
+// provide it.
+type MissingDataError struct {
+	Name string // the data set
+	Dir  string // the data directory searched
+	Err  error  // the error opening the file, wrapping fs.ErrNotExist
+}
+
+func (e *MissingDataError) Error() string {
+	return fmt.Sprintf("data set %q is not in the data directory %s (%v); to provide it, "+
+		"download it with \"dpmne data fetch %s\", or name the directory that holds it with $%s or --data-dir DIR",
+		e.Name, e.Dir, e.Err, e.Name, DataDirEnv)
+}
+
+func (e *MissingDataError) Unwrap() error { return e.Err }
+
+// title names the data set in messages: its name, else the edge list
+// (format edge-list), else its directory.
 func (m *Manifest) title() string {
-	if m.Name != "" {
+	switch {
+	case m.Name != "":
 		return m.Name
+	case m.Format == "edge-list":
+		return m.path(m.Edges)
 	}
 	return m.Dir
 }

@@ -1,7 +1,9 @@
 package multiplex
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -105,14 +107,19 @@ func Named(name, dataDir string) (*Manifest, bool) {
 	}
 	m.Views = slices.Clone(m.Views)
 	m.Dir = dataDir
+	m.builtin = true
 	return &m, true
 }
 
 // Resolve returns the manifest for a data set given as a built-in name, a
-// manifest file, or a directory holding manifest.json. A file that is not
-// a manifest (a matrix, an edge list: see notManifest), a directory
-// without manifest.json and an unknown name are errors that say which
-// inputs are accepted.
+// manifest file, a directory holding manifest.json, or a plain edge list.
+// A regular file that is not a manifest (its first bytes, decompressed
+// when it is gzip-compressed and past white space and a byte-order mark,
+// are not '{', and it is not named .json) is read as an edge list
+// (LoadEdgeList), unless it is a MAT-file or a NumPy .npy or .npz file:
+// those, a directory without manifest.json and an unknown name are errors
+// that say which inputs are accepted and show a minimal manifest; so do
+// the errors of a file that is no edge list either.
 func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 	if m, ok := Named(nameOrPath, dataDir); ok {
 		return m, nil
@@ -123,32 +130,51 @@ func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 				return nil, &InputError{File: nameOrPath, Msg: "a directory without manifest.json; " + accepted()}
 			}
 		} else if fi.Mode().IsRegular() {
-			// (Another file, such as a FIFO, is read once, as it is.)
-			if what := notManifest(nameOrPath); what != "" {
+			// (Another file, such as a FIFO, is read once, as a manifest.)
+			switch what := notManifest(nameOrPath); what {
+			case "":
+			case isText:
+				return &Manifest{Format: "edge-list", Edges: nameOrPath,
+					hint: "read as an edge list, as it is not a JSON manifest (which starts with '{'); " + accepted()}, nil
+			default:
 				return nil, &InputError{File: nameOrPath, Msg: what + ", not a manifest; " + accepted()}
 			}
 		}
 	}
 	m, err := ReadManifest(nameOrPath)
 	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\.`) {
-		return nil, fmt.Errorf("unknown data set %q: want one of %s, a manifest file or a directory with manifest.json", nameOrPath, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown data set %q: want one of %s, an edge list, a manifest file or a directory with manifest.json", nameOrPath, strings.Join(Names(), ", "))
 	}
 	return m, err
 }
 
-// accepted says which inputs Resolve takes, and how to load a data file.
+// MinimalManifest is the smallest manifest of the native format: one view
+// read from a text edge list. Errors that say which inputs are accepted
+// show it.
+const MinimalManifest = `{"name": "mine", "views": [{"name": "follows", "edges": "follows.edges"}]}`
+
+// accepted says which inputs Resolve takes, and how to load other data
+// files.
 func accepted() string {
-	return "give a named data set (" + strings.Join(Names(), ", ") + "), a manifest .json file or a directory " +
-		"holding manifest.json; to load edge lists or matrix files, name them in a manifest " +
-		`(README, "Your own data: the native format"; "format": "multiplex-edges" for a De Domenico ` +
-		`"<layer> <node> <node> [weight]" list, "linqs" for a .content and .cites pair)`
+	return "give a named data set (" + strings.Join(Names(), ", ") + "), an edge list (lines \"<src> <dst> [weight]\" " +
+		"or \"<layer> <src> <dst> [weight]\"), a manifest .json file or a directory holding manifest.json. " +
+		"A manifest names the files of each view (matrices, features, labels); a minimal one: " + MinimalManifest +
+		` (docs/formats.md, "The native format"; "format": "multiplex-edges" reads a De Domenico ` +
+		`"<layer> <node> <node> [weight]" list with its layers and nodes files, "linqs" a .content and .cites pair)`
 }
 
-// notManifest says what the file p is when it is not a manifest: a file
-// whose first bytes (after white space and a byte-order mark) are not
-// '{', unless it is named .json (then the JSON error says where it goes
-// wrong). It returns "" for a manifest, an empty file, or one it cannot
-// read (ReadManifest reports those).
+// isText is what notManifest says of a text file that is not a
+// manifest: Resolve reads it as an edge list.
+const isText = "a text file"
+
+// notManifest says what the file p is when it is not a manifest: a
+// MAT-file, a NumPy .npy or .npz file (by their first bytes, or their
+// extension), or else isText, for a file whose first bytes (after
+// white space and a byte-order mark; decompressed, for a gzip-compressed
+// file) are not '{' (an empty file too: the edge list reader says it is
+// empty), unless it is named .json (then the JSON error says where it goes
+// wrong). It returns "" for a manifest, or a file it cannot open
+// (ReadManifest reports it).
 func notManifest(p string) string {
 	ext := strings.ToLower(filepath.Ext(p))
 	if ext == ".json" {
@@ -159,23 +185,34 @@ func notManifest(p string) string {
 		return ""
 	}
 	defer f.Close()
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if magic, err := br.Peek(len(gzipMagic)); err == nil && bytes.Equal(magic, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return isText // the reading reports the broken stream
+		}
+		defer zr.Close()
+		r = zr
+	}
 	head := make([]byte, 512)
-	k, _ := io.ReadFull(f, head)
-	head = bytes.TrimSpace(bytes.TrimPrefix(head[:k], []byte("\xef\xbb\xbf")))
-	if len(head) == 0 || head[0] == '{' {
+	k, _ := io.ReadFull(r, head)
+	raw := head[:k]
+	head = bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")))
+	if len(head) > 0 && head[0] == '{' {
 		return ""
 	}
-	switch ext {
-	case ".mat":
+	switch {
+	case bytes.HasPrefix(raw, []byte("MATLAB 5.0")) || ext == ".mat":
 		return "a MAT-file"
-	case ".npz":
+	case ext == ".npz":
 		return "a NumPy .npz archive"
-	case ".npy":
+	case bytes.HasPrefix(raw, []byte("PK\x03\x04")):
+		return "a zip archive"
+	case bytes.HasPrefix(raw, []byte("\x93NUMPY")) || ext == ".npy":
 		return "a NumPy .npy array"
-	case ".edges", ".txt", ".csv", ".tsv", ".dat", ".content", ".cites":
-		return "a text file (an edge list or a table)"
 	}
-	return "a file that does not start with '{' as a JSON manifest does"
+	return isText
 }
 
 // Load resolves nameOrPath (see Resolve) and loads it. It calls

@@ -382,6 +382,12 @@ func (lv *loadedView) readText(ctx context.Context, m *Manifest, nodes *nodeTabl
 	return nil
 }
 
+// readEdgeText reads a native text edge file, "<id> <id> [weight]" per
+// line (edgeLayout.edge). A first line whose words name the columns
+// ("source target [weight]", "src dst", "from to", "u v", …; see
+// edgeHeader) is a header, skipped, unless both words it puts in the node
+// columns are node ids of the data set: named by the nodes file, the
+// labels, an earlier file or another line of this one.
 func (lv *loadedView) readEdgeText(ctx context.Context, p string, nodes *nodeTable) error {
 	f, err := openText(ctx, p)
 	if err != nil {
@@ -395,28 +401,11 @@ func (lv *loadedView) readEdgeText(ctx context.Context, p string, nodes *nodeTab
 	if merge, _ := parseMerge(lv.spec.Merge); merge == sparse.MergeError {
 		seen = make(map[[2]int32]int)
 	}
-	for lr.next() {
-		fs := lr.fields
-		if len(fs) != 2 && len(fs) != 3 {
-			return lr.errorf(0, "%d fields, want <id> <id> [weight]", len(fs))
-		}
-		u, err := nodes.resolve(lr, 1)
+	lay := edgeLayout{}
+	add := func() error {
+		_, u, v, w, err := lay.edge(lr, nodes)
 		if err != nil {
 			return err
-		}
-		v, err := nodes.resolve(lr, 2)
-		if err != nil {
-			return err
-		}
-		w := 1.0
-		if len(fs) == 3 {
-			var ok bool
-			if w, ok = finite(fs[2]); !ok {
-				return lr.errorf(3, "weight %q is not a finite number", fs[2])
-			}
-			if !validWeight(w) {
-				return lr.errorf(3, "weight %s: want > 0 (leave the pair out for no edge)", fs[2])
-			}
 		}
 		// The graph is undirected: each pair is stored one way round, so
 		// that "merge" acts on "u v" and "v u" alike (symmetrised later).
@@ -424,15 +413,49 @@ func (lv *loadedView) readEdgeText(ctx context.Context, p string, nodes *nodeTab
 		if seen != nil {
 			key := [2]int32{int32(u), int32(v)}
 			if prev, dup := seen[key]; dup {
-				return lr.errorf(0, "edge %s %s: the pair is already on line %d (\"merge\": \"error\")", fs[0], fs[1], prev)
+				return lr.errorf(0, "edge %s %s: the pair is already on line %d (\"merge\": \"error\")", lr.fields[0], lr.fields[1], prev)
 			}
 			seen[key] = lr.line
 		}
 		lv.er = append(lv.er, int32(u))
 		lv.ec = append(lv.ec, int32(v))
 		lv.ew = append(lv.ew, float32(w))
+		return nil
 	}
-	return lr.err()
+	var head *heldLine
+	for first := true; lr.next(); first = false {
+		if first {
+			if h, layer := edgeHeader(lr.fields); h && !layer && !nodes.known(lr.fields[0], lr.fields[1]) {
+				held := lr.hold()
+				head = &held
+				continue
+			}
+		}
+		if err := add(); err != nil {
+			return err
+		}
+	}
+	if err := lr.err(); err != nil {
+		return err
+	}
+	if head != nil && nodes.known(head.fields[0], head.fields[1]) && lay.fits(head.fields) {
+		// Both ids are nodes after all: the line is an edge, the file's
+		// first ("merge": "first").
+		lr.replay(*head)
+		if err := add(); err != nil {
+			return err
+		}
+		last := len(lv.er) - 1
+		for _, s := range [][]int32{lv.er, lv.ec} {
+			x := s[last]
+			copy(s[1:], s[:last])
+			s[0] = x
+		}
+		w := lv.ew[last]
+		copy(lv.ew[1:], lv.ew[:last])
+		lv.ew[0] = w
+	}
+	return nil
 }
 
 func (lv *loadedView) readFeatureText(ctx context.Context, p string, nodes *nodeTable) error {

@@ -214,8 +214,12 @@ func (net *Network) PatternName(p int) string {
 // what it gives a node without edges or features. The evaluation scores
 // them with the rest, and apart under the observation pattern "none"
 // (ViewPatterns).
-func (net *Network) NumUnobserved() int {
-	c := 0
+func (net *Network) NumUnobserved() int { return len(net.Unobserved()) }
+
+// Unobserved returns the indices of the nodes observed in no view, in
+// increasing order (see NumUnobserved).
+func (net *Network) Unobserved() []int {
+	var out []int
 	for i := range net.N() {
 		seen := false
 		for _, v := range net.Views {
@@ -225,10 +229,10 @@ func (net *Network) NumUnobserved() int {
 			}
 		}
 		if !seen {
-			c++
+			out = append(out, i)
 		}
 	}
-	return c
+	return out
 }
 
 // Validate checks the shapes and invariants that every consumer relies on:

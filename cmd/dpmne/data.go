@@ -23,10 +23,23 @@ func newDataCmd(g *globals) *cobra.Command {
 	var pdr float64
 	var seed uint64
 	var loss string
+	var listUnobserved bool
 	info := &cobra.Command{
-		Use:   "info <name|manifest|dir>",
+		Use:   "info <name|edge list|manifest|dir>",
 		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
-		Args:  cobra.ExactArgs(1),
+		Long: `Summarize a data set: a named one, a plain edge list ("<src> <dst> [weight]" or
+"<layer> <src> <dst> [weight]" lines, gzip-compressed or not), a manifest or a
+directory holding manifest.json.
+
+It prints the nodes, total edges, views, classes and average PDR; per view the
+observed nodes, PDR, edges, density, nodes without an edge there, and the features;
+the connected components of the union of the views' graphs; the number of nodes
+observed in no view (listed in the nodes file or the labels, with no edge, feature
+row or observed entry in any view: they are kept, carry no information, and every
+method embeds them as nodes without data, DPMNE with a zero row of Y), listed one
+id a line with --list-unobserved; the classes; and how each view's autoencoder reads
+and reconstructs its features.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			net, err := g.loadNetwork(cmd.Context(), args[0])
 			if err != nil {
@@ -40,15 +53,23 @@ func newDataCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var unobserved []string // --list-unobserved
+			if listUnobserved {
+				unobserved = []string{}
+				for _, i := range net.Unobserved() {
+					unobserved = append(unobserved, net.Nodes.ID(i))
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
 					*multiplex.Summary
+					UnobservedIDs  []string                   `json:"unobserved_ids,omitempty"`
 					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
-				}{s, recs})
+				}{s, unobserved, recs})
 			}
-			if err := printSummary(cmd.OutOrStdout(), s); err != nil {
+			if err := printSummary(cmd.OutOrStdout(), s, unobserved); err != nil {
 				return err
 			}
 			return printReconstructions(cmd.OutOrStdout(), recs, loss)
@@ -58,6 +79,7 @@ func newDataCmd(g *globals) *cobra.Command {
 	info.Flags().Float64Var(&pdr, "pdr", 0, "remove this fraction of nodes from each view first (the paper's partial-data protocol)")
 	info.Flags().Uint64Var(&seed, "seed", 1, "seed for --pdr")
 	info.Flags().StringVar(&loss, "loss", "auto", "state the reconstruction that dpmne train's --loss of this value gives")
+	info.Flags().BoolVar(&listUnobserved, "list-unobserved", false, "list the ids of the nodes observed in no view, one a line (in --json: \"unobserved_ids\")")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -102,7 +124,9 @@ func newDataCmd(g *globals) *cobra.Command {
 	return data
 }
 
-func printSummary(w io.Writer, s *multiplex.Summary) error {
+// printSummary prints s as tables; unobserved, when not nil, lists the
+// ids of the nodes observed in no view (--list-unobserved).
+func printSummary(w io.Writer, s *multiplex.Summary, unobserved []string) error {
 	// The paper's Table 3: nodes, total edges, views, labels, average PDR.
 	var edges int
 	var pdr float64
@@ -124,7 +148,17 @@ func printSummary(w io.Writer, s *multiplex.Summary) error {
 	}
 	writeTable(w, []string{"view", "observed", "PDR", "edges", "density", "isolated", "feature dims", "feature nnz"}, rows)
 	fmt.Fprintf(w, "\nunion of the views' graphs: connected components %d, nodes without an edge in any view %d\n", s.Components, s.Edgeless)
-	fmt.Fprintf(w, "nodes observed in no view: %d\n", s.Unobserved)
+	switch {
+	case unobserved != nil:
+		fmt.Fprintf(w, "nodes observed in no view: %d\n", s.Unobserved)
+		for _, id := range unobserved {
+			fmt.Fprintf(w, "  %s\n", id)
+		}
+	case s.Unobserved > 0:
+		fmt.Fprintf(w, "nodes observed in no view: %d (kept, with no information; --list-unobserved lists them)\n", s.Unobserved)
+	default:
+		fmt.Fprintf(w, "nodes observed in no view: %d\n", s.Unobserved)
+	}
 	if len(s.Classes) > 0 {
 		fmt.Fprintln(w)
 		rows = rows[:0]

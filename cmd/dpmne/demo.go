@@ -36,7 +36,7 @@ the raw features of every view concatenated (zeros where a node is missing).`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if err := printSummary(out, multiplex.Summarize(net)); err != nil {
+			if err := printSummary(out, multiplex.Summarize(net), nil); err != nil {
 				return err
 			}
 			start := time.Now()

@@ -168,7 +168,7 @@ configuration of every DPMNE method.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&data, "data", nil, "data sets (names, manifests or directories; comma-separated)")
+	f.StringSliceVar(&data, "data", nil, "data sets (names, edge lists, manifests or directories; comma-separated)")
 	f.StringSliceVar(&methods, "methods", nil, "methods (default depends on the experiment; see dpmne experiment --help)")
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")

@@ -3,51 +3,103 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/internal/testenv"
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/npy"
 )
 
 // TestDataNotManifest: data info and train given a data file rather than
-// a data set say what the file is and which inputs they take, not that
-// it is invalid JSON.
+// a data set read a text file as an edge list, and refuse a matrix file
+// or a text file that is no edge list by what it is, saying which inputs
+// they take and showing a minimal manifest, not that it is invalid JSON.
 func TestDataNotManifest(t *testing.T) {
 	dir := testenv.WriteFiles(t, map[string]string{
-		"x.mat": "MATLAB 5.0 MAT-file", "x.npz": "PK\x03\x04", "x.edges": "1 1 2\n", "x.txt": "a b\n",
-		"plain/x.txt": "a b\n",
+		"x.mat": "MATLAB 5.0 MAT-file", "x.npz": "PK\x03\x04", "x.content": "31336\t0\t1\t0\tNeural_Networks\n",
+		"plain/x.txt": "a b\n", "follow.edges": "user_1 user_2\nuser_2 user_3\n",
 	})
 	out := filepath.Join(t.TempDir(), "e.npy")
 	for _, tc := range []struct {
 		file string
-		want string
+		want string // "" for a load
 	}{
 		{"x.mat", "x.mat: a MAT-file, not a manifest; give a named data set ("},
 		{"x.npz", "x.npz: a NumPy .npz archive, not a manifest; give a named data set ("},
-		{"x.edges", "x.edges: a text file (an edge list or a table), not a manifest; give a named data set ("},
-		{"x.txt", "x.txt: a text file (an edge list or a table), not a manifest; give a named data set ("},
+		{"x.content", "x.content:1: 5 fields, want an edge list's <src> <dst> [weight] or <layer> <src> <dst> [weight]; read as an edge list, as it is not a JSON manifest (which starts with '{'); give a named data set ("},
 		{"plain", "plain: a directory without manifest.json; give a named data set ("},
+		{"follow.edges", ""},
 	} {
 		p := filepath.Join(dir, tc.file)
-		for _, args := range [][]string{{"data", "info", p}, append([]string{"train", "--data", p, "--out", out}, quickModel...)} {
+		for _, args := range [][]string{{"data", "info", p}, append([]string{"train", "--data", p, "--out", out, "--dim", "2"}, quickModel...)} {
 			_, _, err := runCLI(t, args...)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("dpmne %s %s: %v", args[0], tc.file, err)
+				}
+				continue
+			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "JSON:") {
 				t.Errorf("dpmne %s: err = %v, want %q", args[0], err, tc.want)
 				continue
 			}
-			for _, w := range []string{"a manifest .json file or a directory holding manifest.json", `"format": "multiplex-edges"`} {
+			for _, w := range []string{"an edge list (lines", "a manifest .json file or a directory holding manifest.json", "a minimal one: " + multiplex.MinimalManifest, `"format": "multiplex-edges"`} {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("dpmne %s %s: err = %v, want it to say %q", args[0], tc.file, err, w)
 				}
 			}
+		}
+	}
+}
+
+// TestEdgeListCommands: every command that takes --data reads a plain
+// edge list, gzip-compressed or not (here the same one, so the same
+// embedding), and a missing named data set says how to provide it.
+func TestEdgeListCommands(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 40 {
+		fmt.Fprintf(&b, "n%d n%d\n", i, (i+1)%40)
+		fmt.Fprintf(&b, "n%d n%d 2\n", i, (i+7)%40)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("source target weight\n" + b.String()))
+	zw.Close()
+	dir := testenv.WriteFiles(t, map[string]string{"ring.txt": b.String(), "ring.txt.gz": z.String()})
+	plain, zipped := filepath.Join(dir, "ring.txt"), filepath.Join(dir, "ring.txt.gz")
+	embs := make([][]byte, 2)
+	for k, data := range []string{plain, zipped} {
+		out := filepath.Join(t.TempDir(), "e.npy")
+		if _, stderr, err := runCLI(t, append([]string{"train", "--data", data, "--out", out, "--dim", "4"}, quickModel[2:]...)...); err != nil {
+			t.Fatalf("train --data %s: %v\n%s", data, err, stderr)
+		}
+		embs[k], _ = os.ReadFile(out)
+	}
+	if !bytes.Equal(embs[0], embs[1]) {
+		t.Error("the gzip-compressed edge list, with a header, trained another embedding")
+	}
+	out, _, err := runCLI(t, "data", "info", zipped)
+	if err != nil || !strings.Contains(out, "ring        40           80      1") {
+		t.Errorf("data info: %v\n%s", err, out)
+	}
+	// A missing named data set.
+	empty := t.TempDir()
+	_, _, err = runCLI(t, "data", "info", "cora", "--data-dir", empty)
+	for _, want := range []string{`data set "cora" is not in the data directory ` + empty, `"dpmne data fetch cora"`, "$DPMNE_DATA", "--data-dir DIR"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing cora: err = %v, want %q", err, want)
 		}
 	}
 }
@@ -164,5 +216,105 @@ func TestForgedIndptr(t *testing.T) {
 	_, _, err := runCLI(t, append([]string{"train", "--data", dir, "--out", filepath.Join(t.TempDir(), "e.npy")}, quickModel...)...)
 	if want := filepath.Join(dir, "e.npz") + "[indptr.npy]: byte 152: truncated: need 16000000008 bytes of data, have 24"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// TestTrainNodesObservedNowhere: a data set with two nodes observed in no
+// view (testdata/ghosts: ghost1 and ghost2 are in the nodes file only)
+// trains, giving both the same finite row; data info --json lists them on
+// request.
+func TestTrainNodesObservedNowhere(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "emb.npy")
+	if _, stderr, err := runCLI(t, append([]string{"train", "--data", "testdata/ghosts", "--out", out, "--dim", "2"}, quickModel[2:]...)...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	a, err := npy.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := a.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Shape) != 2 || a.Shape[0] != 6 || a.Shape[1] != 2 {
+		t.Fatalf("shape %v, want [6 2]", a.Shape)
+	}
+	for _, i := range []int{4, 5} { // ghost1, ghost2 (nodes.txt)
+		for j := range 2 {
+			if x := emb[i*2+j]; math.IsNaN(x) || math.IsInf(x, 0) {
+				t.Errorf("node %d, column %d: %v", i, j, x)
+			}
+			if emb[i*2+j] != emb[4*2+j] {
+				t.Errorf("ghost1 and ghost2 differ in column %d", j)
+			}
+		}
+	}
+	js, _, err := runCLI(t, "data", "info", "testdata/ghosts", "--json", "--list-unobserved")
+	var s struct {
+		Unobserved    int      `json:"unobserved"`
+		UnobservedIDs []string `json:"unobserved_ids"`
+	}
+	if err != nil || json.Unmarshal([]byte(js), &s) != nil || s.Unobserved != 2 || !slices.Equal(s.UnobservedIDs, []string{"ghost1", "ghost2"}) {
+		t.Errorf("data info --json --list-unobserved: %v, %+v", err, s)
+	}
+	if js, _, _ = runCLI(t, "data", "info", "testdata/ghosts", "--json"); strings.Contains(js, "unobserved_ids") {
+		t.Error("data info --json lists the ids without --list-unobserved")
+	}
+}
+
+// TestManifestMistakes: a typo in a manifest field is reported at its
+// line with the name meant; an edge file's header line is skipped, not
+// read as an edge between two nodes named "source" and "target".
+func TestManifestMistakes(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{
+		"typo/manifest.json": `{
+  "name": "typo",
+  "nodes": "nodes.txt",
+  "views": [
+    {
+      "name": "friends",
+      "edges": "friends.edges",
+      "feature_dim": 4,
+      "featurs": "friends.features"
+    }
+  ]
+}
+`,
+		"header/manifest.json": `{"name": "header", "views": [{"name": "friends", "edges": "friends.edges"}]}`,
+		"header/friends.edges": "source\ttarget\tweight\nann\tbob\t2\nbob\tcat\t1\n",
+	})
+	_, _, err := runCLI(t, "data", "info", filepath.Join(dir, "typo"))
+	if want := filepath.Join(dir, "typo", "manifest.json") + `:9: unknown field "featurs" in views[0]; did you mean "features"?`; err == nil || err.Error() != want {
+		t.Errorf("typo: err = %v, want %s", err, want)
+	}
+	out, _, err := runCLI(t, "data", "info", filepath.Join(dir, "header"), "--json")
+	var s struct {
+		Nodes int `json:"nodes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.Nodes != 3 {
+		t.Errorf("header: %v, %d nodes, want 3 (ann, bob, cat)", err, s.Nodes)
+	}
+}
+
+// TestGoldenData: data info on a plain edge list with a header and three
+// layers, and on a data set with two nodes observed in no view, counted
+// and, with --list-unobserved, listed.
+func TestGoldenData(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"info-edge-list.golden", []string{"data", "info", "testdata/follows.edges"}},
+		{"info-ghosts.golden", []string{"data", "info", "testdata/ghosts"}},
+		{"info-ghosts-list.golden", []string{"data", "info", "testdata/ghosts", "--list-unobserved"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, stderr, err := runCLI(t, tc.args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			golden(t, tc.golden, out)
+		})
 	}
 }

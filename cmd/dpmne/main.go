@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	dpmne data info <name|manifest|dir> [--json] [--pdr P --seed S] [--loss L]
+//	dpmne data info <name|edge list|manifest|dir> [--json] [--pdr P --seed S] [--loss L] [--list-unobserved]
 //	dpmne data list
 //	dpmne data fetch <name> [--base-url URL]
 //	dpmne generate [--nodes N --classes C --views T …] --out DIR
@@ -29,8 +29,10 @@
 // vickers, aarhus, euair, and synthetic and the synthetic families
 // synth-graph, synth-features, synth-mixed, synth-noisy, synth-partial,
 // generated in memory), resolved under --data-dir or
-// $DPMNE_DATA, or given as a manifest.json or a directory holding one. See
-// the README for the native format. Embedding files (.npy with an ids
+// $DPMNE_DATA, or given as a plain edge list ("<src> <dst> [weight]" or
+// "<layer> <src> <dst> [weight]" lines, gzip-compressed or not), a
+// manifest.json or a directory holding one. See docs/formats.md for the
+// edge list and the native format. Embedding files (.npy with an ids
 // file, or word2vec text) are read and written by package embfile.
 //
 // # Fuzzing

@@ -54,8 +54,9 @@ func (g *globals) dir() string {
 // seed 1, generated in memory.
 const syntheticName = "synthetic"
 
-// loadNetwork loads a named data set, a manifest, the synthetic default or
-// a synthetic family (synth.Families: synth-graph, …). A load from files
+// loadNetwork loads a named data set, a plain edge list, a manifest, the
+// synthetic default or a synthetic family (synth.Families: synth-graph,
+// …): multiplex.Resolve says which. A load from files
 // stops once ctx is done (Ctrl-C: the command's context) with an error
 // wrapping context.Canceled (multiplex.LoadContext); the synthetic data
 // sets, generated in memory, do not look at ctx.
