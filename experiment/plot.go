@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -19,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/dpmne/dpmne/codes"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 )
 
@@ -65,14 +67,10 @@ func Plot(path string, s Spec, cells []Cell) error {
 		line.Dashes = plotutil.Dashes(k)
 		points.Color = plotutil.Color(k)
 		points.Shape = plotutil.Shape(k)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{pts, errs})
+		eb, err := errorBars(pts, errs, k)
 		if err != nil {
 			return err
 		}
-		eb.Color = plotutil.Color(k)
 		p.Add(line, points, eb)
 		legend.Add(m, line, points)
 		labels = append(labels, m)
@@ -143,14 +141,10 @@ func variantPlot(path string, s Spec, cells []Cell) error {
 		}
 		points.Color = plotutil.Color(k)
 		points.Shape = plotutil.Shape(k)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{pts, errs})
+		eb, err := errorBars(pts, errs, k)
 		if err != nil {
 			return err
 		}
-		eb.Color = plotutil.Color(k)
 		p.Add(points, eb)
 		legend.Add(m, points)
 		labels = append(labels, m)
@@ -163,6 +157,19 @@ func variantPlot(path string, s Spec, cells []Cell) error {
 	pad := 0.08 * max(hi-lo, 1e-3)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	return savePNG(p, legend, labels, path)
+}
+
+// errorBars returns the ± std bars of the points pts in method k's colour.
+func errorBars(pts plotter.XYs, errs plotter.YErrors, k int) (*plotter.YErrorBars, error) {
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return nil, err
+	}
+	eb.Color = plotutil.Color(k)
+	return eb, nil
 }
 
 // savePNG writes p with legend (whose entries are labels) to its right, as a PNG, atomically: the
@@ -271,16 +278,10 @@ func PlotEmbedding(path, title string, emb []float64, n, d int, class []int, nam
 // two principal components, row-major n×2, and the fraction of the
 // variance each explains (a second component of zero where d is 1).
 func pca2(x []float64, n, d int) ([]float64, [2]float64, error) {
+	mean := codes.ColumnMeans(x, n, d)
 	c := mat.NewDense(n, d, slices.Clone(x))
-	for j := range d {
-		var mean float64
-		for i := range n {
-			mean += c.At(i, j)
-		}
-		mean /= float64(n)
-		for i := range n {
-			c.Set(i, j, c.At(i, j)-mean)
-		}
+	for i := range n {
+		floats.Sub(c.RawRowView(i), mean)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(c, mat.SVDThin) {
