@@ -38,12 +38,13 @@ type ClassifyOptions struct {
 // GroupScore is the accuracy (the micro-F1 of single-label
 // classification) on one group's test nodes (ClassifyOptions.Groups).
 type GroupScore struct {
-	Group int
+	Group int `json:"group"`
 	// Nodes is the number of labelled nodes in the group; Repeats the
 	// number of repeats with at least one of them in the test part, over
 	// which MicroF1 is taken.
-	Nodes, Repeats int
-	MicroF1        Stat
+	Nodes   int  `json:"nodes"`
+	Repeats int  `json:"repeats"`
+	MicroF1 Stat `json:"micro_f1"`
 }
 
 // NoInnerCV as ClassifyOptions.Folds skips the inner cross-validation and
@@ -55,7 +56,10 @@ var DefaultCs = []float64{0.01, 0.1, 1, 10, 100}
 
 // Stat is a mean and a sample standard deviation (divisor n−1) over repeats;
 // Std is 0 when there is a single repeat.
-type Stat struct{ Mean, Std float64 }
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+}
 
 // innerFolds returns the training nodes the inner cross-validation splits
 // and the number of folds: at most want, lowered to the smallest training
@@ -97,26 +101,30 @@ func innerFolds(train, y []int, classes, want int) ([]int, int) {
 
 // RepeatResult holds the scores of one repeat and the C chosen for it.
 type RepeatResult struct {
-	MicroF1, MacroF1, C float64
+	MicroF1 float64 `json:"micro_f1"`
+	MacroF1 float64 `json:"macro_f1"`
+	C       float64 `json:"c"`
 	// Folds is the number of inner CV folds actually used: opt.Folds, lowered
 	// to the smallest per-class training count when that is smaller (≥ 2;
 	// a class of one training node stays out of the folds), or 0 when no
 	// inner CV ran.
-	Folds int
+	Folds int `json:"folds"`
 	// Correct and Tested count, per group (ClassifyOptions.Groups, indexed
 	// as ClassifyResult.Groups), the test nodes predicted right and all.
-	Correct, Tested []int `json:",omitempty"`
+	Correct []int `json:"correct,omitempty"`
+	Tested  []int `json:"tested,omitempty"`
 }
 
 // ClassifyResult is the outcome of Classify.
 type ClassifyResult struct {
-	MicroF1, MacroF1 Stat           // over repeats
-	PerRepeat        []RepeatResult // micro, macro, chosen C per repeat
-	Classes          int            // number of distinct labels among labelled nodes
-	Labelled         int            // number of labelled nodes
+	MicroF1   Stat           `json:"micro_f1"`   // over repeats
+	MacroF1   Stat           `json:"macro_f1"`   // over repeats
+	PerRepeat []RepeatResult `json:"per_repeat"` // micro, macro, chosen C per repeat
+	Classes   int            `json:"classes"`    // number of distinct labels among labelled nodes
+	Labelled  int            `json:"labelled"`   // number of labelled nodes
 	// Groups holds the score of each group of ClassifyOptions.Groups with
 	// a labelled node, by increasing group.
-	Groups []GroupScore
+	Groups []GroupScore `json:"groups,omitempty"`
 }
 
 // Classify runs the node-classification protocol on the embeddings emb

@@ -323,14 +323,21 @@ type ClusterOptions struct {
 
 // ClusterRepeat holds the scores of one repeat and the inertia of its
 // clustering.
-type ClusterRepeat struct{ ACC, NMI, ARI, Inertia float64 }
+type ClusterRepeat struct {
+	ACC     float64 `json:"acc"`
+	NMI     float64 `json:"nmi"`
+	ARI     float64 `json:"ari"`
+	Inertia float64 `json:"inertia"`
+}
 
 // ClusterResult is the outcome of Cluster.
 type ClusterResult struct {
-	ACC, NMI, ARI Stat            // over repeats
-	PerRepeat     []ClusterRepeat // per repeat
-	Classes       int             // number of distinct labels among labelled nodes (= the number of clusters)
-	Labelled      int             // number of labelled nodes
+	ACC       Stat            `json:"acc"` // over repeats
+	NMI       Stat            `json:"nmi"`
+	ARI       Stat            `json:"ari"`
+	PerRepeat []ClusterRepeat `json:"per_repeat"` // per repeat
+	Classes   int             `json:"classes"`    // number of distinct labels among labelled nodes (= the number of clusters)
+	Labelled  int             `json:"labelled"`   // number of labelled nodes
 }
 
 // Cluster runs the clustering protocol on the embeddings emb (row-major n×d)

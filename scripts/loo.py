@@ -17,7 +17,9 @@ for f in sys.argv[1:]:
     allcells += json.load(open(f))['cells']
 d = {'cells': allcells}
 cells = [c for c in d['cells'] if 'micro_f1' in c and c.get('micro_f1')]
-score = {(c['data'], c['method']): (c['micro_f1']['Mean'], c['micro_f1']['Std'], c['acc']['Mean'], c['acc']['Std']) for c in cells}
+def ms(stat):  # a score's mean and std: "mean"/"std", or "Mean"/"Std" in files written before the JSON keys were snake case
+    return stat.get('mean', stat.get('Mean')), stat.get('std', stat.get('Std'))
+score = {(c['data'], c['method']): (*ms(c['micro_f1']), *ms(c['acc'])) for c in cells}
 nets = sorted({c['data'] for c in cells}, key=lambda x: [c['data'] for c in d['cells']].index(x))
 methods = [m for m in dict.fromkeys(c['method'] for c in d['cells'])]
 def rank(net, m):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 
 // run executes the dpmne command line args, writing to stdout and stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // --threads changes it for this run alone
 	root := newRoot(stdout, stderr, args)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
@@ -22,6 +24,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // globals are the flags every command shares.
 type globals struct {
 	dataDir string
+	threads int      // --threads: GOMAXPROCS, which every parallel part follows
 	argv    []string // the command line, for results that record it
 }
 
@@ -39,6 +42,16 @@ missing from some views.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory of the named data sets (default $"+multiplex.DataDirEnv+", else $XDG_DATA_HOME/dpmne, else ~/.local/share/dpmne)")
+	root.PersistentFlags().IntVar(&g.threads, "threads", 0, "threads for every parallel part: dense and sparse products, autoencoders, baselines, evaluation (0: all cores, GOMAXPROCS)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if g.threads < 0 {
+			return fmt.Errorf("--threads %d: want ≥ 0 (0: all cores)", g.threads)
+		}
+		if g.threads > 0 {
+			runtime.GOMAXPROCS(g.threads)
+		}
+		return nil
+	}
 	root.AddCommand(newDataCmd(g), newGenerateCmd(g), newTrainCmd(g), newDemoCmd(g), newEvalCmd(g), newExperimentCmd(g), newTuneCmd(g), newBinarizeCmd(), newSearchCmd(), newServeCmd(), newPlotCmd(g), newEmbedCmd(g), newVersionCmd())
 	return root
 }

@@ -534,7 +534,7 @@ func TestEvalEmbedding(t *testing.T) {
 		var res struct {
 			Dims     int
 			Classify struct {
-				MicroF1  struct{ Mean float64 }
+				MicroF1  struct{ Mean float64 } `json:"micro_f1"`
 				Labelled int
 			}
 			ByViews []struct {

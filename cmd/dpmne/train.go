@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -41,6 +43,7 @@ type modelFlags struct {
 	presetErr   error
 	viewWeights string
 	seed        uint64
+	logFormat   string // --log-format: text or json
 	fs          *pflag.FlagSet
 	field       map[string]string // flag name by the field it sets (dpmne.Config.Set's paths)
 }
@@ -177,6 +180,12 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.NoProximity, "no-proximity", "ablation: drop the proximity term (β = 0)")
 	f.flag(fs, &c.Workers, "workers", "goroutines for sparse products (0: all cores)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.StringVar(&f.logFormat, "log-format", "text", "progress and log lines on stderr: text, or json (one object per line, snake_case keys)")
+}
+
+// log returns the fit's log on w in the --log-format format.
+func (f *modelFlags) log(w io.Writer) (*trainLog, error) {
+	return newTrainLog(w, f.logFormat)
 }
 
 // config returns the configuration the flags give, checked; an error names
@@ -225,30 +234,34 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	if quiet {
 		stderr = io.Discard
 	}
+	l, err := f.log(stderr)
+	if err != nil {
+		return nil, err
+	}
 	d, iters := cfg.Dim, cfg.Solver.Iterations
-	fmt.Fprintf(stderr, "dpmne: %s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s\n", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
+	l.say("%s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
 	switch s := suggestedDim(net.N()); {
 	case d >= net.N():
 		// R(Y) asks for d orthonormal columns, which n rows cannot give:
 		// it pulls every direction there is alike (docs/defaults.md, "Networks
 		// without features").
-		fmt.Fprintf(stderr, "dpmne: warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; try --dim %d (the largest power of two up to n/16), or compare with dpmne experiment dim\n", d, net.N(), net.N(), s)
+		l.say("warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; try --dim %d (the largest power of two up to n/16), or compare with dpmne experiment dim", d, net.N(), net.N(), s)
 	case d > s && !f.fs.Changed("dim"):
-		fmt.Fprintf(stderr, "dpmne: note: d = %d is large for %d nodes; on small networks a d up to n/16 usually does better (RESULTS.md, \"Small networks\"): try --dim %d, or compare with dpmne experiment dim\n", d, net.N(), s)
+		l.say("note: d = %d is large for %d nodes; on small networks a d up to n/16 usually does better (RESULTS.md, \"Small networks\"): try --dim %d, or compare with dpmne experiment dim", d, net.N(), s)
 	}
 	if recs, err := cfg.Reconstructions(net); err == nil && !cfg.NoAutoencoder {
 		// Say how features outside [0, 1] are reconstructed.
 		for _, r := range recs {
 			if r.Kind > dpmne.UnitInterval {
-				fmt.Fprintf(stderr, "dpmne: view %s: %s features: %s\n", r.View, r.Kind, r)
+				l.say("view %s: %s features: %s", r.View, r.Kind, r)
 			}
 		}
 	}
-	// The bar only on a terminal: in a pipe or a log file, the per-iteration
-	// lines alone are readable.
+	// The bar only on a terminal and in text: in a pipe or a log file, the
+	// per-iteration lines alone are readable.
 	bar := progressbar.NewOptions(iters,
 		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetVisibility(isTerminal(stderr)),
+		progressbar.OptionSetVisibility(isTerminal(stderr) && !l.json),
 		progressbar.OptionSetDescription("training"),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetElapsedTime(true),
@@ -257,14 +270,8 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		progressbar.OptionThrottle(100*time.Millisecond),
 	)
 	progress := func(it dpmne.Iteration) {
-		t := it.Terms
 		bar.Clear()
-		fmt.Fprintf(stderr, "iter %3d  O %.6g  recon %.6g  consistency %.6g  proximity %.6g  R(Y) %.6g  R(B) %.4g  R(W) %.4g  y-steps %d  (Y %v, B %v, AE %v)\n",
-			it.Iteration, t.Total(), t.Reconstruction, t.Consistency, t.Proximity, t.RegY, t.RegB, t.RegW, it.YSteps,
-			it.YTime.Round(time.Millisecond), it.BTime.Round(time.Millisecond), it.AETime.Round(time.Millisecond))
-		if it.ViewWeights != nil {
-			fmt.Fprintf(stderr, "iter %3d  view weights re-weighed: %s\n", it.Iteration, formatWeights(net, it.ViewWeights))
-		}
+		l.iteration(it, net)
 		if it.Iteration > 0 {
 			bar.Add(1)
 		}
@@ -272,18 +279,18 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	if opt.Resume != nil {
 		bar.Add(opt.Resume.Iteration)
 		if opt.Resume.Iteration < iters {
-			fmt.Fprintf(stderr, "dpmne: resuming after iteration %d\n", opt.Resume.Iteration)
+			l.say("resuming after iteration %d", opt.Resume.Iteration)
 		}
 	}
 	opt.Progress = progress
 	if opt.Resume == nil && !cfg.NoAutoencoder {
-		opt.Pretraining = pretrainProgress(stderr)
+		opt.Pretraining = pretrainProgress(l)
 	}
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
 	bar.Finish()
 	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= iters {
 		// Said once Fit has accepted the checkpoint.
-		fmt.Fprintf(stderr, "dpmne: the checkpoint is at iteration %d, not below --iterations %d: nothing was fitted, its state is written\n", cp.Iteration, iters)
+		l.say("the checkpoint is at iteration %d, not below --iterations %d: nothing was fitted, its state is written", cp.Iteration, iters)
 	}
 	return m, err
 }
@@ -326,12 +333,18 @@ Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
+			stderr := cmd.ErrOrStderr()
+			if quiet {
+				stderr = io.Discard
+			}
+			l, err := mf.log(stderr)
+			if err != nil {
+				return err
+			}
 			// done reports what was written, where, its shape and the wall
 			// time.
 			done := func(n, d int) {
-				if !quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s in %v\n", written(out, ids, format, modelPath, n, d), time.Since(start).Round(100*time.Millisecond))
-				}
+				l.say("%s in %v", written(out, ids, format, modelPath, n, d), time.Since(start).Round(100*time.Millisecond))
 			}
 			if data == "" || (out == "" && modelPath == "") {
 				return errors.New("give --data and at least one of --out or --model")
@@ -391,9 +404,7 @@ Go runtime's soft memory limit.`,
 				return err
 			}
 			if method != "dpmne" {
-				if !quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %s: %d nodes, %d views; method %s, d=%d\n", net.Name, net.N(), len(net.Views), method, cfg.Dim)
-				}
+				l.say("%s: %d nodes, %d views; method %s, d=%d", net.Name, net.N(), len(net.Views), method, cfg.Dim)
 				emb, d, err := other.Embed(cmd.Context(), net, experiment.Params{Seed: mf.seed, DPMNE: cfg})
 				if err != nil {
 					return err
@@ -504,16 +515,85 @@ func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) err
 	return embfile.WriteNPY(out, idsPath, ids, y)
 }
 
+// trainLog writes the progress and log lines of a fit on w: as text, or as
+// one JSON object per line with an "event" and snake_case keys.
+type trainLog struct {
+	w    io.Writer
+	json bool
+	mu   sync.Mutex
+}
+
+// newTrainLog returns the log of the --log-format format on w.
+func newTrainLog(w io.Writer, format string) (*trainLog, error) {
+	switch format {
+	case "text", "json":
+		return &trainLog{w: w, json: format == "json"}, nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// say writes a message: "dpmne: msg", or {"event": "message", "message": msg}.
+func (l *trainLog) say(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if l.json {
+		l.event("message", map[string]any{"message": msg})
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(l.w, "dpmne: "+msg)
+}
+
+// event writes a JSON object with its event name and fields.
+func (l *trainLog) event(name string, fields map[string]any) {
+	fields["event"] = name
+	b, err := json.Marshal(fields)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"event": name, "error": err.Error()})
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(append(b, '\n'))
+}
+
+// iteration logs one outer iteration of a fit of net.
+func (l *trainLog) iteration(it dpmne.Iteration, net *multiplex.Network) {
+	t := it.Terms
+	if l.json {
+		f := map[string]any{"iteration": it.Iteration, "objective": t.Total(), "reconstruction": t.Reconstruction, "consistency": t.Consistency,
+			"proximity": t.Proximity, "reg_y": t.RegY, "reg_b": t.RegB, "reg_w": t.RegW, "y_steps": it.YSteps,
+			"y_seconds": it.YTime.Seconds(), "b_seconds": it.BTime.Seconds(), "ae_seconds": it.AETime.Seconds()}
+		if it.ViewWeights != nil {
+			w := map[string]float64{}
+			for s, v := range net.Views {
+				w[v.Name] = it.ViewWeights[s]
+			}
+			f["view_weights"] = w
+		}
+		l.event("iteration", f)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "iter %3d  O %.6g  recon %.6g  consistency %.6g  proximity %.6g  R(Y) %.6g  R(B) %.4g  R(W) %.4g  y-steps %d  (Y %v, B %v, AE %v)\n",
+		it.Iteration, t.Total(), t.Reconstruction, t.Consistency, t.Proximity, t.RegY, t.RegB, t.RegW, it.YSteps,
+		it.YTime.Round(time.Millisecond), it.BTime.Round(time.Millisecond), it.AETime.Round(time.Millisecond))
+	if it.ViewWeights != nil {
+		fmt.Fprintf(l.w, "iter %3d  view weights re-weighed: %s\n", it.Iteration, formatWeights(net, it.ViewWeights))
+	}
+}
+
 // pretrainProgress returns the Options.Pretraining of a fit reporting on w:
 // a bar with its ETA on a terminal, elsewhere a line at each quarter of
 // the epochs, once a second has passed, with the time taken and the time
 // left.
-func pretrainProgress(w io.Writer) func(done, total int) {
+func pretrainProgress(l *trainLog) func(done, total int) {
+	w := l.w
 	start := time.Now()
 	var bar *progressbar.ProgressBar
 	next := 1
 	return func(done, total int) {
-		if isTerminal(w) {
+		if isTerminal(w) && !l.json {
 			if bar == nil {
 				bar = progressbar.NewOptions(total,
 					progressbar.OptionSetWriter(w),
@@ -542,7 +622,11 @@ func pretrainProgress(w io.Writer) func(done, total int) {
 			return // a phase shorter than a second is not reported
 		}
 		left := time.Duration(float64(took) * float64(total-done) / float64(done))
-		fmt.Fprintf(w, "dpmne: pretraining the autoencoders: %d of %d view epochs in %v, about %v left\n", done, total, took.Round(100*time.Millisecond), left.Round(time.Second))
+		if l.json {
+			l.event("pretraining", map[string]any{"done": done, "total": total, "seconds": took.Seconds(), "seconds_left": left.Seconds()})
+			return
+		}
+		l.say("pretraining the autoencoders: %d of %d view epochs in %v, about %v left", done, total, took.Round(100*time.Millisecond), left.Round(time.Second))
 	}
 }
 
