@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,7 +130,7 @@ configuration of every DPMNE method.`,
 				spec.Title += ", " + score + " scores"
 			}
 			stderr := cmd.ErrOrStderr()
-			command := "dpmne " + strings.Join(g.argv, " ")
+			command := "dpmne " + strings.Join(recordedArgs(g.argv), " ")
 			// The results so far are written after every cell (without
 			// the figure), so that an interrupted run loses none.
 			var done []experiment.Cell
@@ -198,4 +201,40 @@ func scoreLine(c experiment.Cell) string {
 		return fmt.Sprintf("ACC %.3f ± %.3f, NMI %.3f", c.ACC.Mean, c.ACC.Std, c.NMI.Mean)
 	}
 	return "no score"
+}
+
+// recordedArgs returns the command line as an experiment's results record
+// it: each --data, --out and --data-dir path (a data set given as a file
+// or directory rather than by name) made absolute, so that the command can
+// be run again elsewhere; names and the rest as given.
+func recordedArgs(argv []string) []string {
+	out := slices.Clone(argv)
+	// abs makes the paths of v absolute: every one (names: false), or for
+	// --data the ones that exist or look like paths, not data set names.
+	abs := func(v string, names bool) string {
+		var parts []string
+		for _, p := range strings.Split(v, ",") {
+			_, err := os.Stat(p)
+			if !names || err == nil || strings.ContainsAny(p, `/\`) {
+				if a, err := filepath.Abs(p); err == nil {
+					p = a
+				}
+			}
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, ",")
+	}
+	for i := 0; i < len(out); i++ {
+		for _, flag := range []string{"--data", "--out", "--data-dir"} {
+			names := flag == "--data"
+			switch {
+			case out[i] == flag && i+1 < len(out):
+				out[i+1] = abs(out[i+1], names)
+				i++
+			case strings.HasPrefix(out[i], flag+"="):
+				out[i] = flag + "=" + abs(strings.TrimPrefix(out[i], flag+"="), names)
+			}
+		}
+	}
+	return out
 }

@@ -63,3 +63,17 @@ func TestThreads(t *testing.T) {
 		t.Errorf("--threads -2: err = %v", err)
 	}
 }
+
+// TestRecordedArgs: an experiment records its data and output paths
+// absolute, named data sets as given, so that its command runs elsewhere.
+func TestRecordedArgs(t *testing.T) {
+	wd, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recordedArgs([]string{"experiment", "pdr", "--data", "cora,testdata/tiny", "--out=res", "--data-dir", ".", "--methods", "dpmne"})
+	want := []string{"experiment", "pdr", "--data", "cora," + filepath.Join(wd, "testdata/tiny"), "--out=" + filepath.Join(wd, "res"), "--data-dir", wd, "--methods", "dpmne"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+}
