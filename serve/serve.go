@@ -70,6 +70,20 @@ type Options struct {
 	// exposes; nil means a new registry with the Go runtime and process
 	// collectors.
 	Registry *prometheus.Registry
+	// Codes, if set, are the binary codes Hamming search scans instead of
+	// the sign codes of the embedding: one per node of the model, in its
+	// order (dpmne binarize). An unseen node is then encoded as they
+	// were: by Rotation, or without it as sign codes.
+	Codes *codes.Codes
+	// Rotation is the ITQ rotation of Codes (codes.ITQResult: its Mean and
+	// R), or nil for sign codes.
+	Rotation *Rotation
+}
+
+// Rotation is how ITQ codes encode an embedding row y: the signs of
+// (y − Mean)·R, R d×d row-major.
+type Rotation struct {
+	Mean, R []float64
 }
 
 // Server answers the endpoints of the package documentation for one
@@ -159,6 +173,18 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 	s.cos = codes.NewIndex(s.y, n, d)
 	s.mean = codes.ColumnMeans(s.y, n, d)
 	s.bits = codes.EncodeSign(s.y, n, d, s.mean)
+	if c := opt.Codes; c != nil {
+		if c.N != n {
+			return nil, fmt.Errorf("serve: %d codes for the model's %d nodes", c.N, n)
+		}
+		if r := opt.Rotation; r != nil && (c.Bits != d || len(r.Mean) != d || len(r.R) != d*d) {
+			return nil, fmt.Errorf("serve: ITQ codes of %d bits with a rotation of %d means and %d entries, for d = %d: want d of each and d² entries", c.Bits, len(r.Mean), len(r.R), d)
+		}
+		if opt.Rotation == nil && c.Bits != d {
+			return nil, fmt.Errorf("serve: sign codes of %d bits for d = %d", c.Bits, d)
+		}
+		s.bits = c
+	}
 
 	s.reg = opt.Registry
 	if s.reg == nil {
@@ -463,7 +489,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	var hits []codes.Hit
 	if metric == "hamming" {
-		c := codes.EncodeSign(y, 1, s.d, s.mean)
+		c := s.encode(y)
 		hits, err = s.bits.HammingTopKContext(r.Context(), c.Row(0), k, -1, s.opt.Workers)
 	} else {
 		hits, err = s.cos.CosineTopKContext(r.Context(), y, k, -1, s.opt.Workers)
@@ -535,6 +561,23 @@ func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) 
 		names = append(names, view.Name)
 	}
 	return x, names, nil
+}
+
+// encode returns the binary code of the embedding row y as the served
+// codes were made: the signs of (y − Mean)·R for ITQ codes, else of y less
+// the embedding's column means.
+func (s *Server) encode(y []float64) *codes.Codes {
+	r := s.opt.Rotation
+	if r == nil {
+		return codes.EncodeSign(y, 1, s.d, s.mean)
+	}
+	v := make([]float64, s.d)
+	for j := range s.d {
+		for i, x := range y {
+			v[j] += (x - r.Mean[i]) * r.R[i*s.d+j]
+		}
+	}
+	return codes.EncodeSign(v, 1, s.d, nil)
 }
 
 func (s *Server) viewList() string {

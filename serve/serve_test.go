@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/codes"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -683,5 +684,29 @@ func TestEmbedNeighbors(t *testing.T) {
 		if code != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
 			t.Errorf("%s: %d %s, want 400 with %q", tc.body, code, body, tc.want)
 		}
+	}
+}
+
+// TestServedCodes: with Options.Codes, Hamming neighbours scan those codes,
+// and an unseen node is encoded by the rotation as ITQ encoded the model's
+// rows: its embedding is a model node's row, so its code is that node's.
+func TestServedCodes(t *testing.T) {
+	m := testModel(50, 8, 4)
+	e := m.Embedding().RawMatrix().Data
+	r, err := codes.ITQ(e, 50, 8, 20, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, m, Options{Codes: r.Codes, Rotation: &Rotation{Mean: r.Mean, R: r.R}})
+	for i := range 50 {
+		if got := s.encode(e[i*8 : (i+1)*8]); !slices.Equal(got.Row(0), r.Codes.Row(i)) {
+			t.Fatalf("row %d encodes to %v, ITQ gave %v", i, got.Row(0), r.Codes.Row(i))
+		}
+	}
+	if _, err := New(m, Options{Codes: codes.NewCodes(49, 8)}); err == nil || !strings.Contains(err.Error(), "49 codes for the model's 50 nodes") {
+		t.Errorf("49 codes: err = %v", err)
+	}
+	if _, err := New(m, Options{Codes: r.Codes, Rotation: &Rotation{Mean: r.Mean, R: r.R[:10]}}); err == nil || !strings.Contains(err.Error(), "rotation") {
+		t.Errorf("short rotation: err = %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/npy"
 )
 
 // loadVectors reads an embedding with its ids from --model or --emb.
@@ -55,7 +57,9 @@ embedding (bi-DPMNE) or ITQ (bi-DPMNE-ITQ: the rotation minimising the
 quantisation error, --iters alternations from a random orthogonal start).
 --out writes the packed codes in dpmne's format (package codes: magic
 "DPMNEBC1", n, bits, then n·⌈bits/64⌉ little-endian uint64 words) with the ids
-beside it; --npy also writes numpy's packbits layout (n × ⌈bits/8⌉ uint8,
+beside it, and for ITQ its rotation in X.itq.npy ((d+1)×d float64: the
+column means, then the rotation), by which dpmne serve --codes encodes unseen
+nodes; --npy also writes numpy's packbits layout (n × ⌈bits/8⌉ uint8,
 np.unpackbits(a, axis=1) recovers the bits).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,6 +72,7 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 			}
 			n := len(ids)
 			var c *codes.Codes
+			var rotation []float64 // the ITQ mean then rotation, (d+1)×d
 			switch method {
 			case "sign":
 				c = codes.Sign(y, n, d)
@@ -77,6 +82,7 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 					return err
 				}
 				c = r.Codes
+				rotation = append(slices.Clone(r.Mean), r.R...)
 				fmt.Fprintf(cmd.ErrOrStderr(), "ITQ: quantisation loss %.6g → %.6g over %d iterations\n", r.Loss[0], r.Loss[len(r.Loss)-1], iters)
 			default:
 				return fmt.Errorf("--method %q: want sign or itq", method)
@@ -93,6 +99,12 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 				}
 				if err := embfile.WriteIDs(p, ids); err != nil {
 					return err
+				}
+				if rotation != nil {
+					// For dpmne serve --codes, which encodes unseen nodes by it.
+					if err := atomicfile.Write(itqPath(out), func(w io.Writer) error { return npy.WriteFloat64(w, []int{d + 1, d}, rotation) }); err != nil {
+						return err
+					}
 				}
 			}
 			if npyOut != "" {

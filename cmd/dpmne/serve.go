@@ -3,16 +3,23 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/codes"
+	"github.com/dpmne/dpmne/embfile"
+	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/serve"
 )
 
 func newServeCmd() *cobra.Command {
-	var modelPath, addr string
+	var modelPath, addr, codesPath string
 	var opt serve.Options
 	cmd := &cobra.Command{
 		Use:   "serve --model M [--addr 127.0.0.1:8080]",
@@ -27,7 +34,9 @@ func newServeCmd() *cobra.Command {
   GET  /metrics       Prometheus metrics (requests by endpoint and status, latency)
 
 Cosine search scans the embedding's unit rows; hamming scans the sign codes of
-the centred embedding (bi-DPMNE). Errors are JSON {"error": "..."} with a 4xx
+the centred embedding (bi-DPMNE), or with --codes C the codes dpmne binarize
+wrote from the same model (ITQ with its rotation C.itq.npy beside them, which
+encodes an unseen node as the codes were made). Errors are JSON {"error": "..."} with a 4xx
 status. SIGINT or SIGTERM stops accepting connections and lets requests in
 flight finish (up to 10 s). Package serve documents the API.
 
@@ -62,6 +71,11 @@ answered within --request-timeout stops its scan and is answered then.
 			if err != nil {
 				return err
 			}
+			if codesPath != "" {
+				if opt.Codes, opt.Rotation, err = readServedCodes(codesPath, m.IDs); err != nil {
+					return err
+				}
+			}
 			s, err := serve.New(m, opt)
 			if err != nil {
 				return err
@@ -81,10 +95,48 @@ answered within --request-timeout stops its scan and is answered then.
 	f := cmd.Flags()
 	f.StringVar(&modelPath, "model", "", "a model saved by dpmne train --model")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	f.StringVar(&codesPath, "codes", "", "binary codes of the model's nodes from dpmne binarize --model M --out C (their ids in C.ids.txt, an ITQ rotation in C.itq.npy) for Hamming search")
 	f.IntVar(&opt.MaxK, "max-k", serve.DefaultMaxK, "largest k a request may ask for")
 	f.Int64Var(&opt.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "largest request body in bytes")
 	f.IntVar(&opt.MaxConns, "max-conns", serve.DefaultMaxConns, "most connections open at once, idle ones included; more are answered 503 and closed")
 	f.IntVar(&opt.MaxInFlight, "max-inflight", serve.DefaultMaxInFlight(), "most searches served at once, 4 × GOMAXPROCS by default; more are answered 503")
 	f.DurationVar(&opt.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "each request's deadline from its headers; a search still running then stops and is answered 503")
 	return cmd
+}
+
+// readServedCodes reads the codes file path that dpmne binarize wrote, its
+// ids (which must be ids, in order) and, where binarize wrote one, its ITQ
+// rotation (itqPath).
+func readServedCodes(path string, ids []string) (*codes.Codes, *serve.Rotation, error) {
+	c, err := codes.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--codes: %w", err)
+	}
+	got, err := embfile.ReadIDs(embfile.IDsPath(path))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--codes: the ids of %s: %w", path, err)
+	}
+	if !slices.Equal(got, ids) {
+		return nil, nil, fmt.Errorf("--codes: %s holds the codes of other nodes than the model's (or in another order): binarize the same model", path)
+	}
+	a, err := npy.ReadFile(itqPath(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil, nil // sign codes
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--codes: %w", err)
+	}
+	v, err := a.RowMajor().Float64s()
+	if err != nil || len(a.Shape) != 2 || a.Shape[1] < 1 || a.Shape[0] != a.Shape[1]+1 {
+		return nil, nil, fmt.Errorf("--codes: %s: shape %v: want (d+1)×d, the mean then the rotation", itqPath(path), a.Shape)
+	}
+	d := a.Shape[1]
+	return c, &serve.Rotation{Mean: v[:d], R: v[d:]}, nil
+}
+
+// itqPath returns the file of the ITQ rotation of the codes at path
+// (codes.bin → codes.itq.npy): a (d+1)×d float64 array, the column means
+// then the d×d rotation.
+func itqPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".itq.npy"
 }
