@@ -24,7 +24,10 @@ type Bounds struct {
 	NodesFrom string
 	// Views has one entry per view of the network, in order; for formats
 	// multiplex-edges and edge-list, one only (the network has at least
-	// one).
+	// one). A view entry that makes a view of each element of a MAT-file
+	// cell array (ViewSpec.Cell) gives one entry per name in its
+	// "names", else one only: the cell's size is in the MAT-file, which
+	// Bounds does not read.
 	Views []ViewBounds
 }
 
@@ -129,7 +132,21 @@ func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
 				vb.FeatureCols = spec.FeatureDim
 			}
 		}
-		b.Views = append(b.Views, vb)
+		switch {
+		case spec.Cell == "":
+			b.Views = append(b.Views, vb)
+		case len(spec.Names) > 0:
+			// One view per element; the MAT-file, not read, holds
+			// as many as the names (or the load fails).
+			for _, name := range spec.Names {
+				vb.Name = name
+				b.Views = append(b.Views, vb)
+			}
+		default:
+			// At least one: the load refuses an empty cell.
+			vb.Name = spec.Name + "1"
+			b.Views = append(b.Views, vb)
+		}
 	}
 	return b, nil
 }

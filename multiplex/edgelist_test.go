@@ -303,7 +303,7 @@ func TestManifestUnknownField(t *testing.T) {
 		{"a view's field at the top", "{\n\"feature_dim\": 3,\n\"views\": []}",
 			`m.json:2: unknown field "feature_dim" in the manifest; "feature_dim" is a field of a view (an entry of "views"); want one of name, format, nodes, labels, views, content, cites, knn, edges, layers, label_column, label_ranges`},
 		{"nothing near", "{\"views\": [{\"name\": \"v\", \"edges\": \"e\",\n\"colour\": \"red\"}]}",
-			`m.json:2: unknown field "colour" in views[0]; want one of name, edges, features, feature_ids, feature_dim, observed, knn, metapath, merge, ignore_diagonal`},
+			`m.json:2: unknown field "colour" in views[0]; want one of name, edges, features, feature_ids, feature_dim, observed, knn, metapath, merge, ignore_diagonal, cell, names`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseManifest("m.json", []byte(tc.json))

@@ -77,13 +77,18 @@ func zipBytes(t *testing.T, members map[string][]byte) string {
 	return buf.String()
 }
 
-// matVar describes a MAT-file variable to write: dense when ir is nil.
+// matVar describes a MAT-file variable to write: dense, sparse, a 1×n
+// char array (char) or a cell array of elems (cell); cell elements'
+// names are ignored.
 type matVar struct {
 	name   string
 	sparse bool
 	dims   []int
 	ir, jc []int
 	re     []float64
+	char   string
+	cell   bool
+	elems  []matVar
 }
 
 // matBytes returns a little-endian, uncompressed Level 5 MAT-file holding
@@ -111,15 +116,29 @@ func matBytes(vars ...matVar) string {
 		}
 		return d
 	}
-	for _, v := range vars {
+	var matrix func(v matVar, name string) []byte
+	matrix = func(v matVar, name string) []byte {
 		class, nzmax := uint32(mat5.DoubleClass), 0
-		if v.sparse {
+		switch {
+		case v.sparse:
 			class, nzmax = uint32(mat5.SparseClass), len(v.ir)
+		case v.cell:
+			class = uint32(mat5.CellClass)
+		case v.char != "":
+			class = uint32(mat5.CharClass)
 		}
 		m := elem(6, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, class), uint32(nzmax))) // miUINT32
 		m = append(m, elem(5, int32s(v.dims))...)                                                                   // miINT32
-		m = append(m, elem(1, []byte(v.name))...)                                                                   // miINT8
-		if v.sparse {
+		m = append(m, elem(1, []byte(name))...)                                                                     // miINT8
+		switch {
+		case v.cell:
+			for _, e := range v.elems {
+				m = append(m, matrix(e, "")...)
+			}
+			return elem(14, m)
+		case v.char != "":
+			return elem(14, append(m, elem(16, []byte(v.char))...)) // miUTF8
+		case v.sparse:
 			m = append(m, elem(5, int32s(v.ir))...)
 			m = append(m, elem(5, int32s(v.jc))...)
 		}
@@ -128,7 +147,10 @@ func matBytes(vars ...matVar) string {
 			re = binary.LittleEndian.AppendUint64(re, math.Float64bits(x))
 		}
 		m = append(m, elem(9, re)...) // miDOUBLE
-		b.Write(elem(14, m))          // miMATRIX
+		return elem(14, m)            // miMATRIX
+	}
+	for _, v := range vars {
+		b.Write(matrix(v, v.name))
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"format":"linqs","content":"a","cites":"b","knn":3}`))
 	f.Add([]byte(`{"format":"multiplex-edges","edges":"e","label_ranges":[{"from":1,"to":2,"label":"a"}]}`))
 	f.Add([]byte(`{"format":"edge-list","edges":"e.txt"}`))
+	f.Add([]byte(`{"views":[{"name":"p","names":["a","b"],"edges":"x.mat:adj","cell":"views"},{"name":"q","edges":"x.mat:adj{1,2}"}]}`))
 	f.Add([]byte("{\"views\":[{\"name\":\"v\",\n\"featurs\":\"f\",\"metapath\":{\"topk\":1}}]}")) // unknown fields
 	f.Add([]byte("{\n\"views\": [\n"))
 	f.Add([]byte(``))
@@ -125,5 +127,38 @@ func FuzzMultiplexEdges(f *testing.F) {
 				t.Fatalf("loaded a network that does not validate: %v", verr)
 			}
 		}
+	})
+}
+
+// FuzzMatRef feeds references to the elements of MAT-file cell arrays,
+// what follows "file.mat:" (VAR{K}, VAR{I,J}, VAR{2}{1}), to the parser,
+// and loads them from a MAT-file of cell arrays (cellMat) as a view's
+// edges, the whole view expanded or not ("cell": "views"). A reference
+// that parses writes itself back the same.
+func FuzzMatRef(f *testing.F) {
+	for _, s := range []string{"adj{2}", "grid{2,1}", "mixed{3}{1}", "adj", "adj{4}", "grid{3}", "adj{0}", "A{1}", "adj{ 1 , 1 }", "none{1}", "adj{1"} {
+		f.Add(s, false)
+	}
+	f.Add("adj", true)
+	f.Add("mixed", true)
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.mat"), []byte(cellMat()), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ref string, expand bool) {
+		if r, err := parseMatRef(ref); err == nil {
+			if again, err := parseMatRef(r.String()); err != nil || again.String() != r.String() {
+				t.Fatalf("%q reads as %q, which reads as %q, %v", ref, r, again, err)
+			}
+		}
+		view := map[string]any{"name": "v", "edges": "x.mat:" + ref}
+		if expand {
+			view["cell"] = "views"
+		}
+		manifest, err := json.Marshal(map[string]any{"views": []any{view}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		loadOne(t, dir, "manifest.json", manifest)
 	})
 }

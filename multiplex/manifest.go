@@ -74,6 +74,13 @@ import (
 //     neighbour graph of the features (see KNNGraph).
 //   - Metapath: edges from a bipartite table (see MetapathSpec).
 //
+// Wherever a field takes "file.mat:VAR", "file.mat:VAR{K}" names element K
+// (1-based, as in MATLAB) of VAR, a 1×N or N×1 cell array, and
+// "file.mat:VAR{I,J}" element (I, J) of a 2-D one; an element that is a
+// cell array is indexed in turn, "VAR{2}{1}". A cell array named whole is
+// an error that says so, unless the view has Cell "views", which makes it
+// one view per element (see ViewSpec.Cell).
+//
 // A view without Features uses its adjacency rows as features. A node is
 // observed in a view when it has a feature row or an edge there; Observed
 // names a file listing the observed ids instead, and then an edge or feature
@@ -136,6 +143,16 @@ type ViewSpec struct {
 	// node. False by default: a node whose only edge is a self-loop is
 	// observed.
 	IgnoreDiagonal bool `json:"ignore_diagonal,omitempty"`
+	// Cell, "views", makes the entry one view per element of a MAT-file
+	// cell array (a common layout: "adj", a 1×3 cell of sparse
+	// matrices). Edges or Features name the whole cell, "file.mat:VAR",
+	// and each view reads one element, "file.mat:VAR{K}" (VAR{I,J} of a
+	// 2-D cell), in column-major order; a field that names no cell array
+	// is shared by all of them, and when both name one they must have as
+	// many elements. The views are named Names, one per element, or else
+	// Name followed by 1, 2, …; every other field is copied to each.
+	Cell  string   `json:"cell,omitempty"`
+	Names []string `json:"names,omitempty"`
 	// SelfLoops is read for the manifests of older versions, which had
 	// the option: false (their default) is accepted, true is an error, as
 	// a view's self-loops are always dropped.
@@ -272,6 +289,9 @@ func (m *Manifest) check(file string) error {
 				return bad("views[%d]: view name %q appears twice", k, v.Name)
 			}
 			seen[v.Name] = true
+			if err := v.checkCell(seen); err != nil {
+				return bad("%v", err)
+			}
 			if v.SelfLoops != nil && *v.SelfLoops {
 				return bad("view %q: \"self_loops\": true is no longer read: a view's self-loops are dropped (a node whose only edge is a self-loop still counts as observed)", v.Name)
 			}

@@ -25,8 +25,10 @@ type matCache struct {
 func newMatCache(m *Manifest) *matCache {
 	c := &matCache{files: make(map[string]*mat5.File), want: make(map[string][]string)}
 	add := func(p string) {
-		if file, name := splitVar(m.path(p)); name != "" {
-			c.want[file] = append(c.want[file], name)
+		if file, ref := splitVar(m.path(p)); ref != "" {
+			if r, err := parseMatRef(ref); err == nil {
+				c.want[file] = append(c.want[file], r.name)
+			}
 		}
 	}
 	add(m.Labels)
@@ -37,32 +39,42 @@ func newMatCache(m *Manifest) *matCache {
 	return c
 }
 
-func (c *matCache) variable(p string) (*mat5.Var, error) {
-	file, name := splitVar(p)
-	if name == "" {
-		return nil, &InputError{File: p, Msg: "a MAT-file needs a variable: write file.mat:VAR"}
+// variable returns the array p addresses, "file.mat:VAR" or an element
+// of a cell array, "file.mat:VAR{K}" or "file.mat:VAR{I,J}" (matRef),
+// and the reference as errors name it: "VAR", "VAR{2}".
+func (c *matCache) variable(p string) (*mat5.Var, string, error) {
+	file, ref := splitVar(p)
+	if ref == "" {
+		return nil, "", &InputError{File: p, Msg: "a MAT-file needs a variable: write file.mat:VAR, or file.mat:VAR{K} for an element of a cell array"}
+	}
+	r, err := parseMatRef(ref)
+	if err != nil {
+		return nil, "", &InputError{File: file, Msg: err.Error()}
 	}
 	f, ok := c.files[file]
 	if !ok {
 		var err error
-		if f, err = mat5.ReadFileVars(file, append(c.want[file], name)...); err != nil {
-			return nil, err
+		if f, err = mat5.ReadFileVars(file, append(c.want[file], r.name)...); err != nil {
+			return nil, "", err
 		}
 		c.files[file] = f
 	}
-	v, ok := f.Var(name)
+	v, ok := f.Var(r.name)
 	if !ok {
 		all, err := mat5.ReadFile(file)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		names := make([]string, len(all.Vars))
 		for k, v := range all.Vars {
 			names[k] = v.Name
 		}
-		return nil, &InputError{File: file, Msg: fmt.Sprintf("no variable %q (have %s)", name, strings.Join(names, ", "))}
+		return nil, "", &InputError{File: file, Msg: fmt.Sprintf("no variable %q (have %s)", r.name, strings.Join(names, ", "))}
 	}
-	return v, nil
+	if v, err = r.element(file, v); err != nil {
+		return nil, "", err
+	}
+	return v, r.String(), nil
 }
 
 // matrixFile is a 2-D matrix read from a dense .npy, a scipy sparse .npz
@@ -103,11 +115,13 @@ func (f *matrixFile) matrix() (*sparse.CSR, error) {
 }
 
 // readMatrixFile reads p, a dense .npy, a scipy sparse .npz or a MAT-file
-// variable (dense or sparse). A matrix whose stored data hold all its
-// claimed rows is made at once; the others wait for the caller's check.
-// The matrix has float32 values; duplicates in sparse input are summed, as
-// scipy does.
-func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
+// variable or cell array element (dense or sparse). A matrix whose stored
+// data hold all its claimed rows is made at once; the others wait for the
+// caller's check. The matrix has float32 values; duplicates in sparse
+// input are summed, as scipy does. inView says that p is a view's edges
+// or features, for the error on a whole cell array: such a view can be
+// made one view per element.
+func readMatrixFile(p string, mats *matCache, inView bool) (*matrixFile, error) {
 	file, _ := splitVar(p)
 	f := &matrixFile{path: p}
 	ext := strings.ToLower(filepath.Ext(file))
@@ -179,7 +193,7 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 			return m.Filter(func(_, _ int, v float32) bool { return v != 0 }), nil
 		}
 	case ".mat":
-		v, err := mats.variable(p)
+		v, name, err := mats.variable(p)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +202,7 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 		case v.Sparse != nil:
 			s := v.Sparse
 			f.rows, f.cols = s.Rows, s.Cols
-			f.claim = fmt.Sprintf("variable %q claims %d×%d", v.Name, s.Rows, s.Cols)
+			f.claim = fmt.Sprintf("variable %q claims %d×%d", name, s.Rows, s.Cols)
 			maxRow, maxCol := -1, -1
 			for j := 0; j < s.Cols; j++ {
 				for k := s.Jc[j]; k < s.Jc[j+1]; k++ {
@@ -222,13 +236,13 @@ func readMatrixFile(p string, mats *matCache) (*matrixFile, error) {
 			}
 		case v.Numeric != nil && len(v.Dims) == 2:
 			rows, cols := v.Dims[0], v.Dims[1]
-			f.setDense(rows, cols, fmt.Sprintf("variable %q claims %d×%d", v.Name, rows, cols))
+			f.setDense(rows, cols, fmt.Sprintf("variable %q claims %d×%d", name, rows, cols))
 			re := v.Numeric.Real
 			f.build = func() (*sparse.CSR, error) {
 				return denseToCSR(p, rows, cols, func(i, j int) float64 { return re[i+j*rows] })
 			}
 		default:
-			return nil, &InputError{File: p, Msg: fmt.Sprintf("variable is a %v array of size %v, want a 2-D numeric or sparse matrix", v.Class, v.Dims)}
+			return nil, notMatrix(file, name, v, inView)
 		}
 	default:
 		return nil, &InputError{File: p, Msg: "unknown matrix file type: want .npy, .npz or file.mat:VAR"}

@@ -93,6 +93,13 @@ type loadedView struct {
 func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 	nodes := &nodeTable{Nodes: NewNodes()}
 	mats := newMatCache(m)
+	if views, err := m.cellViews(ctx, mats); err != nil {
+		return nil, err
+	} else if views != nil {
+		c := *m
+		c.Views = views
+		m = &c
+	}
 	if m.Nodes != "" {
 		p := m.path(m.Nodes)
 		ids, lines, err := readIDList(ctx, p)
@@ -138,7 +145,7 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 		case !strings.EqualFold(ext, ".mat"):
 			return nil, &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
 		default:
-			f, err := readMatrixFile(p, mats)
+			f, err := readMatrixFile(p, mats, false)
 			if err != nil {
 				return nil, err
 			}
@@ -170,7 +177,7 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 			if ctx.Err() != nil {
 				return nil, stopped(ctx, p)
 			}
-			f, err := readMatrixFile(p, mats)
+			f, err := readMatrixFile(p, mats, true)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
 			}
@@ -187,7 +194,7 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 			if ctx.Err() != nil {
 				return nil, stopped(ctx, p)
 			}
-			f, err := readMatrixFile(p, mats)
+			f, err := readMatrixFile(p, mats, true)
 			if err != nil {
 				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
 			}

@@ -26,6 +26,7 @@ func FuzzRead(f *testing.F) {
 		writer{order: binary.BigEndian, small: true}.file(byName("sp", "spcplx", "s16")...),
 		writer{order: binary.LittleEndian, compress: true, small: true}.file(byName("c", "st", "cplx")...),
 		writer{order: binary.BigEndian, compress: true}.file(byName("u8double", "splog", "sutf16", "nd")...),
+		writer{order: binary.LittleEndian, small: true}.file(byName("adj")...), // a 1×3 cell of sparse matrices
 	}
 	valid := len(seeds)
 	for _, s := range seeds[:valid] {

@@ -78,6 +78,13 @@ var roundTripVars = []tvar{
 		}},
 		{emptyMatrix: true},
 	}},
+	// A cell of views, as HAN-style data sets store their adjacency
+	// matrices: a 1×3 cell of sparse matrices.
+	{name: "adj", class: mat5.CellClass, dims: []int{1, 3}, cell: []tvar{
+		{class: mat5.SparseClass, dims: []int{3, 3}, store: miDOUBLE, ir: []int{1, 0}, jc: []int{0, 1, 2, 2}, real: []float64{1, 1}},
+		{class: mat5.SparseClass, dims: []int{3, 3}, store: miUINT8, ir: []int{2, 1}, jc: []int{0, 0, 1, 2}, real: []float64{1, 1}},
+		{class: mat5.SparseClass, dims: []int{3, 3}, store: miDOUBLE, logical: true, noData: true, ir: []int{2, 0}, jc: []int{0, 1, 1, 2}, real: []float64{1, 1}},
+	}},
 	{name: "st", class: mat5.StructClass, dims: []int{1, 1}, fields: []string{"a", "bb"}, cell: []tvar{
 		{class: mat5.DoubleClass, dims: []int{1, 1}, store: miDOUBLE, real: []float64{1}},
 		{class: mat5.CharClass, dims: []int{1, 1}, store: miUTF8, rows: []string{"z"}},
