@@ -144,6 +144,21 @@ func BenchmarkSpectral(b *testing.B) {
 	}
 }
 
+// BenchmarkIMVC embeds by IMVC's default: each view's 128 eigenpairs,
+// then the alternations.
+func BenchmarkIMVC(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (IMVC{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFill fills the 20% missing nodes of each view.
 func BenchmarkFill(b *testing.B) {
 	for _, n := range benchSizes {

@@ -41,6 +41,9 @@ func Methods() []Method {
 		{"prone", "ProNE on the union graph: sparse factorisation, then Chebyshev spectral propagation (order 10, μ = 0.2, θ = 0.5)", func(d int) Embedder {
 			return ProNE{Dim: d}
 		}},
+		{"imvc", "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", func(d int) Embedder {
+			return IMVC{Dim: d}
+		}},
 		{"features", "raw features of all views, PCA to d", func(d int) Embedder {
 			return Features{Dim: d}
 		}},

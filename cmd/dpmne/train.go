@@ -318,7 +318,7 @@ Ctrl-C stops at once.
 
 --method embeds with another method of the experiment registry instead,
 with the same outputs (--model is DPMNE's only): the baselines deepwalk,
-node2vec, line, sdne, graphsage, dane, spectral, prone, features and
+node2vec, line, sdne, graphsage, dane, spectral, prone, imvc, features and
 smoothed-features (package baseline), or a DPMNE variant. They take --dim
 and --seed; the other model flags are DPMNE's. Ctrl-C stops them without
 output.
