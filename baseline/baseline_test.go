@@ -55,7 +55,7 @@ func accuracy(tb testing.TB, net *multiplex.Network, emb []float64, d int) float
 // own graph (6 or 5 neighbours inside, 1.5 or 2 outside) with 15% of its
 // rows filled in and 8 dimensions per view; raw features (0.73) have half
 // of a node's 8 non-zeros in its class's block and no smoothing, with 15%
-// of the rows empty. IMVC (0.95) fuses each view's own kernel, the view's
+// of the rows empty. IMVC (0.91) fuses each view's own kernel, the view's
 // graph with its features, 15% of its rows imputed: it must reach the
 // graph methods' 0.85.
 var small = []struct {

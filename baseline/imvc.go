@@ -25,11 +25,12 @@ import (
 //	Σ_p β_p tr(Hᵀ H_p W_p)   s.t. HᵀH = I, W_pᵀW_p = I, ‖β‖ = 1,
 //
 // over H, the rotations W_p (d×d), the weights β and the base partitions'
-// missing rows, by alternating closed forms until the objective stops
-// rising: W_p the polar factor of H_pᵀH (orthogonal Procrustes), H the
-// polar factor of Σ_p β_p H_p W_p, each missing row of H_p filled with
-// H's row times W_pᵀ, and β_p ∝ tr(Hᵀ H_p W_p). Each step raises the
-// objective, which is bounded: it converges.
+// missing rows, by alternating closed forms until the objective moves by
+// less than Tol: H the polar factor of Σ_p β_p H_p W_p, W_p the polar
+// factor of H_pᵀH (orthogonal Procrustes), the block of H_p's missing rows
+// the polar factor of those rows of H W_pᵀ, and β_p ∝ tr(Hᵀ H_p W_p), as
+// the authors' code does (xinwangliu/TPAMI_EEIMVC). The embedding is H
+// with its rows scaled to unit length, as that code returns it.
 //
 // Adaptations to partial multiplex networks, none of which forms an n×n
 // dense kernel:
@@ -48,8 +49,8 @@ import (
 //     row its imputations lead to, which starts at zero.
 type IMVC struct {
 	Dim        int     // embedding dimension d (default 128)
-	Iterations int     // most alternations (default 50)
-	Tol        float64 // stop when the objective rises by less than Tol relative (default 1e-6)
+	Iterations int     // most alternations (default 100, the reference code's)
+	Tol        float64 // stop when the objective moves by less than Tol relative (default 1e-4, the reference code's)
 	LanczosTol float64 // Lanczos relative residual tolerance (default 1e-4)
 }
 
@@ -60,10 +61,10 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 		c.Dim = 128
 	}
 	if c.Iterations == 0 {
-		c.Iterations = 50
+		c.Iterations = 100
 	}
 	if c.Tol == 0 {
-		c.Tol = 1e-6
+		c.Tol = 1e-4
 	}
 	if c.LanczosTol == 0 {
 		c.LanczosTol = 1e-4
@@ -129,10 +130,8 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 			if err := polar(w[p], &g); err != nil {
 				return nil, 0, fmt.Errorf("baseline: imvc: iteration %d: %w", it+1, err)
 			}
-			for _, i := range missing[p] {
-				var r mat.VecDense
-				r.MulVec(w[p], h.RowView(i))
-				hp[p].SetRow(i, r.RawVector().Data)
+			if err := impute(hp[p], h, w[p], missing[p]); err != nil {
+				return nil, 0, fmt.Errorf("baseline: imvc: iteration %d: %w", it+1, err)
 			}
 			hw.Mul(hp[p], w[p])
 			beta[p] = max(mat.Dot(vecOf(h), vecOf(&hw)), 0)
@@ -148,12 +147,51 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 			hw.Mul(hp[p], w[p])
 			obj += beta[p] * mat.Dot(vecOf(h), vecOf(&hw))
 		}
-		if obj-last <= c.Tol*math.Abs(obj) {
+		if math.Abs(obj-last) <= c.Tol*math.Abs(obj) {
 			break
 		}
 		last = obj
 	}
-	return h.RawMatrix().Data, d, nil
+	// Rows scaled to unit length, as EE-IMVC's output (a row of zeros
+	// stays).
+	out := h.RawMatrix().Data
+	for i := range n {
+		row := out[i*d : (i+1)*d]
+		if nrm := floats.Norm(row, 2); nrm > 0 {
+			floats.Scale(1/nrm, row)
+		}
+	}
+	return out, d, nil
+}
+
+// impute sets the rows missing of the base partition hp to the polar
+// factor of those rows of H W_pᵀ, the block with orthonormal columns (or
+// rows, when fewer than d) nearest the consensus: EE-IMVC's update of a
+// view's missing rows.
+func impute(hp, h, w *mat.Dense, missing []int) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	_, d := h.Dims()
+	blk := mat.NewDense(len(missing), d, nil)
+	for r, i := range missing {
+		blk.SetRow(r, h.RawRowView(i))
+	}
+	var v mat.Dense
+	v.Mul(blk, w.T())
+	var svd mat.SVD
+	if !svd.Factorize(&v, mat.SVDThin) {
+		return errors.New("the SVD of a view's imputed rows did not converge")
+	}
+	var u, vt mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&vt)
+	var q mat.Dense
+	q.Mul(&u, vt.T())
+	for r, i := range missing {
+		hp.SetRow(i, q.RawRowView(r))
+	}
+	return nil
 }
 
 // basePartition returns view v's base partition: an n×d matrix whose rows
