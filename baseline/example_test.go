@@ -26,6 +26,7 @@ func ExampleMethods() {
 	// dane
 	// spectral
 	// prone
+	// imvc
 	// features
 	// smoothed-features
 }
