@@ -98,10 +98,16 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	for p := range beta {
 		beta[p] = 1 / math.Sqrt(float64(m))
 	}
+	// w[p] is W_p and prod[p] is H_p W_p, formed once per alternation
+	// after H_p's missing rows change and used by the next H; W_p starts
+	// as the identity.
 	w := make([]*mat.Dense, m)
+	prod := make([]*mat.Dense, m)
 	for p := range w {
-		w[p] = identity(d)
+		w[p] = new(mat.Dense)
+		prod[p] = mat.DenseCopyOf(hp[p])
 	}
+	dots := make([]float64, m) // tr(Hᵀ H_p W_p)
 	h := mat.NewDense(n, d, nil)
 	var sum, hw mat.Dense
 	last := math.Inf(-1)
@@ -114,8 +120,7 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 		sum.ReuseAs(n, d)
 		sum.Zero()
 		for p := range m {
-			hw.Mul(hp[p], w[p])
-			hw.Scale(beta[p], &hw)
+			hw.Scale(beta[p], prod[p])
 			sum.Add(&sum, &hw)
 		}
 		if err := polar(h, &sum); err != nil {
@@ -124,6 +129,7 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 		// W_p: the polar factor of H_pᵀH; then H_p's missing rows, H W_pᵀ;
 		// then β_p ∝ tr(Hᵀ H_p W_p).
 		var obj, norm float64
+		hv := vecOf(h)
 		for p := range m {
 			var g mat.Dense
 			g.Mul(hp[p].T(), h)
@@ -133,8 +139,9 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 			if err := impute(hp[p], h, w[p], missing[p]); err != nil {
 				return nil, 0, fmt.Errorf("baseline: imvc: iteration %d: %w", it+1, err)
 			}
-			hw.Mul(hp[p], w[p])
-			beta[p] = max(mat.Dot(vecOf(h), vecOf(&hw)), 0)
+			prod[p].Mul(hp[p], w[p])
+			dots[p] = mat.Dot(hv, vecOf(prod[p]))
+			beta[p] = max(dots[p], 0)
 			norm += beta[p] * beta[p]
 		}
 		norm = math.Sqrt(norm)
@@ -144,8 +151,7 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 			} else {
 				beta[p] = 1 / math.Sqrt(float64(m))
 			}
-			hw.Mul(hp[p], w[p])
-			obj += beta[p] * mat.Dot(vecOf(h), vecOf(&hw))
+			obj += beta[p] * dots[p]
 		}
 		if math.Abs(obj-last) <= c.Tol*math.Abs(obj) {
 			break
@@ -330,15 +336,6 @@ func polar(dst *mat.Dense, m *mat.Dense) error {
 	inv.Mul(s, q.T())
 	dst.Mul(m, &inv)
 	return nil
-}
-
-// identity returns the d×d identity.
-func identity(d int) *mat.Dense {
-	m := mat.NewDense(d, d, nil)
-	for i := range d {
-		m.Set(i, i, 1)
-	}
-	return m
 }
 
 // vecOf views the dense matrix m's elements as one vector.
