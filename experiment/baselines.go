@@ -12,7 +12,7 @@ import (
 // configuration's Dim (the command's --dim), else the method's default, so
 // that a table compares methods at one dimension.
 func Baseline(b baseline.Method) Method {
-	return Method{Name: b.Name, Description: b.Description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: b.Name, Description: b.Description, Codes: b.Codes, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		dim := p.Dim
 		if dim == 0 {
 			dim = p.base().Dim
