@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dpmne/dpmne/baseline"
 	"github.com/dpmne/dpmne/multiplex"
@@ -12,12 +13,20 @@ import (
 // configuration's Dim (the command's --dim), else the method's default, so
 // that a table compares methods at one dimension.
 func Baseline(b baseline.Method) Method {
-	return Method{Name: b.Name, Description: b.Description, Codes: b.Codes, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	supervised := b.ReadsLabels()
+	return Method{Name: b.Name, Description: b.Description, Codes: b.Codes, Supervised: supervised, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		dim := p.Dim
 		if dim == 0 {
 			dim = p.base().Dim
 		}
-		return b.New(dim).Embed(ctx, net, p.Seed)
+		e := b.New(dim)
+		if !supervised {
+			return e.Embed(ctx, net, p.Seed)
+		}
+		if p.Labels == nil {
+			return nil, 0, fmt.Errorf("method %s is trained with node labels and was given none", b.Name)
+		}
+		return e.(baseline.Supervised).EmbedLabelled(ctx, net, p.Labels, p.Seed)
 	}}
 }
 

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -441,6 +442,18 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 	var notes []string
 	for f := range fits {
 		seed := s.Seed + uint64(f)
+		if m.Supervised {
+			r, err := scoreSupervised(ctx, c, s, m, net, Params{Dim: dim, Seed: seed, DPMNE: s.DPMNE}, labels, groups, f == 0)
+			if err != nil {
+				return err
+			}
+			c.Seconds += r.seconds / float64(fits)
+			classified, clustered = append(classified, r.classified...), append(clustered, r.clustered...)
+			if s.Retrieval > 0 && s.Task != "cluster" {
+				prec, mAP = append(prec, c.PrecisionAtK.Mean), append(mAP, c.MAP.Mean)
+			}
+			continue
+		}
 		var note string
 		t0 := time.Now()
 		emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: seed, DPMNE: s.DPMNE, Note: func(n string) { note = n }})
@@ -512,6 +525,77 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 	return nil
 }
 
+// supervisedScores are the scores of one fit seed of a supervised method.
+type supervisedScores struct {
+	classified []eval.RepeatResult
+	clustered  []eval.ClusterRepeat
+	seconds    float64 // mean time of one embedding
+}
+
+// scoreSupervised scores a supervised method (Method.Supervised) for one
+// fit seed. Each classification split gets its own embedding, trained on
+// the labels of the split's training half alone, and is scored on its test
+// half: the splits are those Spec.Repeats, Seed and Stratified give every
+// other method. Clustering (Task cluster, or Spec.Cluster) and retrieval
+// read the embedding of the first split and score its test half only, the
+// nodes whose labels the method never saw. first fills c.ByViews.
+func scoreSupervised(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, p Params, labels, groups []int, first bool) (supervisedScores, error) {
+	var out supervisedScores
+	repeats := cmp.Or(s.Repeats, 10)
+	splits, err := eval.RandomSplits(labels, 0.5, repeats, s.Stratified, s.Seed)
+	if err != nil {
+		return out, err
+	}
+	if s.Task == "cluster" {
+		splits = splits[:1]
+	}
+	n := net.N()
+	for r, sp := range splits {
+		p.Labels = make([]int, n)
+		test := slices.Clone(labels)
+		for i := range p.Labels {
+			p.Labels[i] = -1
+		}
+		for _, i := range sp.Train {
+			p.Labels[i], test[i] = labels[i], -1
+		}
+		t0 := time.Now()
+		emb, d, err := m.Embed(ctx, net, p)
+		if err != nil {
+			return out, err
+		}
+		out.seconds += time.Since(t0).Seconds() / float64(len(splits))
+		if s.Task != "cluster" {
+			res, err := eval.Classify(ctx, emb, n, d, labels, eval.ClassifyOptions{Splits: []eval.Split{sp}, Seed: s.Seed, Groups: groups})
+			if err != nil {
+				return out, err
+			}
+			if first && r == 0 {
+				for _, g := range res.Groups {
+					c.ByViews = append(c.ByViews, ViewsScore{Views: net.PatternName(g.Group), Nodes: g.Nodes})
+				}
+			}
+			out.classified = append(out.classified, res.PerRepeat...)
+		}
+		if r > 0 {
+			continue
+		}
+		if s.Retrieval > 0 && s.Task != "cluster" {
+			if err := retrieval(ctx, c, m, emb, n, d, test, s.Retrieval); err != nil {
+				return out, err
+			}
+		}
+		if s.Task == "cluster" || s.Cluster {
+			res, err := eval.Cluster(ctx, emb, n, d, test, eval.ClusterOptions{Repeats: s.Repeats, Seed: s.Seed, Normalize: true})
+			if err != nil {
+				return out, err
+			}
+			out.clustered = res.PerRepeat
+		}
+	}
+	return out, nil
+}
+
 // primary returns the cell's main score for tables of one number and plots.
 func (c Cell) primary() *eval.Stat {
 	switch {
@@ -541,7 +625,13 @@ func linkPrediction(ctx context.Context, m Method, net *multiplex.Network, p Par
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		emb, d, err := m.Embed(ctx, train, Params{Dim: p.Dim, Seed: p.Seed + uint64(r), DPMNE: p.DPMNE})
+		// Held-out edges, not labels, are scored: a supervised method
+		// reads every label the network has.
+		var labels []int
+		if m.Supervised && train.Labels != nil {
+			labels = train.Labels.Class
+		}
+		emb, d, err := m.Embed(ctx, train, Params{Dim: p.Dim, Seed: p.Seed + uint64(r), DPMNE: p.DPMNE, Labels: labels})
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -676,9 +766,9 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 			}
 			heads = append(heads, h)
 		}
-		fmt.Fprintf(w, "| method | %s |\n|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
+		fmt.Fprintf(w, "| method | training labels | %s |\n|---|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---|", len(heads)))
 		for _, m := range s.Methods {
-			fmt.Fprintf(w, "| %s |", m)
+			fmt.Fprintf(w, "| %s | %s |", m, trainingLabels(m))
 			for _, c := range cells {
 				if c.Method == m {
 					fmt.Fprintf(w, " %s |", pm(c.primary()))
@@ -711,7 +801,7 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	}
 	retr := s.Retrieval > 0 && s.Task == "classify"
 	clus := s.Cluster && s.Task == "classify"
-	fmt.Fprintf(w, "| method |")
+	fmt.Fprintf(w, "| method | training labels |")
 	for _, d := range dataNames(cells) {
 		fmt.Fprintf(w, " %s %s | %s %s |", d, a, d, b)
 		if clus {
@@ -735,9 +825,9 @@ func Markdown(w io.Writer, s Spec, cells []Cell, command string) error {
 	if retr {
 		cols += "---|---|"
 	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat(cols, len(dataNames(cells))))
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat(cols, len(dataNames(cells))))
 	for _, m := range s.Methods {
-		fmt.Fprintf(w, "| %s |", m)
+		fmt.Fprintf(w, "| %s | %s |", m, trainingLabels(m))
 		for _, d := range dataNames(cells) {
 			// A cell not (yet) computed, as in the files written while
 			// the experiment runs, or one that failed, is all dashes.
@@ -848,7 +938,27 @@ func writeLinksByView(w io.Writer, s Spec, cells []Cell) {
 
 // writeNotes lists the cells' notes (what dpmne-tuned chose) and errors
 // (Cell.Error), one line each, after the table.
+// trainingLabels is a table's "training labels" entry for the method
+// called name: "yes" for a supervised method, "no" otherwise.
+func trainingLabels(name string) string {
+	if m, err := Lookup(name); err == nil && m.Supervised {
+		return "yes"
+	}
+	return "no"
+}
+
+// writeNotes writes the cells' notes and errors, after a line on how the
+// supervised methods among s.Methods were trained.
 func writeNotes(w io.Writer, s Spec, cells []Cell) {
+	var sup []string
+	for _, m := range s.Methods {
+		if trainingLabels(m) == "yes" {
+			sup = append(sup, m)
+		}
+	}
+	if len(sup) > 0 {
+		fmt.Fprintf(w, "\nTraining labels: %s %s trained with node labels, one embedding per split from the labels of its training half alone; its clustering and retrieval scores are on the test half of the first split. The other methods read no label.\n", strings.Join(sup, ", "), map[bool]string{true: "is", false: "are"}[len(sup) == 1])
+	}
 	first := true
 	for _, c := range cells {
 		if c.Note == "" && c.Error == "" {

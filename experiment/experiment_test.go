@@ -473,3 +473,66 @@ func TestPlotEmbedding(t *testing.T) {
 		t.Errorf("5 classes for %d rows: err = %v", n, err)
 	}
 }
+
+// labelEcho is a supervised method that embeds each node as the one-hot of
+// the label it was given (zero when none) and records how many labels each
+// call received: were a test label among them, it would classify its test
+// node perfectly.
+var labelEcho = struct {
+	Method
+	given []int
+}{}
+
+func init() {
+	labelEcho.Method = Method{Name: "test-label-echo", Supervised: true, Embed: func(_ context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+		k := len(net.Labels.Names)
+		emb := make([]float64, net.N()*k)
+		given := 0
+		for i, c := range p.Labels {
+			if c >= 0 {
+				emb[i*k+c] = 1
+				given++
+			}
+		}
+		labelEcho.given = append(labelEcho.given, given)
+		return emb, k, nil
+	}}
+	Register(labelEcho.Method)
+}
+
+// TestSupervisedHeldOut: a supervised method is embedded once per split
+// from its training half (150 of the 300 labelled nodes) and scored on its
+// test half, so an embedding of the labels it was given classifies the test
+// nodes, all zero rows, no better than the largest class; table3 embeds
+// once and clusters the test half; the tables mark it.
+func TestSupervisedHeldOut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		calls int
+	}{{"table2", 3}, {"table3", 1}} {
+		labelEcho.given = nil
+		s, err := Named(tc.name, []string{"synthetic"}, []string{"test-label-echo", "test-oracle"}, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := Run(context.Background(), s, load, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(labelEcho.given, slices.Repeat([]int{150}, tc.calls)) {
+			t.Errorf("%s: labels given per call %v, want 150 in each of %d calls", tc.name, labelEcho.given, tc.calls)
+		}
+		if got := cells[0].primary().Mean; got > 0.5 {
+			t.Errorf("%s: %s scores %.3f on test nodes it has no label of, want chance (≤ 0.5)", tc.name, cells[0].Method, got)
+		}
+		var b strings.Builder
+		if err := Markdown(&b, s, cells, "dpmne experiment "+tc.name); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"| method | training labels |", "| test-label-echo | yes |", "| test-oracle | no |", "Training labels: test-label-echo is trained with node labels"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s markdown lacks %q:\n%s", tc.name, want, b.String())
+			}
+		}
+	}
+}

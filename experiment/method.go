@@ -27,6 +27,11 @@ type Params struct {
 	// Note, when set, receives a line about the cell to print beside its
 	// scores (dpmne-tuned: the point it chose).
 	Note func(string)
+	// Labels are the node labels a supervised method is trained on (one
+	// per node, negative: unknown): the training half of the cell's split,
+	// never a test label. Unsupervised methods ignore them; a supervised
+	// method given none returns an error.
+	Labels []int
 }
 
 // base returns the base configuration of the DPMNE methods (Params.DPMNE).
@@ -46,7 +51,11 @@ type Method struct {
 	// entries (bit set for a positive entry): retrieval then ranks by
 	// Hamming distance instead of cosine similarity.
 	Codes bool
-	Embed func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
+	// Supervised marks a method trained with node labels (Params.Labels):
+	// the harness embeds once per split, from that split's training half,
+	// and tables mark it "uses training labels: yes".
+	Supervised bool
+	Embed      func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
 }
 
 var (

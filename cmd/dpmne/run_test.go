@@ -605,7 +605,7 @@ func TestExperiment(t *testing.T) {
 	}
 	// Ratios of one's own, given in any order, come out sorted.
 	args = append([]string{"experiment", "pdr", "--data", "synthetic", "--methods", "dpmne", "--values", "0.5,0.1", "--out", t.TempDir()}, quick...)
-	if out, stderr, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| method | pdr = 0.1 | pdr = 0.5 |") {
+	if out, stderr, err = runCLI(t, args...); err != nil || !strings.Contains(out, "| method | training labels | pdr = 0.1 | pdr = 0.5 |") {
 		t.Errorf("pdr --values 0.5,0.1: %v\n%s\n%s", err, out, stderr)
 	}
 	png, _ := os.ReadFile(filepath.Join(dir, "pdr.png"))

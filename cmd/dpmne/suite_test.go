@@ -20,7 +20,7 @@ func TestExperimentSuite(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, w := range []string{
-		"| method | synthetic micro-F1 | synthetic macro-F1 | synthetic ACC | synthetic@pdr=0.4 micro-F1 |",
+		"| method | training labels | synthetic micro-F1 | synthetic macro-F1 | synthetic ACC | synthetic@pdr=0.4 micro-F1 |",
 		"Summary: per network and score",
 		"| synthetic@pdr=0.4 |",
 		"| **dpmne: mean rank; W/T/L** | | — | 0/0/0 |",

@@ -405,7 +405,17 @@ Go runtime's soft memory limit.`,
 			}
 			if method != "dpmne" {
 				l.say("%s: %d nodes, %d views; method %s, d=%d", net.Name, net.N(), len(net.Views), method, cfg.Dim)
-				emb, d, err := other.Embed(cmd.Context(), net, experiment.Params{Seed: mf.seed, DPMNE: cfg})
+				p := experiment.Params{Seed: mf.seed, DPMNE: cfg}
+				if other.Supervised {
+					// The whole file is training data: every label it has.
+					if net.Labels == nil {
+						return fmt.Errorf("method %s is trained with node labels, and %s has none", method, net.Name)
+					}
+					p.Labels = net.Labels.Class
+					_, unknown := net.Labels.Counts()
+					l.say("%s reads the labels of %d nodes", method, net.N()-unknown)
+				}
+				emb, d, err := other.Embed(cmd.Context(), net, p)
 				if err != nil {
 					return err
 				}
