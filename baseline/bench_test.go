@@ -159,6 +159,21 @@ func BenchmarkIMVC(b *testing.B) {
 	}
 }
 
+// BenchmarkPVC embeds by PVC's default: d = 128, the warm start and the
+// main loop, 20 alternations each at most.
+func BenchmarkPVC(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (PVC{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFill fills the 20% missing nodes of each view.
 func BenchmarkFill(b *testing.B) {
 	for _, n := range benchSizes {

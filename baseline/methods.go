@@ -47,6 +47,9 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "pvc", Description: "PVC: partial multi-view clustering, one non-negative latent row per node shared by the views observing it, per-view bases, ℓ1 penalty (λ = 0.01)", New: func(d int) Embedder {
+			return PVC{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
