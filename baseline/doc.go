@@ -10,6 +10,7 @@
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
+//	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

@@ -47,6 +47,9 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "mne", Description: "MNE: a shared base vector plus a per-layer 10-d vector mapped by the layer's matrix, skip-gram on walks of the union, then of each view (walks 20×10, window 5)", New: func(d int) Embedder {
+			return MNE{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
