@@ -38,9 +38,11 @@ import (
 // reference's "Base" layer), which with X = 0 is plain
 // skip-gram (SkipGram here); then, layer by layer, o_{·,i} and X_i alone
 // with b held fixed (the reference's base_weight = 0), X_i starting at
-// zero, o uniform in ±0.5/s and the output vectors at zero. In both stages every node starts WalksPerNode walks of Length
-// nodes per epoch (uniform first-order walks: the reference calls its
-// node2vec walker with p = q = 1), the window is Window wide (drawn
+// zero, o uniform in ±0.5/s and the output vectors at zero. In both
+// stages the corpus is WalksPerNode walks of Length nodes from every node
+// with an edge, drawn once and passed over every epoch (uniform
+// first-order walks: the reference calls its node2vec walker with
+// p = q = 1), the window is Window wide (drawn
 // uniformly in 1…Window per word, both sides) and the learning rate
 // decays linearly from LearningRate. After each step X_i is scaled back
 // to Frobenius norm Limit if it exceeds it (the reference's
@@ -83,7 +85,7 @@ type MNE struct {
 	Dim          int // base and layer vector width d (default 128; the reference's is 200, 128 is the width every method here is compared at)
 	LayerDim     int // width s of a node's per-layer vector o (default 10, the reference's)
 	Length       int // nodes per walk (default 10, the reference's)
-	WalksPerNode int // walks started at each node per epoch (default 20, the reference's)
+	WalksPerNode int // walks started at each node (default 20, the reference's)
 	Window       int // largest context distance (default 5, the reference's)
 	Negative     int // negative samples per context pair (default 5, the reference's)
 	// BaseEpochs is the number of passes over the union graph's walks that
