@@ -89,7 +89,8 @@ func heldOutAccuracy(tb testing.TB, net *multiplex.Network, m Supervised) float6
 // of a node's 8 non-zeros in its class's block and no smoothing, with 15%
 // of the rows empty. IMVC (0.91) fuses each view's own kernel, the view's
 // graph with its features, 15% of its rows imputed: it must reach the
-// graph methods' 0.85.
+// graph methods' 0.85. MNE (0.95) is skip-gram on walks of the union
+// graph and of each view, a graph method: 0.85 too.
 var small = []struct {
 	name string
 	m    Embedder
@@ -109,6 +110,7 @@ var small = []struct {
 	// raw feature rows and the one-hop adjacency rows, 15% of them
 	// missing, with no smoothing: it must reach well above chance, 0.55.
 	{"pvc", PVC{Dim: 16}, 0.55},
+	{"mne", MNE{Dim: 32, WalksPerNode: 10}, 0.85},
 	{"features", Features{Dim: 16}, 0.65},
 	{"smoothed-features", SmoothedFeatures{Dim: 16}, 0.85},
 }
@@ -196,6 +198,9 @@ func TestErrors(t *testing.T) {
 		{"pvc dim", PVC{Dim: -1}, net},
 		{"pvc lambda", PVC{Lambda: -1}, net},
 		{"pvc negative features", PVC{}, network(t, 2, view{edges: [][2]int{{0, 1}}, features: [][]float32{{1, -1}, {0, 1}}})},
+		{"mne layer dim", MNE{LayerDim: -1}, net},
+		{"mne limit", MNE{Limit: -1}, net},
+		{"mne no edges", MNE{}, noEdges},
 		{"no network", Walk{}, &multiplex.Network{Nodes: multiplex.NewNodes()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

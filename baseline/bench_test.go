@@ -253,3 +253,18 @@ func vmHWM() int64 {
 	}
 	return 0
 }
+
+// BenchmarkMNE embeds by MNE's default: b on the union graph's walks,
+// then each view's o and X.
+func BenchmarkMNE(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (MNE{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

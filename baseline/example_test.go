@@ -28,6 +28,7 @@ func ExampleMethods() {
 	// prone
 	// imvc
 	// pvc
+	// mne
 	// features
 	// smoothed-features
 }

@@ -50,6 +50,9 @@ func Methods() []Method {
 		{Name: "pvc", Description: "PVC: partial multi-view clustering, one non-negative latent row per node shared by the views observing it, per-view bases, ℓ1 penalty (λ = 0.01)", New: func(d int) Embedder {
 			return PVC{Dim: d}
 		}},
+		{Name: "mne", Description: "MNE: a shared base vector plus a per-layer 10-d vector mapped by the layer's matrix, skip-gram on walks of the union, then of each view (walks 20×10, window 5)", New: func(d int) Embedder {
+			return MNE{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},

@@ -76,6 +76,13 @@ func TestEdgeList(t *testing.T) {
 		{"layers, numeric ids", "m", "follows 1 2\nlikes 2 3 4\n", []string{"1", "2", "3"}, []string{"follows:1-2:1", "likes:2-3:4"}, []int{2, 2}},
 		{"layers by header", "m", "layer src dst\n1 2 3\n2 3 4\n", []string{"2", "3", "4"}, []string{"1:2-3:1", "2:3-4:1"}, []int{2, 2}},
 		{"layers sorted as integers", "m", "layer source target weight\n10 a b 1\n2 a b 3\n", []string{"a", "b"}, []string{"2:a-b:3", "10:a-b:1"}, []int{2, 2}},
+		// MNE's input (HKUST-KnowComp/MNE): its README's template, and the
+		// first lines of each layer of its sample file,
+		// data/Vickers-Chan-7thGraders_multiplex.edges, directed edges
+		// made undirected.
+		{"MNE's template", "mne.edges", "edge_type head tail weight\nr1 n1 n2 1\nr2 n2 n3 1\n", []string{"n1", "n2", "n3"}, []string{"r1:n1-n2:1", "r2:n2-n3:1"}, []int{2, 2}},
+		{"MNE's sample file", "Vickers-Chan-7thGraders_multiplex.edges", "1 1 6 1\n1 1 8 1\n2 6 1 1\n2 1 6 1\n3 8 6 1\n", []string{"1", "6", "8"},
+			[]string{"1:1-6:1", "1:1-8:1", "2:1-6:1", "3:6-8:1"}, []int{3, 2, 2}},
 		{"all numbers: weights", "n", "1 2 3\n2 3 1\n", []string{"1", "2", "3"}, []string{"n:1-2:3", "n:2-3:1"}, []int{3}},
 		{"commas", "c.csv", "source,target,weight\na, b ,2\nb,c\n", []string{"a", "b", "c"}, []string{"c:a-b:2", "c:b-c:1"}, []int{3}},
 		{"CRLF and a byte-order mark", "b", "\xef\xbb\xbfa b\r\nb c 2\r\n", []string{"a", "b", "c"}, []string{"b:a-b:1", "b:b-c:2"}, []int{3}},
