@@ -27,6 +27,7 @@ func ExampleMethods() {
 	// spectral
 	// prone
 	// imvc
+	// mve
 	// features
 	// smoothed-features
 }
