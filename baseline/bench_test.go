@@ -268,3 +268,18 @@ func BenchmarkMNE(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMVE embeds by MVE's default (2,000 samples per node and view
+// over 10 epochs, the attention trained on every label after each).
+func BenchmarkMVE(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (MVE{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

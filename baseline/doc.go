@@ -12,6 +12,7 @@
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
 //	PVC               partial multi-view NMF: shared latent rows, per-view bases, ℓ1 penalty
 //	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
+//	MVE               per-view LINE voted into one by attention trained on labels (supervised)
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

@@ -29,6 +29,7 @@ func ExampleMethods() {
 	// imvc
 	// pvc
 	// mne
+	// mve
 	// features
 	// smoothed-features
 }

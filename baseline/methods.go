@@ -53,6 +53,9 @@ func Methods() []Method {
 		{Name: "mne", Description: "MNE: a shared base vector plus a per-layer 10-d vector mapped by the layer's matrix, skip-gram on walks of the union, then of each view (walks 20×10, window 5)", New: func(d int) Embedder {
 			return MNE{Dim: d}
 		}},
+		{Name: "mve", Description: "MVE: per-view LINE (second order) pulled toward an attention-weighted vote, the attention trained on labelled nodes", New: func(d int) Embedder {
+			return MVE{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
