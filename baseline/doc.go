@@ -10,6 +10,7 @@
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
+//	HWNN              hypergraph wavelet network, supervised; its hidden layer
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

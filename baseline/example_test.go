@@ -27,6 +27,7 @@ func ExampleMethods() {
 	// spectral
 	// prone
 	// imvc
+	// hwnn
 	// features
 	// smoothed-features
 }

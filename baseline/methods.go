@@ -47,6 +47,9 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {
+			return HWNN{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
