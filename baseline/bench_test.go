@@ -283,3 +283,18 @@ func BenchmarkMVE(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHWNN trains HWNN at its defaults (300 epochs, d = 128) on all
+// the labels of benchNet.
+func BenchmarkHWNN(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (HWNN{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

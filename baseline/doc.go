@@ -13,6 +13,7 @@
 //	PVC               partial multi-view NMF: shared latent rows, per-view bases, ℓ1 penalty
 //	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
 //	MVE               per-view LINE voted into one by attention trained on labels (supervised)
+//	HWNN              hypergraph wavelet network, supervised; its hidden layer
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

@@ -30,6 +30,7 @@ func ExampleMethods() {
 	// pvc
 	// mne
 	// mve
+	// hwnn
 	// features
 	// smoothed-features
 }

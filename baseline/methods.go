@@ -56,6 +56,9 @@ func Methods() []Method {
 		{Name: "mve", Description: "MVE: per-view LINE (second order) pulled toward an attention-weighted vote, the attention trained on labelled nodes", New: func(d int) Embedder {
 			return MVE{Dim: d}
 		}},
+		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {
+			return HWNN{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
