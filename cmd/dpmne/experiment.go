@@ -32,8 +32,8 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
 
   table2  node classification, one column pair per data set (default
           methods: dpmne, dpmne-tuned, dpmne-paper (--preset paper) and
-          every baseline: deepwalk, node2vec, line, sdne, graphsage, dane,
-          spectral, prone, imvc, features, smoothed-features)
+          every baseline of package baseline; the --method flag of train
+          lists them)
   table3  clustering (default methods as table2 less dpmne-tuned)
   table4  the ablations of Table 4 (default methods: dpmne, dpmne-paper,
           dpmne-mse, dpmne-unweighted, dpmne-short-pretrain,

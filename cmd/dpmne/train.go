@@ -317,11 +317,11 @@ with --checkpoint it saves that iteration's state for --resume; a second
 Ctrl-C stops at once.
 
 --method embeds with another method of the experiment registry instead,
-with the same outputs (--model is DPMNE's only): the baselines deepwalk,
-node2vec, line, sdne, graphsage, dane, spectral, prone, imvc, features and
-smoothed-features (package baseline), or a DPMNE variant. They take --dim
-and --seed; the other model flags are DPMNE's. Ctrl-C stops them without
-output.
+with the same outputs (--model is DPMNE's only): a baseline of package
+baseline, or a DPMNE variant (the flag's help lists them). They take --dim
+and --seed; the other model flags are DPMNE's. A method trained with node
+labels (hwnn, dcmh, mve) reads every label the data carries. Ctrl-C stops
+them without output.
 
 --checkpoint DIR saves the complete state of the fit to DIR/checkpoint.dpmne
 (atomically) every --checkpoint-every iterations and after the last;
