@@ -20,7 +20,7 @@ func newExperimentCmd(g *globals) *cobra.Command {
 	var data, methods []string
 	var out string
 	var repeats, fitSeeds int
-	var quiet, stratified, validation bool
+	var quiet, stratified, validation, cluster bool
 	var score string
 	var values []float64
 	cmd := &cobra.Command{
@@ -126,6 +126,10 @@ configuration of every DPMNE method.`,
 				return fmt.Errorf("--score %q: want cosine or dot", score)
 			}
 			spec.DPMNE, spec.Stratified, spec.Score, spec.FitSeeds, spec.Validation = cfg, stratified, score, fitSeeds, validation
+			if cluster && (spec.Task != "classify" || spec.Setting != "") {
+				return fmt.Errorf("--cluster: %s is not a table of classification scores; use it with table2, table4 or table5", args[0])
+			}
+			spec.Cluster = spec.Cluster || cluster
 			if spec.Task == "linkpred" {
 				spec.Title += ", " + score + " scores"
 			}
@@ -180,6 +184,7 @@ configuration of every DPMNE method.`,
 	f.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	f.StringVar(&score, "score", "cosine", "link prediction pair score: cosine or dot")
 	f.BoolVar(&stratified, "stratified", false, "stratify the classification splits by class (small data sets)")
+	f.BoolVar(&cluster, "cluster", false, "with a classification experiment, also score every cell by k-means on the same embeddings (ACC, as table3 and suite)")
 	f.BoolVar(&validation, "validation", false, "score inside a training half: a fixed half of the labelled nodes (drawn from --seed) is never scored, and the splits and k-means accuracy use the other half; for choosing settings")
 	mf.register(f, g.argv)
 	return cmd

@@ -93,6 +93,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"eval", "--data", "synthetic", "--emb", "x.npy", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--repeats", "0"}, "--repeats 0: want ≥ 1"},
 		{[]string{"experiment", "table2", "--data", "synthetic", "--out", "x", "--fit-seeds", "0"}, "--fit-seeds 0: want ≥ 1"},
+		{[]string{"experiment", "pdr", "--data", "synthetic", "--out", "x", "--cluster"}, "--cluster: pdr is not a table of classification scores"},
 		{[]string{"tune", "--data", "synthetic", "--grid", "alpha=-1,1"}, "Alpha = -1: want finite and ≥ 0"},
 		{[]string{"tune", "--data", "synthetic", "--pdr", "-0.2"}, "--pdr -0.2"},
 		{[]string{"data", "info", "testdata/nosuch/manifest.json"}, "no such file"},
@@ -1128,5 +1129,17 @@ func TestPlot(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "plot", "--emb", emb, "--data", "testdata/tiny", "--out", png); err == nil {
 		t.Error("an embedding of other nodes was plotted")
+	}
+}
+
+// TestExperimentCluster: --cluster adds each data set's k-means ACC to a
+// classification table.
+func TestExperimentCluster(t *testing.T) {
+	out, stderr, err := runCLI(t, "experiment", "table2", "--data", "synthetic", "--methods", "features", "--repeats", "2", "--cluster", "--quiet", "--out", t.TempDir())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "| method | training labels | synthetic micro-F1 | synthetic macro-F1 | synthetic ACC |"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
