@@ -27,6 +27,7 @@ func ExampleMethods() {
 	// spectral
 	// prone
 	// imvc
+	// dcmh
 	// features
 	// smoothed-features
 }

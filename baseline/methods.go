@@ -47,6 +47,9 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "dcmh", Description: "DCMH: supervised deep cross-modal hashing, one MLP per view, pairwise label likelihood across views, d-bit ±1 codes", New: func(d int) Embedder {
+			return DCMH{Bits: d}
+		}, Codes: true},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
