@@ -73,20 +73,21 @@ import (
 // θ starts near 0 rather than saturated. Its units are tanh, not ReLU:
 // ReLU units of non-negative sparse inputs share a large positive common
 // part, along which all codes moved together while the balance term
-// pulled them back. And the step falls from 1 to 0.1 rather than from
+// pulled them back. And the step falls from 0.5 to 0.05 rather than from
 // 10^-1.5 to 10⁻³: with the gradient divided by Batch·N each node's own
 // update is 1/Batch of a step, and the reference's steps barely moved the
 // codes (Cora, held-out micro-F1 on 2 splits: 0.44 after 5 epochs at
-// 10^-1.5, 0.58 at 1.3 → 0.13; 0.70 after 20 epochs at that; 0.73 after
-// 30 at 1 → 0.1, 0.74 after 60; a step of 3.8 diverged). Steps of 1 can
-// still diverge where a batch is a large share of the training nodes and
-// their inputs overlap (on the 300-node test network with Batch 64 the
-// balance term's common mode grew without bound): Embed then returns an
-// error naming the term, and a smaller LearnRate is the remedy. Adam
+// 10^-1.5, 0.58 at 1.3 → 0.13; after 30 epochs 0.66 at 0.5 → 0.05, 0.70
+// at 0.7 → 0.07, 0.73 at 1 → 0.1, and 0.74 after 60 at 1 → 0.1). Larger
+// steps diverge where a batch is a large share of the training nodes or
+// the inputs overlap: 1 did on the 1,000-node benchmark network (its
+// featureless view) and on the 300-node test network with Batch 64, 3.8
+// on Cora; 0.5 keeps a factor of 2 from the first. A divergence returns
+// an error naming the term; a smaller LearnRate is the remedy. Adam
 // (10⁻² → 10⁻³, weight decay coupled or decoupled) did not diverge but
 // reached only 0.48 on Cora. The reference trains for 500 epochs; the
-// default here is 30, an epoch costing 2·m(m−1)·N²·Bits multiply-adds
-// for m views and N training nodes.
+// default here is 30, an epoch costing 2·m(m−1)·N²·Bits multiply-adds for
+// m views and N training nodes.
 //
 // One seed gives bit-identical codes whatever GOMAXPROCS.
 type DCMH struct {
@@ -96,8 +97,8 @@ type DCMH struct {
 	Eta         float64 // weight η of the bit-balance term (default 1, the paper's)
 	Epochs      int     // alternations of B and the networks (default 30; the reference's 500, cut for time)
 	Batch       int     // nodes per SGD step (default 128, the reference's)
-	LearnRate   float64 // SGD step size of the first epoch (default 1; the reference's 10^-1.5, see above)
-	FinalRate   float64 // step size of the last epoch, log-linear in between (default 0.1; the reference's 10⁻³)
+	LearnRate   float64 // SGD step size of the first epoch (default 0.5; the reference's 10^-1.5, see above)
+	FinalRate   float64 // step size of the last epoch, log-linear in between (default 0.05; the reference's 10⁻³)
 	WeightDecay float64 // L2 weight decay added to the gradient (default 5·10⁻⁴, the reference's)
 }
 
@@ -121,10 +122,10 @@ func (c DCMH) withDefaults() DCMH {
 		c.Batch = 128
 	}
 	if c.LearnRate == 0 {
-		c.LearnRate = 1
+		c.LearnRate = 0.5
 	}
 	if c.FinalRate == 0 {
-		c.FinalRate = 0.1
+		c.FinalRate = 0.05
 	}
 	if c.WeightDecay == 0 {
 		c.WeightDecay = 5e-4
