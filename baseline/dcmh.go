@@ -91,7 +91,7 @@ import (
 //
 // One seed gives bit-identical codes whatever GOMAXPROCS.
 type DCMH struct {
-	Bits        int     // code length (default 128, the longest of the paper's Table 5)
+	Bits        int     // code length (default 128, the codes of the DPMNE paper's Table 5; DCMH's own tables use 16–64)
 	Hidden      int     // tanh units per view (default 512; the reference's 8192 cut for 2 cores)
 	Gamma       float64 // weight γ of the quantization term (default 1, the paper's)
 	Eta         float64 // weight η of the bit-balance term (default 1, the paper's)
