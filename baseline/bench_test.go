@@ -298,3 +298,18 @@ func BenchmarkHWNN(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDCMH trains DCMH at its defaults (128 bits, 512 hidden units,
+// 30 epochs) on every label of the network.
+func BenchmarkDCMH(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (DCMH{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

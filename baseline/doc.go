@@ -14,6 +14,7 @@
 //	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
 //	MVE               per-view LINE voted into one by attention trained on labels (supervised)
 //	HWNN              hypergraph wavelet network, supervised; its hidden layer
+//	DCMH              supervised deep cross-modal hashing, an MLP per view, ±1 codes
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

@@ -31,6 +31,7 @@ func ExampleMethods() {
 	// mne
 	// mve
 	// hwnn
+	// dcmh
 	// features
 	// smoothed-features
 }

@@ -59,6 +59,9 @@ func Methods() []Method {
 		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {
 			return HWNN{Dim: d}
 		}},
+		{Name: "dcmh", Description: "DCMH: supervised deep cross-modal hashing, one MLP per view, pairwise label likelihood across views, d-bit ±1 codes", New: func(d int) Embedder {
+			return DCMH{Bits: d}
+		}, Codes: true},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},

@@ -31,12 +31,26 @@ func Baseline(b baseline.Method) Method {
 }
 
 // comparison is the default method list of table2 and table3: DPMNE and
-// its paper-faithful preset beside every baseline, in the order of
-// baseline.Methods.
+// its paper-faithful preset beside every baseline that embeds in floats,
+// in the order of baseline.Methods. Baselines of binary codes are table5's.
 func comparison() []string {
 	names := []string{"dpmne", "dpmne-paper"}
 	for _, b := range baseline.Methods() {
-		names = append(names, b.Name)
+		if !b.Codes {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// codeBaselines are the baselines of binary codes, table5's beside
+// DPMNE's codes.
+func codeBaselines() []string {
+	var names []string
+	for _, b := range baseline.Methods() {
+		if b.Codes {
+			names = append(names, b.Name)
+		}
 	}
 	return names
 }

@@ -119,7 +119,7 @@ func Named(name string, data []string, methods []string, repeats int, seed uint6
 		s.Title = "Binary codes: node classification (micro-F1 / macro-F1) and retrieval by label (precision@100, mAP; cosine ranking for float embeddings, Hamming for codes)"
 		s.Retrieval = 100
 		if len(methods) == 0 {
-			s.Methods = []string{"dpmne", "bi-dpmne", "bi-dpmne-itq", "cca-itq"}
+			s.Methods = append([]string{"dpmne", "bi-dpmne", "bi-dpmne-itq", "cca-itq"}, codeBaselines()...)
 		}
 	case "suite":
 		s.Title = "Transfer suite: node classification (micro-F1 / macro-F1, mean ± std) and k-means ACC on L2-normalised rows"

@@ -45,7 +45,8 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           over --repeats hold-outs, all views pooled and each view alone
   table5  binary codes of Table 5 (default: dpmne, bi-dpmne sign codes,
           bi-dpmne-itq ITQ codes, cca-itq: CCA across the views' features
-          then ITQ), classified as ±1 embeddings and scored for retrieval
+          then ITQ, dcmh: deep cross-modal hashing trained on the training
+          labels), classified as ±1 embeddings and scored for retrieval
           by label agreement (precision@100 and mAP; every labelled node
           queries all others, ranked by cosine for float embeddings and by
           Hamming distance for codes)
