@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +138,15 @@ func TestDCMHCodes(t *testing.T) {
 			t.Errorf("node observed nowhere: code %v, want all +1", emb[4*8:])
 			break
 		}
+	}
+}
+
+// TestDCMHDiverges: steps too large even after four halvings end in an
+// error naming what diverged, not in codes.
+func TestDCMHDiverges(t *testing.T) {
+	net := planted(t)
+	_, _, err := DCMH{Bits: 8, Hidden: 16, Epochs: 3, LearnRate: 1e12, FinalRate: 1e12}.Embed(context.Background(), net, 1)
+	if err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Fatalf("got %v, want an error naming the diverged term", err)
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"github.com/dpmne/dpmne/baseline"
 )
 
-// TestBaselines: table2 and table3 list DPMNE and every baseline by
-// default; each baseline is registered, takes its dimension from the cell
-// or else the base configuration, and runs through an experiment.
+// TestBaselines: table2 and table3 list DPMNE and every baseline that
+// embeds in floats by default, table5 every baseline of codes; each
+// baseline is registered, takes its dimension from the cell or else the
+// base configuration, and runs through an experiment.
 func TestBaselines(t *testing.T) {
-	for _, name := range []string{"table2", "table3"} {
+	for _, name := range []string{"table2", "table3", "table5"} {
 		s, err := Named(name, []string{"synthetic"}, nil, 1, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -22,8 +23,8 @@ func TestBaselines(t *testing.T) {
 			t.Errorf("%s: methods %v, want dpmne first", name, s.Methods)
 		}
 		for _, b := range baseline.Methods() {
-			if !slices.Contains(s.Methods, b.Name) {
-				t.Errorf("%s: methods %v lack %s", name, s.Methods, b.Name)
+			if slices.Contains(s.Methods, b.Name) != (b.Codes == (name == "table5")) {
+				t.Errorf("%s: methods %v, %s (codes %v) in or out wrongly", name, s.Methods, b.Name, b.Codes)
 			}
 			if _, err := Lookup(b.Name); err != nil {
 				t.Error(err)

@@ -31,7 +31,7 @@ func ExampleCCAITQ() {
 	fmt.Println(s.Methods, s.Retrieval)
 	// Output:
 	// cca-itq true
-	// [dpmne bi-dpmne bi-dpmne-itq cca-itq] 100
+	// [dpmne bi-dpmne bi-dpmne-itq cca-itq dcmh] 100
 }
 
 // dpmne-tuned chooses, for each network, among the points of TunedGrid by

@@ -118,7 +118,7 @@ func TestNodesObservedNowhereBaselines(t *testing.T) {
 		net := unobservedNet(t, featured)
 		for _, b := range baseline.Methods() {
 			what := fmt.Sprintf("featured %v, %s", featured, b.Name)
-			emb, d, err := Baseline(b).Embed(context.Background(), net, Params{Dim: 8, Seed: 1})
+			emb, d, err := Baseline(b).Embed(context.Background(), net, Params{Dim: 8, Seed: 1, Labels: net.Labels.Class})
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
