@@ -10,6 +10,7 @@
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
+//	MAGCN             per-view graph-attention autoencoders, structure and consistency terms
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //

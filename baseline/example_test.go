@@ -27,6 +27,7 @@ func ExampleMethods() {
 	// spectral
 	// prone
 	// imvc
+	// magcn
 	// features
 	// smoothed-features
 }

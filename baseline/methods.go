@@ -47,6 +47,9 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "magcn", Description: "MAGCN: per-view graph-attention autoencoders (tied weights) with feature, structure (negative-sampled) and consistency terms; codes averaged over the views observing a node", New: func(d int) Embedder {
+			return MAGCN{Dim: d}
+		}},
 		{Name: "features", Description: "raw features of all views, PCA to d", New: func(d int) Embedder {
 			return Features{Dim: d}
 		}},
