@@ -160,7 +160,7 @@ func BenchmarkIMVC(b *testing.B) {
 }
 
 // BenchmarkMAGCN embeds by MAGCN's default: 200 full-batch epochs of
-// each view's attention autoencoder (Hidden 512, Dim 128).
+// each view's attention autoencoder (Hidden 256, Dim 128).
 func BenchmarkMAGCN(b *testing.B) {
 	for _, n := range benchSizes {
 		net := benchNet(b, n)
