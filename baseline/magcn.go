@@ -174,11 +174,9 @@ func (c MAGCN) Embed(ctx context.Context, net *multiplex.Network, seed uint64) (
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		terms, err := m.lossGrad(src)
-		if err != nil {
+		if _, err := m.lossGrad(src); err != nil {
 			return nil, 0, fmt.Errorf("baseline: MAGCN epoch %d: %w", e+1, err)
 		}
-		_ = terms
 		m.clip()
 		m.adam()
 	}
