@@ -313,3 +313,18 @@ func BenchmarkDCMH(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMAGCN embeds by MAGCN's default: 200 full-batch epochs of
+// each view's attention autoencoder (Hidden 256, Dim 128).
+func BenchmarkMAGCN(b *testing.B) {
+	for _, n := range benchSizes {
+		net := benchNet(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := (MAGCN{}).Embed(context.Background(), net, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

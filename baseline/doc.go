@@ -10,17 +10,23 @@
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
+//	IMVC              late-fusion incomplete multi-view clustering (EE-IMVC) over the views' kernels
+//	MAGCN             per-view graph-attention autoencoders, structure and consistency terms
+//	HWNN              hypergraph wavelet network per view, supervised; its hidden layer
 //	PVC               partial multi-view NMF: shared latent rows, per-view bases, ℓ1 penalty
 //	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
-//	MVE               per-view LINE voted into one by attention trained on labels (supervised)
-//	HWNN              hypergraph wavelet network, supervised; its hidden layer
-//	DCMH              supervised deep cross-modal hashing, an MLP per view, ±1 codes
+//	MVE               per-view LINE voted into one by attention trained on labels, supervised
+//	DCMH              deep cross-modal hashing, an MLP per view, supervised; ±1 codes
 //	Features          the views' features, concatenated, PCA to d
 //	SmoothedFeatures  the same after two hops of graph smoothing, Â²X
 //
 // Each is an Embedder: Embed(ctx, net, seed) returns the n×d embedding in
 // node order. Methods lists them under the names the experiment registry
-// and `dpmne train --method` use.
+// and `dpmne train --method` use. HWNN, MVE and DCMH are trained with node
+// labels, as their papers train them: they are Supervised, and
+// EmbedLabelled takes the labels they may read (the experiment harness
+// passes a split's training half); DCMH's embedding holds binary codes
+// (Method.Codes).
 //
 // # The paper's protocol for baselines
 //

@@ -27,10 +27,11 @@ func ExampleMethods() {
 	// spectral
 	// prone
 	// imvc
+	// magcn
+	// hwnn
 	// pvc
 	// mne
 	// mve
-	// hwnn
 	// dcmh
 	// features
 	// smoothed-features

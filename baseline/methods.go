@@ -47,6 +47,12 @@ func Methods() []Method {
 		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
 			return IMVC{Dim: d}
 		}},
+		{Name: "magcn", Description: "MAGCN: per-view graph-attention autoencoders (tied weights) with feature, structure (negative-sampled) and consistency terms; codes averaged over the views observing a node", New: func(d int) Embedder {
+			return MAGCN{Dim: d}
+		}},
+		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {
+			return HWNN{Dim: d}
+		}},
 		{Name: "pvc", Description: "PVC: partial multi-view clustering, one non-negative latent row per node shared by the views observing it, per-view bases, ℓ1 penalty (λ = 0.01)", New: func(d int) Embedder {
 			return PVC{Dim: d}
 		}},
@@ -55,9 +61,6 @@ func Methods() []Method {
 		}},
 		{Name: "mve", Description: "MVE: per-view LINE (second order) pulled toward an attention-weighted vote, the attention trained on labelled nodes", New: func(d int) Embedder {
 			return MVE{Dim: d}
-		}},
-		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {
-			return HWNN{Dim: d}
 		}},
 		{Name: "dcmh", Description: "DCMH: supervised deep cross-modal hashing, one MLP per view, pairwise label likelihood across views, d-bit ±1 codes", New: func(d int) Embedder {
 			return DCMH{Bits: d}
