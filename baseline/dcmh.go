@@ -63,33 +63,20 @@ import (
 //     before the first epoch, when the buffers are).
 //
 // Training from scratch on sparse unit rows (the reference's image
-// branch is a pretrained VGG-F, whose outputs start large) needed three
-// departures from the reference's recipe, chosen on the 300-node test
-// network and Cora (2 held-out splits): the reference's N(0, 0.01²) weights
-// everywhere left both networks at the origin, a saddle of the bilinear
-// θ, where weight decay held them (held-out micro-F1 at chance); so the
-// first layer's weights are N(0, 1), which makes its units O(1) random
-// features of the unit-norm inputs, the rest keeping N(0, 0.01²) so that
-// θ starts near 0 rather than saturated. Its units are tanh, not ReLU:
-// ReLU units of non-negative sparse inputs share a large positive common
-// part, along which all codes moved together while the balance term
-// pulled them back. And the step falls from 0.5 to 0.05 rather than from
-// 10^-1.5 to 10⁻³: with the gradient divided by Batch·N each node's own
-// update is 1/Batch of a step, and the reference's steps barely moved the
-// codes (Cora, held-out micro-F1 on 2 splits: 0.44 after 5 epochs at
-// 10^-1.5, 0.58 at 1.3 → 0.13; after 30 epochs 0.66 at 0.5 → 0.05, 0.70
-// at 0.7 → 0.07, 0.73 at 1 → 0.1, and 0.74 after 60 at 1 → 0.1). Larger
-// steps diverge where a batch is a large share of the training nodes or
-// the inputs overlap: 1 did on the 1,000-node benchmark network (its
-// featureless view) and on the 300-node test network with Batch 64, 3.8
-// on Cora, and 0.5 did on an 80-node network whose every training node
-// fits one batch; 0.5 keeps a factor of 2 from the first two. A training
-// that diverges starts again with both step sizes halved (up to 4 times,
-// then an error naming the term). Adam
-// (10⁻² → 10⁻³, weight decay coupled or decoupled) did not diverge but
-// reached only 0.48 on Cora. The reference trains for 500 epochs; the
-// default here is 30, an epoch costing 2·m(m−1)·N²·Bits multiply-adds for
-// m views and N training nodes.
+// branch is a pretrained VGG-F, whose outputs start large) needs three
+// departures from the reference's recipe (docs/experiments.md gives the
+// measurements behind each): the first layer's weights are N(0, 1), not
+// N(0, 0.01²), since small weights everywhere leave the networks at the
+// origin, a saddle of the bilinear θ, where weight decay holds them; the
+// units are tanh, not ReLU, whose outputs on non-negative sparse inputs
+// share a common part along which all codes move together; and the step
+// falls from 0.5 to 0.05 rather than from 10^-1.5 to 10⁻³, since with the
+// gradient divided by Batch·N each node's own update is 1/Batch of a
+// step. A training that diverges (large steps do where a batch holds a
+// large share of the training nodes) starts again with both step sizes
+// halved, up to 4 times, and then returns an error naming the term. The
+// reference trains for 500 epochs; the default here is 30, an epoch
+// costing 2·m(m−1)·N²·Bits multiply-adds for m views and N training nodes.
 //
 // One seed gives bit-identical codes whatever GOMAXPROCS.
 type DCMH struct {

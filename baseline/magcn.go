@@ -79,11 +79,9 @@ import (
 //
 // Sizes and epochs are cut for two cores: the reference's layers are 512
 // and 512 wide and it runs 1,000 epochs; here the code is Dim wide (128)
-// and the hidden layer 256, twice that, and Epochs is 200. With a 512-wide
-// hidden layer an epoch on Cora cost 2.5 CPU-seconds (pure-Go BLAS, its
-// h×h Gram products dominating), 1,000 epochs over half an hour; at 256,
-// 200 epochs take about 170 CPU-seconds, under a minute and a half on two
-// idle cores. Backpropagation is hand-written (float32, gonum's BLAS for
+// and the hidden layer 256, twice that, and Epochs is 200 (the
+// reference's sizes would take over half an hour on Cora; BENCHMARKS.md
+// gives the times). Backpropagation is hand-written (float32, gonum's BLAS for
 // the dense products, sparse products by rows), checked against finite
 // differences in TestMAGCNGradient. One seed gives bit-identical
 // embeddings whatever the number of goroutines.

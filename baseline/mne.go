@@ -90,12 +90,9 @@ type MNE struct {
 	Negative     int // negative samples per context pair (default 5, the reference's)
 	// BaseEpochs is the number of passes over the union graph's walks that
 	// train b, and LayerEpochs over each layer's walks that train o and X
-	// (defaults 5 and 1: the reference's 100 and 20, both divided by 20,
-	// chosen here on cora: micro-F1 0.800 at 5 and 1, 0.798 at 5 and 2,
-	// 0.768 at 10 and 5, b alone 0.770 at 5, by logistic regression on
-	// two halves at C = 1; more passes over walks of 10 nodes fit them
-	// more closely without classifying better, and the reference's would
-	// take some 10 CPU minutes on cora, the cut ones half a minute).
+	// (defaults 5 and 1: the reference's 100 and 20, both divided by 20
+	// for time; more passes over walks of 10 nodes fit them more closely
+	// without classifying better, docs/experiments.md).
 	BaseEpochs, LayerEpochs int
 	LearningRate            float64 // initial step size of each stage (default 0.025, the reference's)
 	Limit                   float64 // largest Frobenius norm of a layer's X (default 1000, the reference's)

@@ -69,8 +69,8 @@ import (
 //     row's expected ℓ1 norm is ½ whatever d (2.5 at the reference's d = 5
 //     clusters). From [0, 1) at d = 128 (ℓ1 norm 64) the first bases come
 //     out so small that the penalty sets every row to zero, a fixed point
-//     of the alternation (Cora: every row zero, micro-F1 0.30, the
-//     majority class; from [0, 1/d): 0.75). The objective is unchanged by
+//     of the alternation (docs/experiments.md: Cora's rows all zero). The
+//     objective is unchanged by
 //     P → P/α, U → αU but for the penalty, so its effect depends on this
 //     scale; with rows of unit length and d = 128 the reference's
 //     "parameter normalization" of λ (above) gives a penalty of 0.3–0.8
