@@ -90,9 +90,9 @@ func heldOutAccuracy(tb testing.TB, net *multiplex.Network, m Supervised) float6
 // of the rows empty. IMVC (0.91) fuses each view's own kernel, the view's
 // graph with its features, 15% of its rows imputed: it must reach the
 // graph methods' 0.85. MNE (0.95) is skip-gram on walks of the union
-// graph and of each view, a graph method: 0.85 too. MVE (0.96 held out) trains LINE's second order in
-// each view's own graph and votes the views by attention: a graph method,
-// it must reach 0.85 too.
+// graph and of each view, a graph method: 0.85 too. MVE (0.96 held out)
+// trains LINE's second order in each view's own graph and votes the views
+// by attention: a graph method, it must reach 0.85 too.
 var small = []struct {
 	name string
 	m    Embedder
