@@ -69,12 +69,14 @@ import (
 //     row's expected ℓ1 norm is ½ whatever d (2.5 at the reference's d = 5
 //     clusters). From [0, 1) at d = 128 (ℓ1 norm 64) the first bases come
 //     out so small that the penalty sets every row to zero, a fixed point
-//     of the alternation (docs/experiments.md: Cora's rows all zero). The
-//     objective is unchanged by
-//     P → P/α, U → αU but for the penalty, so its effect depends on this
-//     scale; with rows of unit length and d = 128 the reference's
-//     "parameter normalization" of λ (above) gives a penalty of 0.3–0.8
-//     per unit of ‖p‖₁ against a fit of at most 1 per view.
+//     of the alternation (docs/experiments.md). The objective is
+//     unchanged by P → P/α, U → αU but for the penalty, so its effect
+//     depends on this scale.
+//   - The reference's "parameter normalization" scales λ by a view's
+//     feature count over d; a view of adjacency rows counts as d features
+//     (its weight is λ), since its n columns would make the penalty grow
+//     with the network until it zeroes every row. Should it still, Embed
+//     returns an error rather than zero rows.
 type PVC struct {
 	Dim            int     // latent dimension d (default 128; the reference uses the number of clusters)
 	Lambda         float64 // ℓ1 weight λ before the per-row scaling (default 1e-2, the reference's recommended value; 0 means the default)
@@ -142,7 +144,17 @@ func (c PVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 		xt[v] = x[v].Transpose()
 	}
 
-	pat, pats, single, paired := pvcPatterns(net, x, c.Lambda, k)
+	// A view's width in the reference's ℓ1 scaling λ·(features)/d: its
+	// features' count, or d for adjacency rows, whose n columns would
+	// make the penalty grow with the network until it zeroes every row.
+	width := make([]int, t)
+	for v, view := range net.Views {
+		width[v] = x[v].Cols
+		if view.Features == nil {
+			width[v] = k
+		}
+	}
+	pat, pats, single, paired := pvcPatterns(net, width, c.Lambda, k)
 	// rowSq[i] = Σ_v ‖x_v[i]‖², 1 for each view where the row is not empty.
 	rowSq := make([]float64, n)
 	for v := range x {
@@ -237,20 +249,25 @@ func (c PVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	zero := true
 	for i := range n {
 		row := p[i*k : (i+1)*k]
 		if nrm := floats.Norm(row, 2); nrm > 0 {
 			floats.Scale(1/nrm, row)
+			zero = false
 		}
+	}
+	if zero {
+		return nil, 0, fmt.Errorf("baseline: pvc: the ℓ1 penalty (Lambda %v) set every latent row to zero; lower Lambda", c.Lambda)
 	}
 	return p, k, nil
 }
 
 // pvcPatterns returns each node's pattern (an index into pats, −1 for a
-// node no view observes), the patterns with their ℓ1 weights λ·(features
+// node no view observes), the patterns with their ℓ1 weights λ·(widths
 // of their views)/d, and the nodes one view observes (single) and two or
 // more (paired), in node order: on two views, PVC's P₁ ∪ P₃ and P₂.
-func pvcPatterns(net *multiplex.Network, x []*sparse.CSR, lambda float64, k int) (pat []int, pats []*pvcPattern, single, paired []int) {
+func pvcPatterns(net *multiplex.Network, width []int, lambda float64, k int) (pat []int, pats []*pvcPattern, single, paired []int) {
 	n, t := net.N(), len(net.Views)
 	pat = make([]int, n)
 	index := map[string]int{}
@@ -274,7 +291,7 @@ func pvcPatterns(net *multiplex.Network, x []*sparse.CSR, lambda float64, k int)
 			index[string(key)] = s
 			feats := 0
 			for _, v := range views {
-				feats += x[v].Cols
+				feats += width[v]
 			}
 			pats = append(pats, &pvcPattern{views: views, lambda: lambda * float64(feats) / float64(k), gram: make([]float64, k*k)})
 		}

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/dpmne/dpmne/sparse"
 )
 
 // TestNNLSRow checks the row solver against the optimality (KKT)
@@ -58,13 +56,13 @@ func TestNNLSRow(t *testing.T) {
 
 // TestPVCTwoViews: on two views the node patterns are PVC's split, P₂ the
 // nodes both views observe and P₁ ∪ P₃ those only one does, with the
-// reference's ℓ1 weights λ(dₓ+d_y)/k for P₂ and λdₓ/k, λd_y/k for P₁, P₃;
-// on three views a node's row belongs to all views observing it.
+// reference's ℓ1 weights λ(dₓ+d_y)/k for P₂ and λdₓ/k, λd_y/k for P₁, P₃,
+// a view of adjacency rows counting as k features whatever its nodes; on
+// three views a node's row belongs to all views observing it.
 func TestPVCTwoViews(t *testing.T) {
 	net := planted(t) // view 0: 60 features; view 1: a graph of 300 nodes
-	x := []*sparse.CSR{net.Views[0].FeatureMatrix(), net.Views[1].FeatureMatrix()}
 	const lambda, k = 0.01, 16
-	pat, pats, single, paired := pvcPatterns(net, x, lambda, k)
+	pat, pats, single, paired := pvcPatterns(net, []int{60, k}, lambda, k)
 	var wantSingle, wantPaired []int
 	for i := range net.N() {
 		a, b := net.Views[0].Observed[i], net.Views[1].Observed[i]
@@ -81,7 +79,7 @@ func TestPVCTwoViews(t *testing.T) {
 	if !slices.Equal(single, wantSingle) || !slices.Equal(paired, wantPaired) {
 		t.Fatalf("split %d single, %d paired; want %d, %d", len(single), len(paired), len(wantSingle), len(wantPaired))
 	}
-	want := map[string]float64{"[0]": lambda * 60 / k, "[1]": lambda * 300 / k, "[0 1]": lambda * 360 / k}
+	want := map[string]float64{"[0]": lambda * 60 / k, "[1]": lambda, "[0 1]": lambda * (60 + k) / k}
 	for _, p := range pats {
 		key := fmt.Sprint(p.views)
 		if w, ok := want[key]; !ok || math.Abs(p.lambda-w) > 1e-15 {
@@ -97,8 +95,7 @@ func TestPVCTwoViews(t *testing.T) {
 		view{edges: [][2]int{{0, 1}}, missing: []int{2, 3}},
 		view{edges: [][2]int{{1, 2}}, missing: []int{0, 3}},
 		view{edges: [][2]int{{0, 2}}, missing: []int{3}})
-	x3 := []*sparse.CSR{three.Views[0].Adj, three.Views[1].Adj, three.Views[2].Adj}
-	pat, pats, single, paired = pvcPatterns(three, x3, 1, 2)
+	pat, pats, single, paired = pvcPatterns(three, []int{4, 4, 4}, 1, 2)
 	if !slices.Equal(single, nil) || !slices.Equal(paired, []int{0, 1, 2}) || pat[3] != -1 {
 		t.Fatalf("three views: single %v, paired %v, pattern of node 3 %d", single, paired, pat[3])
 	}
