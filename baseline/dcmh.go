@@ -54,7 +54,9 @@ import (
 //     pair (i, j) enters the likelihood of views s and r when i is
 //     observed in s and j in r; the quantization and balance terms of
 //     view s run over its observed nodes; B_i sums the outputs of i's
-//     views.
+//     views. A view that observes no training node sits out (its nodes
+//     take their codes from their other views); fewer than 2 views with
+//     training nodes is an error.
 //   - Supervision: only nodes with a training label enter J (S comes from
 //     those labels, one class per node); every node observed somewhere
 //     gets a code from its networks. A sum of exactly 0, and so every bit
@@ -204,10 +206,18 @@ func (c DCMH) train(ctx context.Context, net *multiplex.Network, labels []int, s
 				br[s].labels = append(br[s].labels, labels[i])
 			}
 		}
-		if len(br[s].rows) == 0 {
-			return nil, 0, fmt.Errorf("baseline: dcmh: view %q observes no labelled node", v.Name)
-		}
 		br[s].f = make([]float32, len(br[s].rows)*c.Bits)
+	}
+	// A view that observes no training node has no term to train by: it
+	// sits out, and its nodes take their codes from their other views.
+	trained := 0
+	for _, b := range br {
+		if len(b.rows) > 0 {
+			trained++
+		}
+	}
+	if trained < 2 {
+		return nil, 0, fmt.Errorf("baseline: dcmh: %d of the %d views observe a labelled node; its likelihood needs 2", trained, m)
 	}
 	t := &dcmhTrainer{c: c, br: br, b: make([]float32, n*c.Bits), norm: float32(c.Batch) * float32(train)}
 	samp := rand.New(stream(seed, streamTrain))
@@ -218,6 +228,9 @@ func (c DCMH) train(ctx context.Context, net *multiplex.Network, labels []int, s
 			lr *= math.Pow(c.FinalRate/c.LearnRate, float64(e)/float64(c.Epochs-1))
 		}
 		for s, b := range br {
+			if len(b.rows) == 0 {
+				continue
+			}
 			k := min(c.Batch, len(b.rows))
 			perm := make([]int, len(b.rows))
 			for i := range perm {
@@ -448,7 +461,7 @@ func (t *dcmhTrainer) gradient(s int, batch []int, withLoss bool) (dcmhLoss, err
 		labels[r] = b.labels[p]
 	}
 	for r, o := range t.br {
-		if r != s {
+		if r != s && len(o.rows) > 0 {
 			loss.pairs += pairGradient(b.d, b.out[:k*bits], labels, o.f, o.labels, bits, &b.theta, withLoss)
 		}
 	}
@@ -529,6 +542,9 @@ func (t *dcmhTrainer) codes(net *multiplex.Network) []float64 {
 	const chunk = 256
 	for s, v := range net.Views {
 		b := t.br[s]
+		if len(b.rows) == 0 {
+			continue // untrained (EmbedLabelled)
+		}
 		var obs []int
 		for i, o := range v.Observed {
 			if o {

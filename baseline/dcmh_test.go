@@ -92,7 +92,8 @@ func TestDCMHGradient(t *testing.T) {
 }
 
 // TestDCMHLabels: DCMH refuses labels of the wrong length or of fewer than
-// 2 classes, and a view that observes no labelled node.
+// 2 classes, and two views of which one observes no labelled node (a third
+// view that observes none sits out: TestDCMHViewSitsOut).
 func TestDCMHLabels(t *testing.T) {
 	net := planted(t)
 	one := make([]int, net.N())
@@ -148,5 +149,26 @@ func TestDCMHDiverges(t *testing.T) {
 	_, _, err := DCMH{Bits: 8, Hidden: 16, Epochs: 3, LearnRate: 1e12, FinalRate: 1e12}.Embed(context.Background(), net, 1)
 	if err == nil || !strings.Contains(err.Error(), "diverged") {
 		t.Fatalf("got %v, want an error naming the diverged term", err)
+	}
+}
+
+// TestDCMHViewSitsOut: of three views, one that observes no labelled node
+// is left out of the training, and its nodes still get ±1 codes from
+// their other views.
+func TestDCMHViewSitsOut(t *testing.T) {
+	edges := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}}
+	net := network(t, 5,
+		view{edges: edges},
+		view{edges: edges},
+		view{edges: [][2]int{{3, 4}}, missing: []int{0, 1, 2}})
+	labels := []int{0, 0, 1, -1, -1}
+	emb, d, err := (DCMH{Bits: 8, Hidden: 4, Epochs: 2}).EmbedLabelled(context.Background(), net, labels, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, v := range emb {
+		if v != 1 && v != -1 {
+			t.Fatalf("node %d: entry %v", q/d, v)
+		}
 	}
 }

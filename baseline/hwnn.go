@@ -92,10 +92,9 @@ type HWNN struct {
 	Neighbours   int     // k of the missing-feature filling (default 5, the paper's §4.2.1)
 	// MaxNeighbours caps a hyperedge at the node and this many of its
 	// neighbours, the heaviest, ties drawn at random (default 64, chosen
-	// here: it cuts only 4 hubs' hyperedges on Cora, whose citation graph
-	// is of the kind the reference ran on, and bounds Θ's cost on dense
-	// meta-path views, where DBLP's APCPA links an author to 1,200 others
-	// on average: capped, its incidence holds 19 times fewer entries).
+	// here to bound Θ's cost on dense meta-path views while leaving
+	// citation-like graphs, the kind the reference ran on, almost whole;
+	// docs/experiments.md).
 	MaxNeighbours int
 	// InputDim is the width of the ProNE input of a network without
 	// features (default 128; chosen here: ProNE's own default width).
@@ -167,7 +166,7 @@ func (c HWNN) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels 
 		return nil, 0, errors.New("baseline: network has no views")
 	}
 	n := net.N()
-	classes, err := hwnnClasses(labels, n)
+	labels, classes, err := trainingClasses("hwnn", labels, n)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -204,26 +203,6 @@ func (c HWNN) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels 
 	}
 	m.forward(false)
 	return m.embedding(), c.Dim, nil
-}
-
-// hwnnClasses checks labels and returns the number of classes, the largest
-// label plus one.
-func hwnnClasses(labels []int, n int) (int, error) {
-	if len(labels) != n {
-		return 0, fmt.Errorf("baseline: hwnn: %d labels for %d nodes", len(labels), n)
-	}
-	seen := map[int]bool{}
-	classes := 0
-	for _, y := range labels {
-		if y >= 0 {
-			seen[y] = true
-			classes = max(classes, y+1)
-		}
-	}
-	if len(seen) < 2 {
-		return 0, fmt.Errorf("baseline: hwnn needs labelled nodes of at least 2 classes, got %d", len(seen))
-	}
-	return classes, nil
 }
 
 // inputs returns the n×F input features X (see HWNN's adaptations).

@@ -152,18 +152,9 @@ func (c MVE) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels [
 			return nil, 0, fmt.Errorf("baseline: mve: view %q: adjacency must be %d×%d with %d observation flags", v.Name, n, n, n)
 		}
 	}
-	if len(labels) != n {
-		return nil, 0, fmt.Errorf("baseline: mve: %d labels for %d nodes", len(labels), n)
-	}
-	classes, seen := 0, map[int]bool{}
-	for _, y := range labels {
-		if y >= 0 {
-			seen[y] = true
-			classes = max(classes, y+1)
-		}
-	}
-	if len(seen) < 2 {
-		return nil, 0, fmt.Errorf("baseline: mve needs labels of at least 2 classes, got %d", len(seen))
+	labels, classes, err := trainingClasses("mve", labels, n)
+	if err != nil {
+		return nil, 0, err
 	}
 	m, err := newMVEModel(c, net, seed)
 	if err != nil {
