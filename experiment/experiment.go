@@ -957,7 +957,7 @@ func writeNotes(w io.Writer, s Spec, cells []Cell) {
 		}
 	}
 	if len(sup) > 0 {
-		fmt.Fprintf(w, "\nTraining labels: %s %s trained with node labels, one embedding per split from the labels of its training half alone; its clustering and retrieval scores are on the test half of the first split. The other methods read no label.\n", strings.Join(sup, ", "), map[bool]string{true: "is", false: "are"}[len(sup) == 1])
+		fmt.Fprintf(w, "\nTraining labels: %s %s trained with node labels, one embedding per split from the labels of that split's training half alone; clustering and retrieval score such a method on the test half of the first split. The other methods read no label.\n", strings.Join(sup, ", "), map[bool]string{true: "is", false: "are"}[len(sup) == 1])
 	}
 	first := true
 	for _, c := range cells {
