@@ -142,10 +142,7 @@ func (c DCMH) validate() error {
 // Embed trains on every label net carries: EmbedLabelled with
 // net.Labels.Class.
 func (c DCMH) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]float64, int, error) {
-	if net == nil || net.Labels == nil {
-		return nil, 0, errors.New("baseline: dcmh is supervised and the network has no labels")
-	}
-	return c.EmbedLabelled(ctx, net, net.Labels.Class, seed)
+	return embedAllLabels(ctx, c, "dcmh", net, seed)
 }
 
 // EmbedLabelled returns the n×Bits codes (entries ±1) of net's nodes,

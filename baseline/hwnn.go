@@ -149,10 +149,7 @@ func (c HWNN) validate() error {
 // Embed trains on every label net carries (EmbedLabelled with
 // net.Labels.Class); a network without labels is an error.
 func (c HWNN) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]float64, int, error) {
-	if net == nil || net.Labels == nil || net.Labels.Class == nil {
-		return nil, 0, errors.New("baseline: hwnn is trained with node labels, and the network has none")
-	}
-	return c.EmbedLabelled(ctx, net, net.Labels.Class, seed)
+	return embedAllLabels(ctx, c, "hwnn", net, seed)
 }
 
 // EmbedLabelled trains on labels (labels[i] ≥ 0 node i's class, negative

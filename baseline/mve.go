@@ -130,10 +130,7 @@ func (c MVE) validate() error {
 
 // Embed trains the attention on every label net carries.
 func (c MVE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]float64, int, error) {
-	if net == nil || net.Labels == nil {
-		return nil, 0, errors.New("baseline: mve is trained with labels and the network has none")
-	}
-	return c.EmbedLabelled(ctx, net, net.Labels.Class, seed)
+	return embedAllLabels(ctx, c, "mve", net, seed)
 }
 
 // EmbedLabelled returns the n×Dim robust embedding of net's nodes, the

@@ -27,6 +27,15 @@ func (m Method) ReadsLabels() bool {
 	return ok
 }
 
+// embedAllLabels is the Embed of a supervised method: EmbedLabelled with
+// every label net carries, an error naming the method when it has none.
+func embedAllLabels(ctx context.Context, m Supervised, name string, net *multiplex.Network, seed uint64) ([]float64, int, error) {
+	if net == nil || net.Labels == nil || net.Labels.Class == nil {
+		return nil, 0, fmt.Errorf("baseline: %s is trained with node labels, and the network has none", name)
+	}
+	return m.EmbedLabelled(ctx, net, net.Labels.Class, seed)
+}
+
 // trainingClasses maps the labels a supervised method is given to classes
 // 0…K−1, in increasing order of label, −1 for a negative (unknown) label,
 // and returns K. Labels may be any integers: nothing is sized by their
