@@ -1143,3 +1143,16 @@ func TestExperimentCluster(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
+
+// TestTrainSupervised: a method trained with labels reads every label the
+// data has through dpmne train (3 of tiny's 4 nodes), and says so.
+func TestTrainSupervised(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "mve.npy")
+	_, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--method", "mve", "--dim", "2", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "mve reads the labels of 3 nodes") {
+		t.Errorf("stderr lacks the labels line:\n%s", stderr)
+	}
+}
