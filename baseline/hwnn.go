@@ -211,23 +211,9 @@ func (c HWNN) inputs(ctx context.Context, net *multiplex.Network, seed uint64) (
 		}
 	}
 	if len(own) == 0 {
-		emb, d, err := ProNE{Dim: c.InputDim}.Embed(ctx, net, seed)
+		x, err := proneInput(ctx, net, c.InputDim, seed)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: hwnn: the ProNE input of a featureless network: %w", err)
-		}
-		n := net.N()
-		b := sparse.NewBuilder(n, d)
-		b.Grow(n * d)
-		for i := range n {
-			for j, v := range emb[i*d : (i+1)*d] {
-				if v != 0 {
-					b.Add(i, j, float32(v))
-				}
-			}
-		}
-		x, err := b.Build(sparse.MergeSum)
-		if err != nil {
-			return nil, err
 		}
 		return x.NormalizeRows(), nil
 	}

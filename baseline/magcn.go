@@ -277,17 +277,9 @@ func magcnInputs(ctx context.Context, c MAGCN, net *multiplex.Network, seed uint
 	}
 	out := make([]*sparse.CSR, t)
 	if len(own) == 0 {
-		emb, k, err := ProNE{Dim: c.InputDim}.Embed(ctx, net, seed)
+		x, err := proneInput(ctx, net, c.InputDim, seed)
 		if err != nil {
 			return nil, fmt.Errorf("baseline: MAGCN: the input features of a network without features: %w", err)
-		}
-		x := &sparse.CSR{Rows: n, Cols: k, Ptr: make([]int, n+1), Ind: make([]int32, n*k), Val: make([]float32, n*k)}
-		for i := range n {
-			x.Ptr[i+1] = (i + 1) * k
-			for j := range k {
-				x.Ind[i*k+j] = int32(j)
-				x.Val[i*k+j] = float32(emb[i*k+j])
-			}
 		}
 		x, _ = scaleUnit(x)
 		for s := range out {

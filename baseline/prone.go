@@ -601,3 +601,23 @@ func besselI(k int, x float64) float64 {
 	}
 	return sum
 }
+
+// proneInput returns ProNE's dim-wide embedding of net's union graph as an
+// n×d sparse matrix, every entry stored: the input features HWNN and MAGCN
+// give a network without features of its own.
+func proneInput(ctx context.Context, net *multiplex.Network, dim int, seed uint64) (*sparse.CSR, error) {
+	emb, d, err := ProNE{Dim: dim}.Embed(ctx, net, seed)
+	if err != nil {
+		return nil, err
+	}
+	n := net.N()
+	x := &sparse.CSR{Rows: n, Cols: d, Ptr: make([]int, n+1), Ind: make([]int32, n*d), Val: make([]float32, n*d)}
+	for i := range n {
+		x.Ptr[i+1] = (i + 1) * d
+		for j := range d {
+			x.Ind[i*d+j] = int32(j)
+			x.Val[i*d+j] = float32(emb[i*d+j])
+		}
+	}
+	return x, nil
+}
