@@ -34,21 +34,26 @@ func Baseline(b baseline.Method) Method {
 // its paper-faithful preset beside every baseline that embeds in floats,
 // in the order of baseline.Methods. Baselines of binary codes are table5's.
 func comparison() []string {
-	names := []string{"dpmne", "dpmne-paper"}
-	for _, b := range baseline.Methods() {
-		if !b.Codes {
-			names = append(names, b.Name)
-		}
-	}
-	return names
+	return append([]string{"dpmne", "dpmne-paper"}, baselinesWhere(func(b baseline.Method) bool { return !b.Codes })...)
 }
 
 // codeBaselines are the baselines of binary codes, table5's beside
 // DPMNE's codes.
 func codeBaselines() []string {
+	return baselinesWhere(func(b baseline.Method) bool { return b.Codes })
+}
+
+// baselineNames returns the names of package baseline's methods.
+func baselineNames() []string {
+	return baselinesWhere(func(baseline.Method) bool { return true })
+}
+
+// baselinesWhere returns the names of package baseline's methods that keep
+// accepts, in the order of baseline.Methods.
+func baselinesWhere(keep func(baseline.Method) bool) []string {
 	var names []string
 	for _, b := range baseline.Methods() {
-		if b.Codes {
+		if keep(b) {
 			names = append(names, b.Name)
 		}
 	}

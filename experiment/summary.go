@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dpmne/dpmne/baseline"
 	"github.com/dpmne/dpmne/eval"
 )
 
@@ -166,15 +165,6 @@ func Summarize(cells []Cell, reference string, baselines []string, metrics []Sum
 		}
 	}
 	return sum
-}
-
-// baselineNames returns the names of package baseline's methods.
-func baselineNames() []string {
-	var s []string
-	for _, b := range baseline.Methods() {
-		s = append(s, b.Name)
-	}
-	return s
 }
 
 // writeSummary writes the summary of Spec.Reference against the others
