@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/dpmne/dpmne/internal/ritz"
 )
 
 // yTol stops an outer iteration's Y steps once one lowers the objective by
@@ -120,7 +122,7 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		c2 += s.proximityCurvature()
 		r2, c3, c4 := s.regularizerCurvature(e, sm)
 		c2 += r2
-		t := minimizeQuartic(c1, c2, c3, c4)
+		t := ritz.MinimizeQuartic(c1, c2, c3, c4)
 		if t <= 0 {
 			return step, nil
 		}
@@ -141,39 +143,6 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 	}
 	return maxSteps, nil
-}
-
-// minimizeQuartic returns the first local minimiser t > 0 of
-// p(t) = c1 t + c2 t² + c3 t³ + c4 t⁴ given p'(0) = c1 < 0, or 0 when p
-// decreases without bound (c2, c3, c4 all ≤ 0).
-func minimizeQuartic(c1, c2, c3, c4 float64) float64 {
-	dp := func(t float64) float64 { return c1 + 2*c2*t + 3*c3*t*t + 4*c4*t*t*t }
-	if c3 == 0 && c4 == 0 {
-		if c2 <= 0 {
-			return 0
-		}
-		return -c1 / (2 * c2)
-	}
-	lo, hi := 0.0, 1.0
-	for k := 0; dp(hi) < 0; k++ {
-		if k == 200 {
-			return 0
-		}
-		lo, hi = hi, 2*hi
-	}
-	// Shrink hi towards the first sign change from below.
-	for dp(hi/2) > 0 && hi/2 > lo {
-		hi /= 2
-	}
-	for range 100 {
-		mid := (lo + hi) / 2
-		if dp(mid) < 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // symmetrizeSum sets the d×d matrix a to a + aᵀ.

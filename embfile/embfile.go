@@ -302,3 +302,28 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// Format returns the format an embedding file at path is written in,
+// "npy" or "w2v": format where given, else by path's extension (.npy;
+// .txt, .w2v, .emb or .vec), else format. A given format that the
+// extension contradicts is an error (the flags --format and --out of
+// dpmne train, embed and dpmne-beam train).
+func Format(path, format string, given bool) (string, error) {
+	if format != "npy" && format != "w2v" {
+		return "", fmt.Errorf("--format %q: want npy or w2v", format)
+	}
+	byExt := ""
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		byExt = "npy"
+	case ".txt", ".w2v", ".emb", ".vec":
+		byExt = "w2v"
+	}
+	switch {
+	case given && byExt != "" && byExt != format:
+		return "", fmt.Errorf("--format %s for --out %s, whose extension means %s: drop --format, or name the file to match", format, path, byExt)
+	case given || byExt == "":
+		return format, nil
+	}
+	return byExt, nil
+}

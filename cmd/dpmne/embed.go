@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -34,7 +35,7 @@ for it. The output is as dpmne train's (--out's extension or --format).`,
 			if data == "" || modelPath == "" || out == "" {
 				return errors.New("give --model, --data and --out")
 			}
-			format, err := outFormat(out, format, cmd.Flags().Changed("format"))
+			format, err := embfile.Format(out, format, cmd.Flags().Changed("format"))
 			if err != nil {
 				return err
 			}

@@ -349,7 +349,7 @@ Go runtime's soft memory limit.`,
 			if data == "" || (out == "" && modelPath == "") {
 				return errors.New("give --data and at least one of --out or --model")
 			}
-			inferred, err := outFormat(out, format, cmd.Flags().Changed("format"))
+			inferred, err := embfile.Format(out, format, cmd.Flags().Changed("format"))
 			if err != nil {
 				return err
 			}
@@ -668,30 +668,6 @@ func suggestedDim(n int) int {
 		d *= 2
 	}
 	return d
-}
-
-// outFormat returns the format of the embedding file out: the one --format
-// gives (given), which must agree with out's extension where that names
-// one, or else the extension's (.npy: npy; .txt, .w2v, .emb, .vec: word2vec
-// text), npy for any other.
-func outFormat(out, format string, given bool) (string, error) {
-	if format != "npy" && format != "w2v" {
-		return "", fmt.Errorf("--format %q: want npy or w2v", format)
-	}
-	byExt := ""
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".npy":
-		byExt = "npy"
-	case ".txt", ".w2v", ".emb", ".vec":
-		byExt = "w2v"
-	}
-	switch {
-	case given && byExt != "" && byExt != format:
-		return "", fmt.Errorf("--format %s for --out %s, whose extension means %s: drop --format, or name the file to match", format, out, byExt)
-	case given || byExt == "":
-		return format, nil
-	}
-	return byExt, nil
 }
 
 // formatWeights lists the views' weights as name=ω.

@@ -1,0 +1,852 @@
+package beamfit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/internal/ritz"
+	"github.com/dpmne/dpmne/proximity"
+)
+
+// Options carries what is not part of the model's configuration.
+type Options struct {
+	// Runner is the Beam runner every pipeline runs on (default "prism",
+	// in this process); "flink", "spark", "dataflow" and "universal" take
+	// their endpoints and settings from Beam's own flags (--endpoint,
+	// --environment_type, --project, …).
+	Runner string
+	// Seed seeds the randomised SVD's test matrix, the fit's only
+	// randomness: the same seed, network and sharding give the same
+	// pipelines.
+	Seed uint64
+	// Resume continues the fit whose state is under the root from its
+	// last completed iteration; without it, a root holding a fit is an
+	// error.
+	Resume bool
+	// Progress, if set, is called after initialisation and after every
+	// iteration.
+	Progress func(Iteration)
+
+	// failAt, in tests, makes one shard of an iteration's update stage
+	// fail after writing part of its output.
+	failAt *fault
+}
+
+type fault struct{ iteration, shard int }
+
+// Iteration reports one outer iteration.
+type Iteration struct {
+	Iteration   int         // 0 after initialisation, then 1…Iterations
+	Terms       dpmne.Terms // the objective's terms after it (no reconstruction term)
+	Step        float64     // the Y step's length t (0 at initialisation)
+	ViewWeights []float64   // the views' weights ω_s after it
+	Pipelines   int         // pipeline runs so far, in this process
+	Time        time.Duration
+}
+
+// Result is a finished fit: the embedding, as dpmne's Model.Embedding gives
+// it (Y less its column means, times the heat filter, canonical column
+// signs), and the nodes' names in its row order.
+type Result struct {
+	IDs       []string
+	Embedding *mat.Dense
+	Pipelines int // pipeline runs in this process
+	Resumed   int // the iteration it resumed from (−1: a new fit)
+}
+
+// small is an iteration's d×d state and sums (it-K/small.json).
+type small struct {
+	Iteration int
+	YtY       []float64 // d×d
+	YsY       []float64 // t·d×d: Y_sᵀY_s over each view's observed rows
+	YtLY      []float64 // d×d
+	YLY       float64
+	ColY      []float64 // Y's column sums
+	ColLY     []float64 // LY's column sums
+	G         []float64 // t·d×d: B^s B^sᵀ
+	Omega     []float64
+	LamMax    float64
+	Terms     dpmne.Terms
+}
+
+// Supported reports the first setting of cfg the Beam fit does not
+// compute as the in-process fit does; docs/beam.md lists them.
+func Supported(cfg dpmne.Config) error {
+	switch {
+	case !cfg.NoAutoencoder:
+		return errors.New("beamfit: NoAutoencoder = false: the Beam fit has no autoencoders yet; each view's codes are its adjacency rows (dpmne's --no-autoencoder)")
+	case cfg.NoProximity:
+		return errors.New("beamfit: NoProximity: the Beam fit needs the proximity term")
+	case cfg.Solver.Y != "gd":
+		return fmt.Errorf("beamfit: Solver.Y = %q: the Beam fit takes gd steps", cfg.Solver.Y)
+	case cfg.Solver.YReg != dpmne.Orth:
+		return fmt.Errorf("beamfit: Solver.YReg = %v: the Beam fit takes orth", cfg.Solver.YReg)
+	case cfg.Solver.SpectralInit:
+		return errors.New("beamfit: Solver.SpectralInit: the Beam fit starts from the codes' randomised SVD")
+	case cfg.Proximity.Norm != proximity.NormRandomWalk:
+		return fmt.Errorf("beamfit: Proximity.Norm = %v: the Beam fit takes rw", cfg.Proximity.Norm)
+	case cfg.Proximity.Laplacian != proximity.Unnormalized:
+		return fmt.Errorf("beamfit: Proximity.Laplacian = %v: the Beam fit takes unnormalized", cfg.Proximity.Laplacian)
+	case len(cfg.Proximity.Weights) == 0:
+		return errors.New("beamfit: Proximity.Weights is empty: want at least w_1")
+	case cfg.Alpha <= 0:
+		return errors.New("beamfit: Alpha = 0: the Beam fit needs the consistency term")
+	case cfg.Dim < 1 || cfg.Solver.Iterations < 0 || cfg.Solver.YSteps < 1:
+		return fmt.Errorf("beamfit: Dim %d, Solver.Iterations %d, Solver.YSteps %d: want ≥ 1, ≥ 0, ≥ 1", cfg.Dim, cfg.Solver.Iterations, cfg.Solver.YSteps)
+	}
+	return nil
+}
+
+// lyRefresh is how often (in iterations) L·Y, carried along the Y steps,
+// is recomputed: dpmne's.
+const lyRefresh = 100
+
+// yTol stops an iteration's Y steps once one lowers the objective by less
+// than yTol·|f|: dpmne's.
+const yTol = 1e-5
+
+// driver is one fit's state on the driver: the d×d parts, never the n×d.
+type driver struct {
+	ctx                 context.Context
+	root                string
+	m                   *meta
+	g                   geometry
+	cfg                 dpmne.Config
+	opt                 Options
+	d, t                int
+	alpha, beta, lambda float64
+	pipelines           int
+	start               time.Time
+}
+
+// Fit runs DPMNE on the network under root (WriteGraph or Ingest wrote
+// it) as Beam pipelines, the outer loop here. Each iteration's state is
+// written under root/it-K; with Options.Resume a fit stopped at any point
+// continues from the last iteration whose state is complete.
+func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Result, error) {
+	if err := Supported(cfg); err != nil {
+		return nil, err
+	}
+	if opt.Runner == "" {
+		opt.Runner = "prism"
+	}
+	m, err := readMeta(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	// dpmne's ForNetwork on a featureless network: β 3000 where none is
+	// given, R(Y) over every node.
+	if cfg.Beta == 0 {
+		cfg.Beta = 3000
+	}
+	cfg.Solver.OrthAllNodes = true
+	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), start: time.Now()}
+	f.alpha, f.beta, f.lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
+	if cfg.ScaleNodes > 0 {
+		k := float64(m.N) / float64(cfg.ScaleNodes)
+		f.beta, f.lambda = k*f.beta, k*f.lambda
+	}
+	last, err := f.begin()
+	if err != nil {
+		return nil, err
+	}
+	var st *small
+	if last < 0 {
+		if st, err = f.initialise(); err != nil {
+			return nil, err
+		}
+	} else if err := readJSON(ctx, path.Join(itDir(root, last), "small.json"), &st); err != nil {
+		return nil, err
+	}
+	for it := st.Iteration + 1; it <= cfg.Solver.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("beamfit: stopped after iteration %d (resume with the same root): %w", it-1, err)
+		}
+		if st, err = f.iterate(it, st); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+	}
+	res, err := f.embedding(st)
+	if err != nil {
+		return nil, err
+	}
+	res.Resumed = last
+	return res, nil
+}
+
+// begin records the configuration of a new fit, or checks a resumed one's
+// and returns its last completed iteration (−1 for a new fit).
+func (f *driver) begin() (int, error) {
+	conf := path.Join(f.root, "config.json")
+	rec := struct {
+		Config dpmne.Config
+		Seed   uint64
+	}{f.cfg, f.opt.Seed}
+	rec.Config.Solver.Iterations = 0
+	want, err := json.Marshal(rec)
+	if err != nil {
+		return 0, err
+	}
+	have, err := exists(f.ctx, conf)
+	if err != nil {
+		return 0, err
+	}
+	if !have {
+		return -1, writeFile(f.ctx, conf, want)
+	}
+	if !f.opt.Resume {
+		return 0, fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", f.root)
+	}
+	got, err := readFile(f.ctx, conf)
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.Equal(got, want) {
+		return 0, fmt.Errorf("beamfit: %s: the fit there has another configuration or seed (%s), not %s", conf, got, want)
+	}
+	last := -1
+	for it := 0; ; it++ {
+		ok, err := exists(f.ctx, path.Join(itDir(f.root, it), "DONE"))
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		last = it
+	}
+	return last, nil
+}
+
+// run builds and runs one pipeline.
+func (f *driver) run(name string, build func(s beam.Scope)) error {
+	p, s := beam.NewPipelineWithRoot()
+	build(s.Scope(name))
+	f.pipelines++
+	if _, err := beam.Run(f.ctx, f.opt.Runner, p); err != nil {
+		return fmt.Errorf("beamfit: pipeline %s: %w", name, err)
+	}
+	return nil
+}
+
+func (f *driver) shards(s beam.Scope) beam.PCollection { return beam.CreateList(s, f.m.shards()) }
+
+func (f *driver) work(name string) string { return path.Join(f.root, "work", name) }
+
+func (f *driver) readSums(name string) ([]float64, error) {
+	b, err := readFile(f.ctx, f.work(name))
+	if err != nil {
+		return nil, err
+	}
+	return decodeFloats(b)
+}
+
+// runWith runs a pipeline whose stages take params (JSON) as a side input.
+func (f *driver) runWith(name string, params any, build func(s beam.Scope, side beam.SideInput)) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("beamfit: %s's side input: %w", name, err)
+	}
+	return f.run(name, func(s beam.Scope) { build(s, beam.SideInput{Input: beam.Create(s, b)}) })
+}
+
+// applyL writes L·X to outDir/out for X = scale·inDir/in (width wide) and
+// returns [⟨X, LX⟩, ‖LX‖²].
+func (f *driver) applyL(inDir, in, outDir, out string, width int, scale float64, omega []float64) ([]float64, error) {
+	err := f.run("L", func(s beam.Scope) {
+		sh := f.shards(s)
+		x := beam.ParDo(s, &readFn{Dir: inDir, Name: in}, sh)
+		if scale != 1 {
+			x = beam.ParDo(s, &scaleFn{W: scale}, x)
+		}
+		px := applyP(s, f.g, f.cfg.Proximity.Weights, omega, false, sh, x, width)
+		sums(s, beam.ParDo(s, &finishLFn{G: f.g, Omega: omega, XDir: inDir, X: in, Scale: scale, OutDir: outDir, Out: out}, px), f.work("lsums"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f.readSums("lsums")
+}
+
+// degrees writes each view's D_s = P_s·1 (graph/pdeg).
+func (f *driver) degrees() error {
+	ones := make([]float64, f.t)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return f.run("degrees", func(s beam.Scope) {
+		sh := f.shards(s)
+		x := beam.ParDo(s, &genFn{G: f.g, Kind: "ones"}, sh)
+		pv := applyP(s, f.g, f.cfg.Proximity.Weights, ones, true, sh, x, 1)
+		st := beam.ParDo(s, &stackFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, pv)))
+		beam.ParDo0(s, &writeFn{Dir: graphDir(f.root), Name: "pdeg"}, st)
+	})
+}
+
+// lambdaMax estimates λ_max(L) by 30 steps of power iteration from
+// proximity.Operator.LambdaMax's start.
+func (f *driver) lambdaMax(omega []float64) (float64, error) {
+	if err := f.run("lambda-start", func(s beam.Scope) {
+		beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "lm0"}, beam.ParDo(s, &genFn{G: f.g, Kind: "lambda"}, f.shards(s)))
+	}); err != nil {
+		return 0, err
+	}
+	var norm2 float64
+	for i := range f.m.N {
+		v := 1 + float64(i%7) - 3*float64(i%2)
+		norm2 += v * v
+	}
+	cur, next := "lm0", "lm1"
+	var lam float64
+	for range 30 {
+		if norm2 == 0 {
+			return 0, nil
+		}
+		s, err := f.applyL(f.work(""), cur, f.work(""), next, 1, 1/math.Sqrt(norm2), omega)
+		if err != nil {
+			return 0, err
+		}
+		lam, norm2 = s[0], s[1]
+		cur, next = next, cur
+	}
+	return lam, nil
+}
+
+// orthonormalize makes the k columns of work/name orthonormal by
+// CholeskyQR2 (dpmne's start): two rounds of Z ← Z R⁻¹, RᵀR = ZᵀZ.
+func (f *driver) orthonormalize(name string, k int) error {
+	g, err := f.rightMul(f.work(""), name, f.work(""), name, k, k, nil, nil)
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		var ch mat.Cholesky
+		if !ch.Factorize(mat.NewSymDense(k, symmetric(g, k))) || ch.Cond() > 1e12 {
+			return fmt.Errorf("beamfit: the codes' range has rank below %d (an ill-conditioned Gram matrix): lower the dimension", k-10)
+		}
+		var r, rinv mat.TriDense
+		ch.UTo(&r)
+		if err := rinv.InverseTri(&r); err != nil {
+			return err
+		}
+		inv := make([]float64, k*k)
+		for i := range k {
+			for j := range k {
+				inv[i*k+j] = rinv.At(i, j)
+			}
+		}
+		if g, err = f.rightMul(f.work(""), name, f.work(""), name, k, k, inv, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func symmetric(g []float64, k int) []float64 {
+	s := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			s[i*k+j] = (g[i*k+j] + g[j*k+i]) / 2
+		}
+	}
+	return s
+}
+
+// rightMul writes (inDir/in − centre)·M to outDir/out and returns its
+// Gram matrix.
+func (f *driver) rightMul(inDir, in, outDir, out string, k, w int, m, centre []float64) ([]float64, error) {
+	err := f.runWith("rightmul", rightMulParams{K: k, W: w, M: m, InDir: inDir, In: in, OutDir: outDir, Out: out, Centre: centre}, func(s beam.Scope, side beam.SideInput) {
+		sums(s, beam.ParDo(s, &rightMulFn{}, f.shards(s), side), f.work("gram"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f.readSums("gram")
+}
+
+// codesProduct returns Σ_s H^s (H^sᵀ X) (power) or the blocks H^sᵀX per
+// view (!power) for X = work/in, with H^s = A^s.
+func (f *driver) codesProduct(s beam.Scope, in string, width int, twice bool) beam.PCollection {
+	sh := f.shards(s)
+	zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: width, Views: f.t}, sh)
+	x := beam.ParDo(s, &fanFn{Views: f.t}, beam.ParDo(s, &readFn{Dir: f.work(""), Name: in}, sh))
+	w := multiply(s, f.g, true, x, zeros)
+	if !twice {
+		return w
+	}
+	z := multiply(s, f.g, true, w, zeros)
+	return beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
+}
+
+// initialise runs the start (dpmne's initY, the B step, L·Y) and writes
+// iteration 0.
+func (f *driver) initialise() (*small, error) {
+	d, t, k := f.d, f.t, f.d+10
+	if err := f.degrees(); err != nil {
+		return nil, err
+	}
+	omega := make([]float64, t)
+	for s := range omega {
+		omega[s] = 1
+	}
+	if w := f.cfg.Proximity.ViewWeights; w != nil {
+		if len(w) != t {
+			return nil, fmt.Errorf("beamfit: %d view weights for %d views", len(w), t)
+		}
+		copy(omega, w)
+	}
+	lam, err := f.lambdaMax(omega)
+	if err != nil {
+		return nil, err
+	}
+	// The randomised SVD of M = [H¹ … H^t]: Z = MΩ, two power iterations
+	// Z ← M Mᵀ Z, then W = MᵀQ = U Σ Vᵀ and Y = Q V (its first d columns).
+	if err := f.run("start", func(s beam.Scope) {
+		sh := f.shards(s)
+		om := beam.ParDo(s, &genFn{G: f.g, Kind: "omega", Width: k, Seed: f.opt.Seed}, sh)
+		z := multiply(s, f.g, true, om, beam.ParDo(s, &zeroFn{G: f.g, Width: k, Views: t}, sh))
+		z = beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
+		beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "Z"}, z)
+	}); err != nil {
+		return nil, err
+	}
+	if err := f.orthonormalize("Z", k); err != nil {
+		return nil, err
+	}
+	for range 2 {
+		if err := f.run("power", func(s beam.Scope) {
+			beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "Z"}, f.codesProduct(s, "Z", k, true))
+		}); err != nil {
+			return nil, err
+		}
+		if err := f.orthonormalize("Z", k); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.run("svd", func(s beam.Scope) {
+		sums(s, beam.ParDo(s, &gramFn{}, f.codesProduct(s, "Z", k, false)), f.work("wtw"))
+	}); err != nil {
+		return nil, err
+	}
+	wtw, err := f.readSums("wtw")
+	if err != nil {
+		return nil, err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(k, symmetric(wtw, k)), true) {
+		return nil, errors.New("beamfit: start: the eigendecomposition of WᵀW failed")
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs) // ascending: the largest last
+	vd := make([]float64, k*d)
+	for i := range k {
+		for j := range d {
+			vd[i*d+j] = vecs.At(i, k-1-j)
+		}
+	}
+	dir0 := itDir(f.root, 0)
+	if _, err := f.rightMul(f.work(""), "Z", dir0, "Y", k, d, vd, nil); err != nil {
+		return nil, err
+	}
+	if _, err := f.applyL(dir0, "Y", dir0, "LY", d, 1, omega); err != nil {
+		return nil, err
+	}
+	st := &small{Iteration: 0, Omega: omega, LamMax: lam}
+	if err := f.update(st, dir0, dir0, dir0, 0); err != nil {
+		return nil, err
+	}
+	if err := f.bStep(st, dir0); err != nil {
+		return nil, err
+	}
+	if err := f.finish(st, 0, dir0); err != nil {
+		return nil, err
+	}
+	f.report(st, 0)
+	return st, nil
+}
+
+// update runs the update stage: Y ← Y + tΔ into outDir, and the sums.
+func (f *driver) update(st *small, yDir, lyDir, outDir string, step float64) error {
+	fail := -1
+	if fa := f.opt.failAt; fa != nil && fa.iteration == st.Iteration {
+		fail = fa.shard
+	}
+	p := updateParams{D: f.d, T: f.t, Step: step, YDir: yDir, LYDir: lyDir, WorkDir: f.work(""), OutDir: outDir, GraphDir: graphDir(f.root), FailShard: fail}
+	if err := f.runWith("update", p, func(s beam.Scope, side beam.SideInput) {
+		sums(s, beam.ParDo(s, &updateFn{}, f.shards(s), side), f.work("usums"))
+	}); err != nil {
+		return err
+	}
+	u, err := f.readSums("usums")
+	if err != nil {
+		return err
+	}
+	d, t, dd := f.d, f.t, f.d*f.d
+	if len(u) != (2+t)*dd+1+2*d {
+		return fmt.Errorf("beamfit: update: %d sums, want %d", len(u), (2+t)*dd+1+2*d)
+	}
+	st.YtY = u[:dd]
+	st.YsY = u[dd : (1+t)*dd]
+	st.YtLY = u[(1+t)*dd : (2+t)*dd]
+	tail := u[(2+t)*dd:]
+	st.YLY, st.ColY, st.ColLY = tail[0], tail[1:1+d], tail[1+d:]
+	return nil
+}
+
+// bStep solves each view's basis in closed form, (Y_sᵀY_s + (λ_B/α)I)B^s =
+// Y_sᵀH^s, as B^sᵀ = (H^sᵀY_s)·C_s⁻¹ by rows, and K = Σ_s H^s B^sᵀ; both to
+// dir. It leaves G^s and the B-dependent terms in st.
+func (f *driver) bStep(st *small, dir string) error {
+	d, t, dd := f.d, f.t, f.d*f.d
+	cinv := make([]float64, t*dd)
+	for s := range t {
+		c := mat.NewSymDense(d, symmetric(st.YsY[s*dd:(s+1)*dd], d))
+		for i := range d {
+			c.SetSym(i, i, c.At(i, i)+f.cfg.LambdaB/f.alpha)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(c) {
+			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", s)
+		}
+		var inv mat.SymDense
+		if err := ch.InverseTo(&inv); err != nil {
+			return fmt.Errorf("B step: view %d: %w", s, err)
+		}
+		for i := range d {
+			for j := range d {
+				cinv[s*dd+i*d+j] = inv.At(i, j)
+			}
+		}
+	}
+	if err := f.runWith("B", bParams{D: d, T: t, CInv: cinv, Dir: dir}, func(s beam.Scope, side beam.SideInput) {
+		sh := f.shards(s)
+		zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: d, Views: t}, sh)
+		y := beam.ParDo(s, &fanFn{Views: t}, beam.ParDo(s, &readFn{Dir: dir, Name: "Y"}, sh))
+		w := multiply(s, f.g, true, y, zeros)
+		bt, parts := beam.ParDo2(s, &bFn{}, w, side)
+		sums(s, parts, f.work("bsums"))
+		kv := multiply(s, f.g, true, bt, zeros)
+		k := beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, kv)))
+		beam.ParDo0(s, &writeFn{Dir: dir, Name: "K"}, k)
+	}); err != nil {
+		return err
+	}
+	b, err := f.readSums("bsums")
+	if err != nil {
+		return err
+	}
+	if len(b) != t*dd+2*t {
+		return fmt.Errorf("beamfit: B step: %d sums, want %d", len(b), t*dd+2*t)
+	}
+	st.G = b[:t*dd]
+	cons := 0.0
+	var regB float64
+	for s := range t {
+		cons += f.m.HSq[s] + dot(st.G[s*dd:(s+1)*dd], st.YsY[s*dd:(s+1)*dd]) - 2*b[t*dd+s]
+		regB += b[t*dd+t+s]
+	}
+	var orth float64
+	for i := range d {
+		for j := range d {
+			v := st.YtY[i*d+j]
+			if i == j {
+				v--
+			}
+			orth += v * v
+		}
+	}
+	st.Terms = dpmne.Terms{Consistency: f.alpha * cons, Proximity: f.beta * st.YLY, RegY: f.lambda * orth, RegB: f.cfg.LambdaB * regB}
+	return nil
+}
+
+// finish checks the terms, writes iteration it's small state and its DONE
+// marker, and reports it.
+func (f *driver) finish(st *small, it int, dir string) error {
+	st.Iteration = it
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"consistency", st.Terms.Consistency}, {"proximity", st.Terms.Proximity}, {"Y regularisation", st.Terms.RegY}, {"B regularisation", st.Terms.RegB}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("training diverged: the %s term is %v", c.name, c.v)
+		}
+	}
+	if err := writeJSON(f.ctx, path.Join(dir, "small.json"), st); err != nil {
+		return err
+	}
+	if err := writeFile(f.ctx, path.Join(dir, "DONE"), []byte(time.Now().UTC().Format(time.RFC3339)+"\n")); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (f *driver) report(st *small, step float64) {
+	if f.opt.Progress != nil {
+		f.opt.Progress(Iteration{Iteration: st.Iteration, Terms: st.Terms, Step: step, ViewWeights: append([]float64(nil), st.Omega...), Pipelines: f.pipelines, Time: time.Since(f.start)})
+	}
+}
+
+// preconditioner returns M⁻¹ for M = 2α Σ_s G^s + (2β λ_max + 8λ) I
+// (dpmne's).
+func (f *driver) preconditioner(st *small) ([]float64, error) {
+	d, dd := f.d, f.d*f.d
+	m := mat.NewSymDense(d, nil)
+	sum := make([]float64, dd)
+	for s := range f.t {
+		for q, v := range st.G[s*dd : (s+1)*dd] {
+			sum[q] += 2 * f.alpha * v
+		}
+	}
+	sum = symmetric(sum, d)
+	diag := 2*f.beta*st.LamMax + 8*f.lambda
+	for i := range d {
+		for j := i; j < d; j++ {
+			m.SetSym(i, j, sum[i*d+j])
+		}
+		if v := m.At(i, i) + diag; v > 0 {
+			m.SetSym(i, i, v)
+		} else {
+			m.SetSym(i, i, 1)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(m) {
+		return nil, errors.New("Y step: preconditioner is not positive definite")
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil, fmt.Errorf("Y step: %w", err)
+	}
+	out := make([]float64, dd)
+	for i := range d {
+		for j := range d {
+			out[i*d+j] = inv.At(i, j)
+		}
+	}
+	return out, nil
+}
+
+// iterate runs outer iteration it from the state of it−1.
+func (f *driver) iterate(it int, prev *small) (*small, error) {
+	d, dd := f.d, f.d*f.d
+	prevDir, dir := itDir(f.root, it-1), itDir(f.root, it)
+	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, G: prev.G}
+	yDir, lyDir := prevDir, prevDir
+	if it%lyRefresh == 0 {
+		if _, err := f.applyL(yDir, "Y", f.work(""), "LY", d, 1, st.Omega); err != nil {
+			return nil, err
+		}
+		lyDir = f.work("")
+	}
+	if f.cfg.Proximity.ViewWeights == nil && !f.cfg.Proximity.EqualViewWeights && f.t > 1 && it%10 == 0 && it <= 30 {
+		if err := f.weighViews(st, yDir); err != nil {
+			return nil, err
+		}
+		lyDir = f.work("")
+	}
+	minv, err := f.preconditioner(st)
+	if err != nil {
+		return nil, err
+	}
+	var step float64
+	for k := range f.cfg.Solver.YSteps {
+		if k > 0 {
+			yDir, lyDir = dir, dir
+		}
+		p := gradParams{D: d, T: f.t, Alpha: f.alpha, Beta: f.beta, Lamb: f.lambda, YtY: st.YtY, G: st.G, MInv: minv, YDir: yDir, LYDir: lyDir, KDir: prevDir, OutDir: f.work(""), GraphDir: graphDir(f.root)}
+		if err := f.runWith("gradient", p, func(s beam.Scope, side beam.SideInput) {
+			sums(s, beam.ParDo(s, &gradFn{}, f.shards(s), side), f.work("gsums"))
+		}); err != nil {
+			return nil, err
+		}
+		gs, err := f.readSums("gsums")
+		if err != nil {
+			return nil, err
+		}
+		if len(gs) != 5+2*dd {
+			return nil, fmt.Errorf("beamfit: gradient: %d sums, want %d", len(gs), 5+2*dd)
+		}
+		slope := gs[0]
+		var t float64
+		var fval float64
+		if slope < 0 {
+			ls, err := f.applyL(f.work(""), "D", f.work(""), "LD", d, 1, st.Omega)
+			if err != nil {
+				return nil, err
+			}
+			// The line search's quartic, dpmne's yStep: A = YᵀY − I,
+			// S = YᵀΔ + ΔᵀY, E = ΔᵀΔ.
+			e, yd := gs[5:5+dd], gs[5+dd:]
+			var sNorm, ae, se, ee, orth float64
+			for i := range d {
+				for j := range d {
+					a := st.YtY[i*d+j]
+					if i == j {
+						a--
+					}
+					sv := yd[i*d+j] + yd[j*d+i]
+					sNorm += sv * sv
+					ae += a * e[i*d+j]
+					se += sv * e[i*d+j]
+					ee += e[i*d+j] * e[i*d+j]
+					orth += a * a
+				}
+			}
+			c2 := f.alpha*gs[4] + f.beta*ls[0] + f.lambda*(sNorm+2*ae)
+			c3, c4 := 2*f.lambda*se, f.lambda*ee
+			t = ritz.MinimizeQuartic(slope, c2, c3, c4)
+			var hsq float64
+			for _, v := range f.m.HSq {
+				hsq += v
+			}
+			fval = f.alpha*(hsq+gs[1]-2*gs[2]) + f.beta*gs[3] + f.lambda*orth
+			if t > 0 {
+				step = t
+			}
+			dec := -(slope*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
+			if err := f.update(st, yDir, lyDir, dir, t); err != nil {
+				return nil, err
+			}
+			if t <= 0 || dec < yTol*math.Abs(fval) {
+				break
+			}
+			continue
+		}
+		// At a stationary point: Y stays.
+		if err := f.update(st, yDir, lyDir, dir, 0); err != nil {
+			return nil, err
+		}
+		break
+	}
+	if err := f.bStep(st, dir); err != nil {
+		return nil, err
+	}
+	if err := f.finish(st, it, dir); err != nil {
+		return nil, err
+	}
+	f.report(st, step)
+	return st, nil
+}
+
+// weighViews re-weighs the views from Y (dpmne's weighViews: ω_s ∝ r_s^-½,
+// Σ ω_s = t), then takes λ_max and L·Y (to work/LY) for the new weights.
+func (f *driver) weighViews(st *small, yDir string) error {
+	t := f.t
+	if err := f.run("roughness", func(s beam.Scope) {
+		sh := f.shards(s)
+		y := beam.ParDo(s, &readFn{Dir: yDir, Name: "Y"}, sh)
+		pv := applyP(s, f.g, f.cfg.Proximity.Weights, st.Omega, true, sh, y, f.d)
+		sums(s, beam.ParDo(s, &roughFn{G: f.g, YDir: yDir}, pv), f.work("rsums"))
+	}); err != nil {
+		return err
+	}
+	rs, err := f.readSums("rsums")
+	if err != nil {
+		return err
+	}
+	w := make([]float64, t)
+	var sum float64
+	for s := range t {
+		r := 1.0
+		if dyy := rs[2*s]; dyy > 0 {
+			r = (dyy - rs[2*s+1]) / dyy
+		}
+		w[s] = 1 / math.Sqrt(max(r, 1e-6))
+		sum += w[s]
+	}
+	for s := range w {
+		w[s] *= float64(t) / sum
+	}
+	st.Omega = w
+	if st.LamMax, err = f.lambdaMax(w); err != nil {
+		return err
+	}
+	_, err = f.applyL(yDir, "Y", f.work(""), "LY", f.d, 1, w)
+	return err
+}
+
+// embedding returns the fit's embedding, dpmne's Model.Embedding: Y less
+// its column means (unless Config.Uncentred), times the heat filter
+// F = ritz.HeatFilter of the centred Gram matrices, with canonical column
+// signs; the rows are written by shard (root/embedding/E-S) and gathered.
+func (f *driver) embedding(st *small) (*Result, error) {
+	d, n := f.d, float64(f.m.N)
+	dir := itDir(f.root, st.Iteration)
+	mu := make([]float64, d)
+	if !f.cfg.Uncentred {
+		for j := range d {
+			mu[j] = st.ColY[j] / n
+		}
+	}
+	var fm []float64
+	if f.cfg.FilterTau > 0 {
+		gc, ac := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
+		for i := range d {
+			for j := range d {
+				gc.Set(i, j, st.YtY[i*d+j]-n*mu[i]*mu[j])
+				ac.Set(i, j, st.YtLY[i*d+j]-mu[i]*st.ColLY[j])
+			}
+		}
+		if flt := ritz.HeatFilter(gc, ac, f.cfg.FilterTau); flt != nil {
+			fm = flt.RawMatrix().Data
+		}
+	}
+	// The canonical signs: each column's largest-magnitude entry positive.
+	if err := f.runWith("signs", rightMulParams{K: d, W: d, M: fm, InDir: dir, In: "Y", Centre: mu}, func(s beam.Scope, side beam.SideInput) {
+		parts := beam.ParDo(s, &signFn{}, f.shards(s), side)
+		beam.ParDo0(s, &writeVecFn{Path: f.work("signs")}, beam.Combine(s, maxAbsVecs, parts))
+	}); err != nil {
+		return nil, err
+	}
+	sg, err := f.readSums("signs")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			v := 0.0
+			switch {
+			case fm != nil:
+				v = fm[i*d+j]
+			case i == j:
+				v = 1
+			}
+			out[i*d+j] = v * sg[3*j+1]
+		}
+	}
+	edir := path.Join(f.root, "embedding")
+	if _, err := f.rightMul(dir, "Y", edir, "E", d, d, out, mu); err != nil {
+		return nil, err
+	}
+	res := &Result{Embedding: mat.NewDense(f.m.N, d, nil), Pipelines: f.pipelines}
+	for sh := range f.m.Shards {
+		b, err := readBlock(f.ctx, shardName(edir, "E", sh))
+		if err != nil {
+			return nil, err
+		}
+		copy(res.Embedding.RawMatrix().Data[b.lo*d:], b.dense())
+		ids, err := readFile(f.ctx, shardName(graphDir(f.root), "ids", sh))
+		if err != nil {
+			return nil, err
+		}
+		if lo, hi := f.m.span(sh); hi > lo {
+			res.IDs = append(res.IDs, strings.Split(string(ids), "\n")...)
+		}
+	}
+	if len(res.IDs) != f.m.N {
+		return nil, fmt.Errorf("beamfit: %d node names for %d nodes", len(res.IDs), f.m.N)
+	}
+	return res, nil
+}

@@ -1,0 +1,143 @@
+package beamfit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+// meta describes a network written under a state root (graph/meta.json).
+type meta struct {
+	Network   string
+	N         int
+	Shards    int
+	ShardSize int
+	Views     []string
+	Observed  []int     // each view's observed nodes
+	HSq       []float64 // each view's ‖H^s‖² = Σ a_ij² over its edges
+}
+
+// span returns the rows [lo, hi) of shard s.
+func (m *meta) span(s int) (lo, hi int) {
+	lo = s * m.ShardSize
+	return lo, min(m.N, lo+m.ShardSize)
+}
+
+// shardOf returns the shard holding row i.
+func (m *meta) shardOf(i int) int { return i / m.ShardSize }
+
+// shards returns 0 … Shards−1, the elements the per-shard pipelines start from.
+func (m *meta) shards() []int {
+	s := make([]int, m.Shards)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func graphDir(root string) string { return path.Join(root, "graph") }
+
+func readMeta(ctx context.Context, root string) (*meta, error) {
+	var m meta
+	if err := readJSON(ctx, path.Join(graphDir(root), "meta.json"), &m); err != nil {
+		return nil, err
+	}
+	if m.N < 1 || m.Shards < 1 || m.ShardSize < 1 || (m.N+m.ShardSize-1)/m.ShardSize != m.Shards || len(m.Views) == 0 {
+		return nil, fmt.Errorf("beamfit: %s: inconsistent network description (n %d, %d shards of %d, %d views)", path.Join(graphDir(root), "meta.json"), m.N, m.Shards, m.ShardSize, len(m.Views))
+	}
+	return &m, nil
+}
+
+// WriteGraph partitions net into shards row shards of consecutive nodes
+// and writes it under root/graph: node names, degrees, observation, and
+// each view's edges by the shard of their column. It runs on the driver,
+// for the formats that are read whole (dpmne's loaders): a plain edge list
+// goes through the Ingest pipeline instead. Only featureless networks are
+// taken: the Beam fit's codes are the views' adjacency rows.
+func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards int) error {
+	if err := net.Validate(); err != nil {
+		return err
+	}
+	for _, v := range net.Views {
+		if v.Features != nil {
+			return fmt.Errorf("beamfit: view %q has features: the Beam fit takes featureless networks (each view's codes are its adjacency rows); see docs/beam.md", v.Name)
+		}
+	}
+	if held, err := exists(ctx, path.Join(root, "config.json")); err != nil || held {
+		if err == nil {
+			err = fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", root)
+		}
+		return err
+	}
+	n := net.N()
+	if shards < 1 {
+		return fmt.Errorf("beamfit: %d shards: want at least 1", shards)
+	}
+	size := (n + shards - 1) / shards
+	m := &meta{Network: net.Name, N: n, ShardSize: size, Shards: (n + size - 1) / size}
+	t := len(net.Views)
+	deg := make([][]float64, t)
+	for s, v := range net.Views {
+		m.Views = append(m.Views, v.Name)
+		deg[s] = v.Adj.Degrees()
+		obs := 0
+		for _, o := range v.Observed {
+			if o {
+				obs++
+			}
+		}
+		m.Observed = append(m.Observed, obs)
+		var sq float64
+		for _, a := range v.Adj.Val {
+			sq += float64(a) * float64(a)
+		}
+		m.HSq = append(m.HSq, sq)
+	}
+	ids := net.Nodes.IDs()
+	for sh := range m.Shards {
+		lo, hi := m.span(sh)
+		if err := writeFile(ctx, shardName(graphDir(root), "ids", sh), []byte(strings.Join(ids[lo:hi], "\n"))); err != nil {
+			return err
+		}
+		rows := &block{view: -1, shard: sh, lo: lo, rows: hi - lo, width: 2 * t}
+		d := rows.dense()
+		for i := lo; i < hi; i++ {
+			for s, v := range net.Views {
+				d[(i-lo)*2*t+s] = deg[s][i]
+				if v.Observed[i] {
+					d[(i-lo)*2*t+t+s] = 1
+				}
+			}
+		}
+		if err := writeBlock(ctx, shardName(graphDir(root), "rows", sh), rows); err != nil {
+			return err
+		}
+	}
+	for s, v := range net.Views {
+		by := make([]edges, m.Shards)
+		a := v.Adj
+		for i := range n {
+			ind, val := a.Row(i)
+			for k, j := range ind {
+				e := &by[m.shardOf(int(j))]
+				e.row = append(e.row, int32(i))
+				e.col = append(e.col, int32(j))
+				e.a = append(e.a, val[k])
+				e.s = append(e.s, float32(float64(val[k])/math.Sqrt(deg[s][i]*deg[s][j])))
+			}
+		}
+		for sh := range by {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := writeFile(ctx, viewShardName(graphDir(root), "edges", s, sh), by[sh].encode()); err != nil {
+				return err
+			}
+		}
+	}
+	return writeJSON(ctx, path.Join(graphDir(root), "meta.json"), m)
+}

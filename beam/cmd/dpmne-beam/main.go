@@ -1,0 +1,195 @@
+// Command dpmne-beam fits DPMNE as Apache Beam pipelines, for networks past
+// one machine's memory: the fit of dpmne train, its outer loop here and
+// every step over the nodes a pipeline on a Beam runner, its state in
+// row-sharded files under --state (a local path, gs:// or s3://).
+//
+// Usage:
+//
+//	dpmne-beam train --data D --state ROOT --out emb.npy [--ids F] [--format npy|w2v]
+//	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
+//	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
+//	     --filter-tau 2 --equal-view-weights --seed 1] [Beam's flags]
+//
+// --data is what dpmne train takes (a name under --data-dir or
+// $DPMNE_DATA, a plain edge list, a manifest or a directory) for a
+// featureless network: the Beam fit has no autoencoders yet, and each
+// view's codes are its adjacency rows (dpmne train --no-autoencoder
+// computes the same fit in one process; docs/beam.md). A plain edge list
+// goes through the ingest pipeline; other formats are read on the driver
+// and partitioned there.
+//
+// The runner's own settings are Beam's flags (--endpoint for a Flink or
+// Spark job server, --environment_type, --project, --region,
+// --temp_location for Dataflow, …); Prism, the default, runs every pipeline
+// in this process. An interrupted or failed fit continues with --resume
+// from the last iteration whose state is complete.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+
+	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/beam/beamfit"
+	"github.com/dpmne/dpmne/embfile"
+	"github.com/dpmne/dpmne/multiplex"
+)
+
+func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-") {
+		// A runner starts this binary as its worker, with Beam's flags
+		// only: beam.Init runs the worker and does not return.
+		flag.Parse()
+		beam.Init()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "dpmne-beam:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: dpmne-beam train --data D --state ROOT --out emb.npy [flags]
+
+Fits DPMNE as Apache Beam pipelines (docs/beam.md). Flags:
+`
+
+// run is the command: args without the program name.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "train" {
+		fmt.Fprint(stderr, usage)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return nil
+		}
+		return errors.New("want the subcommand train")
+	}
+	cfg := dpmne.DefaultConfig()
+	cfg.NoAutoencoder = true
+	var (
+		data, dataDir, state, out, ids, format, runner string
+		shards                                         int
+		seed                                           uint64
+		resume                                         bool
+		logLevel                                       string
+	)
+	fs := flag.NewFlagSet("dpmne-beam train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&data, "data", "", "the network: a name, a plain edge list, a manifest or a directory (featureless)")
+	fs.StringVar(&dataDir, "data-dir", os.Getenv("DPMNE_DATA"), "where named data sets are (default $DPMNE_DATA)")
+	fs.StringVar(&state, "state", "", "root of the fit's state: a local path, gs://… or s3://…")
+	fs.StringVar(&out, "out", "", "embedding file to write")
+	fs.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
+	fs.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
+	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
+	fs.IntVar(&shards, "shards", 0, "row shards (default: one per 10,000 nodes, at least 2)")
+	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
+	fs.Uint64Var(&seed, "seed", 1, "seed of the randomised start")
+	fs.StringVar(&logLevel, "log-level", "warn", "the runner's and SDK's log level: debug, info, warn or error")
+	fs.IntVar(&cfg.Dim, "dim", cfg.Dim, "embedding dimension d")
+	fs.IntVar(&cfg.Solver.Iterations, "iterations", cfg.Solver.Iterations, "outer iterations")
+	fs.IntVar(&cfg.Solver.YSteps, "y-steps", cfg.Solver.YSteps, "Y steps per iteration")
+	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "consistency weight α")
+	fs.Float64Var(&cfg.Beta, "beta", cfg.Beta, "proximity weight β (0: 3000, dpmne's for a featureless network)")
+	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "weight λ of R(Y) = ‖YᵀY − I‖²")
+	fs.Float64Var(&cfg.LambdaB, "lambda-b", cfg.LambdaB, "ridge λ_B on each basis B^s")
+	fs.IntVar(&cfg.ScaleNodes, "scale-nodes", cfg.ScaleNodes, "β and λ are stated for this many nodes (0: as given)")
+	fs.Float64Var(&cfg.FilterTau, "filter-tau", cfg.FilterTau, "heat filter τ (0: none)")
+	fs.BoolVar(&cfg.Proximity.EqualViewWeights, "equal-view-weights", false, "keep every view's weight at 1 (default: re-weighed at iterations 10, 20, 30)")
+	fs.BoolVar(&cfg.Uncentred, "uncentred", false, "give Y as fitted, without subtracting its column means")
+	// Beam's own flags (runner endpoints, environments, Dataflow's
+	// project and locations, logging) are accepted as they are.
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if fs.Lookup(f.Name) == nil {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case data == "" && !resume:
+		return errors.New("give --data (or --resume)")
+	case state == "":
+		return errors.New("give --state, the root of the fit's files")
+	case out == "":
+		return errors.New("give --out, the embedding file to write")
+	}
+	format, err := embfile.Format(out, format, given["format"])
+	if err != nil {
+		return err
+	}
+	if err := beamfit.Supported(cfg); err != nil {
+		return err
+	}
+	switch logLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel)
+	}
+	beamlog.SetupLogging(logLevel, "text")
+	beam.Init()
+	start := time.Now()
+	if !resume {
+		fmt.Fprintf(stderr, "reading %s\n", data)
+		net, err := multiplex.Load(data, dataDir)
+		if err != nil {
+			return err
+		}
+		if shards == 0 {
+			shards = max(2, (net.N()+9999)/10000)
+		}
+		if err := beamfit.WriteGraph(ctx, state, net, shards); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d nodes, %d views, in %d shards under %s (%.1fs)\n", net.Name, net.N(), len(net.Views), shards, state, time.Since(start).Seconds())
+	}
+	res, err := beamfit.Fit(ctx, state, cfg, beamfit.Options{
+		Runner: runner, Seed: seed, Resume: resume,
+		Progress: func(it beamfit.Iteration) {
+			fmt.Fprintf(stderr, "iteration %d: O = %.6g (consistency %.4g, proximity %.4g, R(Y) %.4g), step %.3g, %d pipelines, %.1fs\n",
+				it.Iteration, it.Terms.Total(), it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Step, it.Pipelines, it.Time.Seconds())
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if res.Resumed >= 0 {
+		fmt.Fprintf(stderr, "resumed from iteration %d\n", res.Resumed)
+	}
+	if format == "w2v" {
+		err = embfile.WriteWord2Vec(out, res.IDs, res.Embedding)
+	} else {
+		err = embfile.WriteNPY(out, ids, res.IDs, res.Embedding)
+	}
+	if err != nil {
+		return err
+	}
+	n, d := res.Embedding.Dims()
+	fmt.Fprintf(stdout, "wrote %s: %d×%d embedding, %d pipelines, %.1fs\n", out, n, d, res.Pipelines, time.Since(start).Seconds())
+	return nil
+}
