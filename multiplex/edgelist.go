@@ -248,22 +248,9 @@ func loadEdgeList(ctx context.Context, p, hint string) (*Network, error) {
 		return nil, err
 	}
 
-	// The layout, and whether the first line is a header.
-	var lay edgeLayout
-	var head *heldLine                      // a header recognised by its words
-	skip := false                           // the first line is a header
-	from := "line " + strconv.Itoa(l1.line) // what set the layout
-	if h, layer := edgeHeader(l1.fields); h {
-		lay, head, skip = edgeLayout{layer: layer}, &l1, true
-		from = "the header on line " + strconv.Itoa(l1.line)
-	} else {
-		lay2, ok2 := layoutOf(l2.fields)
-		if more && ok2 && len(l1.fields) == len(l2.fields) && !lay2.fits(l1.fields) {
-			lay, skip = lay2, true
-			from = "line " + strconv.Itoa(l2.line)
-		} else if lay, err = layoutFrom(lr, l1); err != nil {
-			return nil, withHint(err)
-		}
+	lay, head, skip, from, err := sniffLayout(lr, l1, l2, more)
+	if err != nil {
+		return nil, withHint(err)
 	}
 
 	nodes := &nodeTable{Nodes: NewNodes()}
@@ -377,6 +364,23 @@ func loadEdgeList(ctx context.Context, p, hint string) (*Network, error) {
 		net.Views = append(net.Views, v)
 	}
 	return net, nil
+}
+
+// sniffLayout returns the layout of a plain edge list from its first two
+// edge lines l1 and l2 (more: there is a second), whether l1 is a header
+// (skip; head when its words name the columns), and what set the layout,
+// for errors (see LoadEdgeList).
+func sniffLayout(lr *lineReader, l1, l2 heldLine, more bool) (lay edgeLayout, head *heldLine, skip bool, from string, err error) {
+	from = "line " + strconv.Itoa(l1.line)
+	if h, layer := edgeHeader(l1.fields); h {
+		return edgeLayout{layer: layer}, &l1, true, "the header on line " + strconv.Itoa(l1.line), nil
+	}
+	lay2, ok2 := layoutOf(l2.fields)
+	if more && ok2 && len(l1.fields) == len(l2.fields) && !lay2.fits(l1.fields) {
+		return lay2, nil, true, "line " + strconv.Itoa(l2.line), nil
+	}
+	lay, err = layoutFrom(lr, l1)
+	return lay, nil, false, from, err
 }
 
 // layoutFrom returns the layout h, the first line of a plain edge list,

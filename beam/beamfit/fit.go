@@ -52,7 +52,11 @@ type Iteration struct {
 	Step        float64     // the Y step's length t (0 at initialisation)
 	ViewWeights []float64   // the views' weights ω_s after it
 	Pipelines   int         // pipeline runs so far, in this process
-	Time        time.Duration
+	// Shuffled is the bytes of blocks sent into GroupByKeys so far, in
+	// this process, as the stages count them (the products' partial
+	// sums; not the combines' d×d vectors).
+	Shuffled int64
+	Time     time.Duration
 }
 
 // Result is a finished fit: the embedding, as dpmne's Model.Embedding gives
@@ -127,6 +131,7 @@ type driver struct {
 	d, t                int
 	alpha, beta, lambda float64
 	pipelines           int
+	shuffled            int64
 	start               time.Time
 }
 
@@ -234,8 +239,16 @@ func (f *driver) run(name string, build func(s beam.Scope)) error {
 	p, s := beam.NewPipelineWithRoot()
 	build(s.Scope(name))
 	f.pipelines++
-	if _, err := beam.Run(f.ctx, f.opt.Runner, p); err != nil {
+	r, err := beam.Run(f.ctx, f.opt.Runner, p)
+	if err != nil {
 		return fmt.Errorf("beamfit: pipeline %s: %w", name, err)
+	}
+	if r != nil {
+		for _, c := range r.Metrics().AllMetrics().Counters() {
+			if c.Key.Namespace == "beamfit" && c.Key.Name == "shuffled_bytes" {
+				f.shuffled += c.Result()
+			}
+		}
 	}
 	return nil
 }
@@ -266,11 +279,7 @@ func (f *driver) runWith(name string, params any, build func(s beam.Scope, side 
 func (f *driver) applyL(inDir, in, outDir, out string, width int, scale float64, omega []float64) ([]float64, error) {
 	err := f.run("L", func(s beam.Scope) {
 		sh := f.shards(s)
-		x := beam.ParDo(s, &readFn{Dir: inDir, Name: in}, sh)
-		if scale != 1 {
-			x = beam.ParDo(s, &scaleFn{W: scale}, x)
-		}
-		px := applyP(s, f.g, f.cfg.Proximity.Weights, omega, false, sh, x, width)
+		px := applyP(s, f.g, f.cfg.Proximity.Weights, omega, false, sh, source{Dir: inDir, Name: in, Scale: scale}, width)
 		sums(s, beam.ParDo(s, &finishLFn{G: f.g, Omega: omega, XDir: inDir, X: in, Scale: scale, OutDir: outDir, Out: out}, px), f.work("lsums"))
 	})
 	if err != nil {
@@ -287,8 +296,7 @@ func (f *driver) degrees() error {
 	}
 	return f.run("degrees", func(s beam.Scope) {
 		sh := f.shards(s)
-		x := beam.ParDo(s, &genFn{G: f.g, Kind: "ones"}, sh)
-		pv := applyP(s, f.g, f.cfg.Proximity.Weights, ones, true, sh, x, 1)
+		pv := applyP(s, f.g, f.cfg.Proximity.Weights, ones, true, sh, source{Ones: true}, 1)
 		st := beam.ParDo(s, &stackFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, pv)))
 		beam.ParDo0(s, &writeFn{Dir: graphDir(f.root), Name: "pdeg"}, st)
 	})
@@ -381,12 +389,12 @@ func (f *driver) codesProduct(s beam.Scope, in string, width int, twice bool) be
 	sh := f.shards(s)
 	zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: width, Views: f.t}, sh)
 	x := beam.ParDo(s, &fanFn{Views: f.t}, beam.ParDo(s, &readFn{Dir: f.work(""), Name: in}, sh))
-	w := multiply(s, f.g, true, x, zeros)
+	w := multiply(s, f.g, x, zeros)
 	if !twice {
 		return w
 	}
-	z := multiply(s, f.g, true, w, zeros)
-	return beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
+	z := multiply(s, f.g, w, zeros)
+	return beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
 }
 
 // initialise runs the start (dpmne's initY, the B step, L·Y) and writes
@@ -415,8 +423,8 @@ func (f *driver) initialise() (*small, error) {
 	if err := f.run("start", func(s beam.Scope) {
 		sh := f.shards(s)
 		om := beam.ParDo(s, &genFn{G: f.g, Kind: "omega", Width: k, Seed: f.opt.Seed}, sh)
-		z := multiply(s, f.g, true, om, beam.ParDo(s, &zeroFn{G: f.g, Width: k, Views: t}, sh))
-		z = beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
+		z := multiply(s, f.g, om, beam.ParDo(s, &zeroFn{G: f.g, Width: k, Views: t}, sh))
+		z = beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
 		beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "Z"}, z)
 	}); err != nil {
 		return nil, err
@@ -533,11 +541,11 @@ func (f *driver) bStep(st *small, dir string) error {
 		sh := f.shards(s)
 		zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: d, Views: t}, sh)
 		y := beam.ParDo(s, &fanFn{Views: t}, beam.ParDo(s, &readFn{Dir: dir, Name: "Y"}, sh))
-		w := multiply(s, f.g, true, y, zeros)
+		w := multiply(s, f.g, y, zeros)
 		bt, parts := beam.ParDo2(s, &bFn{}, w, side)
 		sums(s, parts, f.work("bsums"))
-		kv := multiply(s, f.g, true, bt, zeros)
-		k := beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, kv)))
+		kv := multiply(s, f.g, bt, zeros)
+		k := beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, kv)))
 		beam.ParDo0(s, &writeFn{Dir: dir, Name: "K"}, k)
 	}); err != nil {
 		return err
@@ -593,7 +601,7 @@ func (f *driver) finish(st *small, it int, dir string) error {
 
 func (f *driver) report(st *small, step float64) {
 	if f.opt.Progress != nil {
-		f.opt.Progress(Iteration{Iteration: st.Iteration, Terms: st.Terms, Step: step, ViewWeights: append([]float64(nil), st.Omega...), Pipelines: f.pipelines, Time: time.Since(f.start)})
+		f.opt.Progress(Iteration{Iteration: st.Iteration, Terms: st.Terms, Step: step, ViewWeights: append([]float64(nil), st.Omega...), Pipelines: f.pipelines, Shuffled: f.shuffled, Time: time.Since(f.start)})
 	}
 }
 
@@ -745,8 +753,7 @@ func (f *driver) weighViews(st *small, yDir string) error {
 	t := f.t
 	if err := f.run("roughness", func(s beam.Scope) {
 		sh := f.shards(s)
-		y := beam.ParDo(s, &readFn{Dir: yDir, Name: "Y"}, sh)
-		pv := applyP(s, f.g, f.cfg.Proximity.Weights, st.Omega, true, sh, y, f.d)
+		pv := applyP(s, f.g, f.cfg.Proximity.Weights, st.Omega, true, sh, source{Dir: yDir, Name: "Y", Scale: 1}, f.d)
 		sums(s, beam.ParDo(s, &roughFn{G: f.g, YDir: yDir}, pv), f.work("rsums"))
 	}); err != nil {
 		return err

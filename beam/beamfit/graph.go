@@ -3,7 +3,6 @@ package beamfit
 import (
 	"context"
 	"fmt"
-	"math"
 	"path"
 	"strings"
 
@@ -127,7 +126,6 @@ func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards
 				e.row = append(e.row, int32(i))
 				e.col = append(e.col, int32(j))
 				e.a = append(e.a, val[k])
-				e.s = append(e.s, float32(float64(val[k])/math.Sqrt(deg[s][i]*deg[s][j])))
 			}
 		}
 		for sh := range by {

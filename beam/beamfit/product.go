@@ -30,9 +30,8 @@ func init() {
 	register.DoFn3x1[context.Context, int64, []byte, error](&writeFn{})
 	register.DoFn4x1[context.Context, int64, []byte, func(int64, []byte), error](&spreadFn{})
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&sumFn{})
-	register.DoFn4x1[context.Context, int64, []byte, func(int64, []byte), error](&liftFn{})
+	register.DoFn3x1[context.Context, int, func(int64, []byte), error](&liftFn{})
 	register.DoFn4x1[context.Context, int64, []byte, func(int64, []byte), error](&lowerFn{})
-	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&scaleFn{})
 	register.DoFn2x0[int, func(int64, []byte)](&zeroFn{})
 	register.Function2x1(addVecs)
 	register.DoFn2x1[context.Context, []float64, error](&writeVecFn{})
@@ -121,11 +120,12 @@ func (f *zeroFn) ProcessElement(shard int, emit func(int64, []byte)) {
 }
 
 // spreadFn multiplies a block of X (view s, column shard j) by view s's
-// adjacency (Raw) or its symmetric normalisation, and emits the partial
-// sums, keyed (s, i), of the row shards i its edges reach.
+// adjacency A, or with Norm by A·D_s^-½ (D_s^-½ taken on X's rows here;
+// sumFn applies the left D_s^-½, which makes D_s^-½AD_s^-½), and emits the
+// partial sums, keyed (s, i), of the row shards i its edges reach.
 type spreadFn struct {
-	G   geometry
-	Raw bool
+	G    geometry
+	Norm bool
 }
 
 func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit func(int64, []byte)) error {
@@ -146,6 +146,11 @@ func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit f
 		return nil
 	}
 	w := x.width
+	if f.Norm {
+		if err := scaleRows(ctx, f.G, x, v); err != nil {
+			return err
+		}
+	}
 	// The edges are sorted by row: each row shard's run gives one partial
 	// block listing the rows it reaches.
 	for start := 0; start < len(e.row); {
@@ -165,27 +170,31 @@ func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit f
 				acc = append(acc, make([]float64, w)...)
 				last = r
 			}
-			val := float64(e.s[end])
-			if f.Raw {
-				val = float64(e.a[end])
-			}
+			val := float64(e.a[end])
 			dst, src := acc[len(acc)-w:], x.data[c*w:(c+1)*w]
 			for q, xv := range src {
 				dst[q] += val * xv
 			}
 		}
 		out.data = acc
-		emit(key(v, i), out.encode())
+		shuffle(ctx, emit, key(v, i), out.encode())
 		start = end
 	}
 	return nil
 }
 
-// sumFn adds the blocks of one key: a dense block (a zero block or an
-// addend) and the partial sums of the products.
-type sumFn struct{}
+// sumFn adds the blocks of one key: the partial sums of a product, onto
+// a dense block among them (a zero block or an addend) or, with Src, onto
+// W times view v's Horner input of Src's rows (liftFn), read here rather
+// than shuffled.
+type sumFn struct {
+	G    geometry
+	Src  *source
+	W    float64
+	Norm bool // scale the partial sums' rows by D_s^-½ (spreadFn) before the addend
+}
 
-func (f *sumFn) ProcessElement(_ context.Context, k int64, vals func(*[]byte) bool, emit func(int64, []byte)) error {
+func (f *sumFn) ProcessElement(ctx context.Context, k int64, vals func(*[]byte) bool, emit func(int64, []byte)) error {
 	var sum *block
 	var pending []*block
 	var p []byte
@@ -207,76 +216,144 @@ func (f *sumFn) ProcessElement(_ context.Context, k int64, vals func(*[]byte) bo
 			return err
 		}
 	}
+	v, sh := unkey(k)
 	if sum == nil {
-		v, s := unkey(k)
-		return fmt.Errorf("beamfit: view %d, shard %d: partial sums without the shard's block", v, s)
+		return fmt.Errorf("beamfit: view %d, shard %d: partial sums without the shard's block", v, sh)
 	}
 	for _, b := range pending {
 		if err := sum.add(b); err != nil {
 			return err
 		}
 	}
+	if f.Norm {
+		if err := scaleRows(ctx, f.G, sum, v); err != nil {
+			return err
+		}
+	}
+	if f.Src != nil {
+		lifted, err := f.Src.lift(ctx, f.G, sh)
+		if err != nil {
+			return err
+		}
+		for i, x := range lifted[v].data {
+			sum.data[i] += f.W * x
+		}
+	}
 	emit(k, sum.encode())
 	return nil
 }
 
-// multiply returns M·X for each view: the blocks of X keyed (view, column
-// shard) in, the products keyed (view, row shard) out, each plus the
-// dense blocks of addend with its key (every key must have one: a zero
-// block where there is nothing to add).
-func multiply(s beam.Scope, g geometry, raw bool, x, addend beam.PCollection) beam.PCollection {
-	parts := beam.ParDo(s, &spreadFn{G: g, Raw: raw}, x)
-	return beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, beam.Flatten(s, parts, addend)))
+// scaleRows multiplies each row of b by D_s^-½ (0 where the node has no
+// edge in view s), from its shard's graph/rows.
+func scaleRows(ctx context.Context, g geometry, b *block, s int) error {
+	rows, err := readBlock(ctx, shardName(graphDir(g.Root), "rows", b.shard))
+	if err != nil {
+		return err
+	}
+	t, w, d, rd := g.Views, b.width, b.dense(), rows.dense()
+	for i := range b.rows {
+		c := 0.0
+		if deg := rd[i*2*t+s]; deg > 0 {
+			c = 1 / math.Sqrt(deg)
+		}
+		for q := range d[i*w : (i+1)*w] {
+			d[i*w+q] *= c
+		}
+	}
+	return nil
 }
 
-// liftFn turns a block of X (key view −1: one X for every view) into the
-// Horner input of each view, V = [D_s^½X, D_s^-½X] (2w wide), with D_s
-// view s's degrees.
-type liftFn struct{ G geometry }
+// multiply returns A^s·X for each view s: the blocks of X keyed (view,
+// column shard) in, the products keyed (view, row shard) out, each plus the
+// dense blocks of addend with its key (every key must have one: a zero
+// block where there is nothing to add).
+func multiply(s beam.Scope, g geometry, x, addend beam.PCollection) beam.PCollection {
+	parts := beam.ParDo(s, &spreadFn{G: g}, x)
+	return beam.ParDo(s, &sumFn{G: g}, beam.GroupByKey(s, beam.Flatten(s, parts, addend)))
+}
 
-func (f *liftFn) ProcessElement(ctx context.Context, k int64, p []byte, emit func(int64, []byte)) error {
-	x, err := decodeBlock(p)
-	if err != nil {
-		return err
+// source is the X a proximity product reads: row shards of the file
+// Dir/Name times Scale, or with Ones the all-ones column.
+type source struct {
+	Dir, Name string
+	Scale     float64
+	Ones      bool
+}
+
+// lift returns each view's Horner input for shard sh of the source,
+// V = [D_s^½X, D_s^-½X] (2w wide), with D_s view s's degrees.
+func (src *source) lift(ctx context.Context, g geometry, sh int) ([]*block, error) {
+	lo, hi := g.span(sh)
+	var x *block
+	if src.Ones {
+		x = &block{view: -1, shard: sh, lo: lo, rows: hi - lo, width: 1}
+		for i := range x.dense() {
+			x.data[i] = 1
+		}
+	} else {
+		var err error
+		if x, err = readBlock(ctx, shardName(src.Dir, src.Name, sh)); err != nil {
+			return nil, err
+		}
+		for i := range x.dense() {
+			x.data[i] *= src.Scale
+		}
 	}
-	_, sh := unkey(k)
-	rows, err := readBlock(ctx, shardName(graphDir(f.G.Root), "rows", sh))
+	rows, err := readBlock(ctx, shardName(graphDir(g.Root), "rows", sh))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	t, w, xd := f.G.Views, x.width, x.dense()
-	rd := rows.dense()
+	t, w, xd, rd := g.Views, x.width, x.dense(), rows.dense()
+	out := make([]*block, t)
 	for v := range t {
-		out := &block{view: v, shard: sh, lo: x.lo, rows: x.rows, width: 2 * w}
-		od := out.dense()
+		b := &block{view: v, shard: sh, lo: x.lo, rows: x.rows, width: 2 * w}
+		od := b.dense()
 		for i := range x.rows {
 			deg := rd[i*2*t+v]
 			if deg <= 0 {
 				continue
 			}
-			a, b := math.Sqrt(deg), 1/math.Sqrt(deg)
-			for c, xv := range xd[i*w : (i+1)*w] {
-				od[i*2*w+c], od[i*2*w+w+c] = a*xv, b*xv
+			a, c := math.Sqrt(deg), 1/math.Sqrt(deg)
+			for q, xv := range xd[i*w : (i+1)*w] {
+				od[i*2*w+q], od[i*2*w+w+q] = a*xv, c*xv
 			}
 		}
-		emit(key(v, sh), out.encode())
+		out[v] = b
+	}
+	return out, nil
+}
+
+// liftFn emits W times each view's Horner input for shard i (source.lift),
+// keyed (view, i): the first term of Horner's rule.
+type liftFn struct {
+	G   geometry
+	Src source
+	W   float64
+}
+
+func (f *liftFn) ProcessElement(ctx context.Context, sh int, emit func(int64, []byte)) error {
+	lifted, err := f.Src.lift(ctx, f.G, sh)
+	if err != nil {
+		return err
+	}
+	for v, b := range lifted {
+		for i := range b.data {
+			b.data[i] *= f.W
+		}
+		emit(key(v, sh), b.encode())
 	}
 	return nil
 }
 
-// scaleFn multiplies each block by W.
-type scaleFn struct{ W float64 }
+// shuffled counts the bytes of the blocks the stages send into a
+// GroupByKey: the products' partial sums and the views' shares before
+// their sum. Fit reads it after each pipeline (Iteration.Shuffled).
+var shuffled = beam.NewCounter("beamfit", "shuffled_bytes")
 
-func (f *scaleFn) ProcessElement(k int64, p []byte, emit func(int64, []byte)) error {
-	b, err := decodeBlock(p)
-	if err != nil {
-		return err
-	}
-	for i := range b.data {
-		b.data[i] *= f.W
-	}
-	emit(k, b.encode())
-	return nil
+// shuffle emits a block bound for a GroupByKey and counts its bytes.
+func shuffle(ctx context.Context, emit func(int64, []byte), k int64, b []byte) {
+	shuffled.Inc(ctx, int64(len(b)))
+	emit(k, b)
 }
 
 // lowerFn turns each view's Horner result r into its share of P·X,
@@ -317,28 +394,36 @@ func (f *lowerFn) ProcessElement(ctx context.Context, k int64, p []byte, emit fu
 			od[i*w+c] = 0.5 * om * (b*row[c] + a*row[w+c])
 		}
 	}
-	emit(key(outView, sh), out.encode())
+	if f.PerView {
+		emit(key(outView, sh), out.encode())
+	} else {
+		shuffle(ctx, emit, key(outView, sh), out.encode())
+	}
 	return nil
 }
 
-// applyP returns P·X (keyed (−1, shard)) for X's blocks keyed (−1,
-// shard), or with perView each view's P_s·X keyed (view, shard); shards
-// is the PCollection of shard numbers.
-func applyP(s beam.Scope, g geometry, weights, omega []float64, perView bool, shards, x beam.PCollection, width int) beam.PCollection {
+// applyP returns P·X (keyed (−1, shard)) for X the source's rows, or
+// with perView each view's P_s·X keyed (view, shard); shards is the
+// PCollection of shard numbers. Horner's addends w_k·V are read where the
+// partial sums are added (sumFn), not shuffled.
+func applyP(s beam.Scope, g geometry, weights, omega []float64, perView bool, shards beam.PCollection, src source, width int) beam.PCollection {
 	s = s.Scope("P")
-	vin := beam.ParDo(s, &liftFn{G: g}, x)
 	zeros := beam.ParDo(s, &zeroFn{G: g, Width: 2 * width, Views: g.Views}, shards)
 	l := len(weights)
-	z := beam.ParDo(s, &scaleFn{W: weights[l-1]}, vin)
-	for k := l - 2; k >= 0; k-- {
-		z = multiply(s, g, false, z, beam.ParDo(s, &scaleFn{W: weights[k]}, vin))
+	z := beam.ParDo(s, &liftFn{G: g, Src: src, W: weights[l-1]}, shards)
+	for k := l - 2; k >= -1; k-- {
+		sum := &sumFn{G: g, Norm: true}
+		if k >= 0 {
+			sum.Src, sum.W = &src, weights[k]
+		}
+		parts := beam.ParDo(s, &spreadFn{G: g, Norm: true}, z)
+		z = beam.ParDo(s, sum, beam.GroupByKey(s, beam.Flatten(s, parts, zeros)))
 	}
-	r := multiply(s, g, false, z, zeros)
-	low := beam.ParDo(s, &lowerFn{G: g, Omega: omega, PerView: perView}, r)
+	low := beam.ParDo(s, &lowerFn{G: g, Omega: omega, PerView: perView}, z)
 	if perView {
 		return low
 	}
-	return beam.ParDo(s, &sumFn{}, beam.GroupByKey(s, low))
+	return beam.ParDo(s, &sumFn{G: g}, beam.GroupByKey(s, low))
 }
 
 // addVecs is the combines' sum of vectors of partial sums.

@@ -40,8 +40,7 @@ func newReference(net *multiplex.Network, cfg dpmne.Config) *reference {
 			ind, val := v.Adj.Row(i)
 			for q, j := range ind {
 				a.Set(i, int(j), float64(val[q]))
-				// The edge files hold the normalised weights in float32.
-				sn.Set(i, int(j), float64(float32(float64(val[q])/math.Sqrt(dg[i]*dg[j]))))
+				sn.Set(i, int(j), float64(val[q])/math.Sqrt(dg[i]*dg[j]))
 			}
 		}
 		r.a = append(r.a, a)
@@ -255,7 +254,7 @@ func maxRelDiff(a, b *mat.Dense) float64 {
 // TestMatchesReference: from the Beam fit's own start (iteration 0's Y),
 // three iterations of the dense reference give the Y and the terms the
 // pipelines wrote for iteration 3, to 1e-9 relative (float64 sums in
-// other orders; the edge weights are the same float32 values), and the
+// other orders, from the same float32 edge weights), and the
 // power iteration the same λ_max. The start's Y has orthonormal columns
 // (1e-10).
 func TestMatchesReference(t *testing.T) {

@@ -32,7 +32,7 @@ func init() {
 	register.DoFn4x1[context.Context, int64, []byte, func([]float64), error](&roughFn{})
 	register.DoFn3x1[context.Context, int, func(int64, []byte), error](&genFn{})
 	register.DoFn4x1[context.Context, int, []byte, func([]float64), error](&rightMulFn{})
-	register.DoFn3x0[int64, []byte, func(int64, []byte)](&rekeyFn{})
+	register.DoFn4x0[context.Context, int64, []byte, func(int64, []byte)](&rekeyFn{})
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&stackFn{})
 	register.DoFn4x1[context.Context, int, []byte, func([]float64), error](&signFn{})
 	register.Function2x1(maxAbsVecs)
@@ -407,8 +407,8 @@ func (f *roughFn) ProcessElement(ctx context.Context, k int64, p []byte, emit fu
 	return nil
 }
 
-// genFn generates shard i's rows of a start: Kind "ones" (1 wide, key −1),
-// "lambda" (power iteration's start, proximity.Operator.LambdaMax's), or
+// genFn generates shard i's rows of a start: Kind "lambda" (the power
+// iteration's start, proximity.Operator.LambdaMax's; 1 wide) or
 // "omega" (the randomised SVD's Gaussian test matrix, one per view, Width
 // wide, each row drawn from its own generator seeded by Seed, the view
 // and the node, so that any sharding draws the same matrix).
@@ -423,10 +423,6 @@ func (f *genFn) ProcessElement(_ context.Context, sh int, emit func(int64, []byt
 	lo, hi := f.G.span(sh)
 	b := &block{view: -1, shard: sh, lo: lo, rows: hi - lo, width: 1}
 	switch f.Kind {
-	case "ones":
-		for i := range b.dense() {
-			b.data[i] = 1
-		}
 	case "lambda":
 		for i := range b.dense() {
 			g := lo + i
@@ -501,9 +497,9 @@ func (f *rightMulFn) ProcessElement(ctx context.Context, sh int, side []byte, em
 // be added up by shard.
 type rekeyFn struct{}
 
-func (f *rekeyFn) ProcessElement(k int64, p []byte, emit func(int64, []byte)) {
+func (f *rekeyFn) ProcessElement(ctx context.Context, k int64, p []byte, emit func(int64, []byte)) {
 	_, sh := unkey(k)
-	emit(key(-1, sh), p)
+	shuffle(ctx, emit, key(-1, sh), p)
 }
 
 // stackFn puts the views' 1-wide blocks of one shard side by side (t

@@ -26,7 +26,7 @@ import (
 //	graph/ids-S               node names of row shard S, one per line
 //	graph/rows-S              per node and view: A's degree, observed (block)
 //	graph/pdeg-S              per node and view: D_s = P_s·1 (block)
-//	graph/edges-V-S           view V's edges whose column is in shard S
+//	graph/edges-V-S           view V's edges whose column is in shard S, by row
 //	it-K/{Y,LY,K}-S           iteration K's Y, L·Y, K = Σ_s H^s B^sᵀ (blocks)
 //	it-K/BT-V-S               view V's B^sᵀ (n×d: its codes are n-wide)
 //	it-K/small.json           the d×d state and the terms (small)
@@ -142,23 +142,22 @@ func writeJSON(ctx context.Context, p string, v any) error {
 }
 
 // edges holds one view's edges whose column lies in one shard, sorted by
-// row: the raw weight a (the view's codes, H^s = A^s) and the symmetric
-// normalisation s = a/√(deg_i·deg_j) (the proximity's Horner passes).
+// row, with their weights a: the view's codes (H^s = A^s) and, scaled by
+// the degrees where they are applied, the proximity's D^-½AD^-½.
 type edges struct {
 	row, col []int32
-	a, s     []float32
+	a        []float32
 }
 
 func (e *edges) encode() []byte {
 	m := len(e.row)
-	out := make([]byte, 8+16*m)
+	out := make([]byte, 8+12*m)
 	binary.LittleEndian.PutUint64(out, uint64(m))
 	p := out[8:]
 	for k := range m {
 		binary.LittleEndian.PutUint32(p[4*k:], uint32(e.row[k]))
 		binary.LittleEndian.PutUint32(p[4*(m+k):], uint32(e.col[k]))
 		binary.LittleEndian.PutUint32(p[4*(2*m+k):], math.Float32bits(e.a[k]))
-		binary.LittleEndian.PutUint32(p[4*(3*m+k):], math.Float32bits(e.s[k]))
 	}
 	return out
 }
@@ -168,17 +167,16 @@ func decodeEdges(b []byte) (*edges, error) {
 		return nil, fmt.Errorf("beamfit: edge file of %d bytes", len(b))
 	}
 	m64 := binary.LittleEndian.Uint64(b)
-	if m64 > uint64(len(b)-8)/16 || uint64(len(b)-8) != 16*m64 {
+	if m64 > uint64(len(b)-8)/12 || uint64(len(b)-8) != 12*m64 {
 		return nil, fmt.Errorf("beamfit: edge file of %d bytes holds %d edges", len(b), m64)
 	}
 	m := int(m64)
-	e := &edges{row: make([]int32, m), col: make([]int32, m), a: make([]float32, m), s: make([]float32, m)}
+	e := &edges{row: make([]int32, m), col: make([]int32, m), a: make([]float32, m)}
 	p := b[8:]
 	for k := range m {
 		e.row[k] = int32(binary.LittleEndian.Uint32(p[4*k:]))
 		e.col[k] = int32(binary.LittleEndian.Uint32(p[4*(m+k):]))
 		e.a[k] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*(2*m+k):]))
-		e.s[k] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*(3*m+k):]))
 	}
 	return e, nil
 }

@@ -98,7 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
 	fs.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
-	fs.IntVar(&shards, "shards", 0, "row shards (default: one per 10,000 nodes, at least 2)")
+	fs.IntVar(&shards, "shards", 2, "row shards: on a cluster, about the number of workers (docs/beam.md)")
 	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the randomised start")
 	fs.StringVar(&logLevel, "log-level", "warn", "the runner's and SDK's log level: debug, info, warn or error")
@@ -155,18 +155,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	beam.Init()
 	start := time.Now()
 	if !resume {
-		fmt.Fprintf(stderr, "reading %s\n", data)
-		net, err := multiplex.Load(data, dataDir)
-		if err != nil {
+		if err := partition(ctx, data, dataDir, state, shards, runner, stderr); err != nil {
 			return err
 		}
-		if shards == 0 {
-			shards = max(2, (net.N()+9999)/10000)
-		}
-		if err := beamfit.WriteGraph(ctx, state, net, shards); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "%s: %d nodes, %d views, in %d shards under %s (%.1fs)\n", net.Name, net.N(), len(net.Views), shards, state, time.Since(start).Seconds())
+		fmt.Fprintf(stderr, "partitioned in %.1fs\n", time.Since(start).Seconds())
 	}
 	res, err := beamfit.Fit(ctx, state, cfg, beamfit.Options{
 		Runner: runner, Seed: seed, Resume: resume,
@@ -192,4 +184,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	n, d := res.Embedding.Dims()
 	fmt.Fprintf(stdout, "wrote %s: %d×%d embedding, %d pipelines, %.1fs\n", out, n, d, res.Pipelines, time.Since(start).Seconds())
 	return nil
+}
+
+// partition writes the network under state: a plain edge list through the
+// ingest pipeline, anything else read here by dpmne's loaders.
+func partition(ctx context.Context, data, dataDir, state string, shards int, runner string, stderr io.Writer) error {
+	remote := strings.Contains(data, "://")
+	if m, err := multiplex.Resolve(data, dataDir); remote || err == nil && m.Format == "edge-list" && m.Edges == data {
+		fmt.Fprintf(stderr, "ingesting the edge list %s (%d shards)\n", data, shards)
+		return beamfit.Ingest(ctx, state, data, shards, runner)
+	}
+	fmt.Fprintf(stderr, "reading %s\n", data)
+	net, err := multiplex.Load(data, dataDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %d nodes, %d views, %d shards\n", net.Name, net.N(), len(net.Views), shards)
+	return beamfit.WriteGraph(ctx, state, net, shards)
 }
