@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )

@@ -226,7 +226,7 @@ func BenchmarkFit(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(first.Seconds(), "init-s")
-				b.ReportMetric((time.Since(start) - first).Seconds()/iterations, "s/iteration")
+				b.ReportMetric((time.Since(start)-first).Seconds()/iterations, "s/iteration")
 				score(b, m.Embedding())
 			}
 		})
