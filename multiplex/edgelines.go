@@ -56,21 +56,8 @@ func SniffEdgeLines(name string, r io.Reader) (EdgeLines, error) {
 }
 
 func sniffLines(path string, lr *lineReader) (EdgeLines, error) {
-	if !lr.next() {
-		if err := lr.err(); err != nil {
-			return EdgeLines{}, err
-		}
-		return EdgeLines{}, &InputError{File: path, Msg: "no edge lines, only blank or comment lines"}
-	}
-	if slices.ContainsFunc(lr.fields, func(f []byte) bool { return bytes.IndexByte(f, ',') >= 0 }) {
-		lr.useCommas()
-	}
-	l1 := lr.hold()
-	more := lr.next()
-	var l2 heldLine
-	if more {
-		l2 = lr.hold()
-	} else if err := lr.err(); err != nil {
+	l1, l2, more, err := firstEdgeLines(lr, path)
+	if err != nil {
 		return EdgeLines{}, err
 	}
 	lay, _, skip, _, err := sniffLayout(lr, l1, l2, more)

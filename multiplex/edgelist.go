@@ -230,21 +230,12 @@ func loadEdgeList(ctx context.Context, p, hint string) (*Network, error) {
 		return err
 	}
 	lr := f.lines(true)
-	if !lr.next() {
-		if err := lr.err(); err != nil {
-			return nil, err
+	l1, l2, more, err := firstEdgeLines(lr, p)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.Line == 0 {
+			err = withHint(err) // no edge lines at all
 		}
-		return nil, withHint(&InputError{File: p, Msg: "no edge lines, only blank or comment lines"})
-	}
-	if slices.ContainsFunc(lr.fields, func(f []byte) bool { return bytes.IndexByte(f, ',') >= 0 }) {
-		lr.useCommas()
-	}
-	l1 := lr.hold()
-	more := lr.next()
-	var l2 heldLine
-	if more {
-		l2 = lr.hold()
-	} else if err := lr.err(); err != nil {
 		return nil, err
 	}
 
@@ -364,6 +355,28 @@ func loadEdgeList(ctx context.Context, p, hint string) (*Network, error) {
 		net.Views = append(net.Views, v)
 	}
 	return net, nil
+}
+
+// firstEdgeLines reads the first two edge lines of a plain edge list
+// (more: there is a second), switching lr to commas when the first holds
+// one; a list without edge lines is an InputError without a line.
+func firstEdgeLines(lr *lineReader, path string) (l1, l2 heldLine, more bool, err error) {
+	if !lr.next() {
+		if err := lr.err(); err != nil {
+			return l1, l2, false, err
+		}
+		return l1, l2, false, &InputError{File: path, Msg: "no edge lines, only blank or comment lines"}
+	}
+	if slices.ContainsFunc(lr.fields, func(f []byte) bool { return bytes.IndexByte(f, ',') >= 0 }) {
+		lr.useCommas()
+	}
+	l1 = lr.hold()
+	if more = lr.next(); more {
+		l2 = lr.hold()
+	} else if err := lr.err(); err != nil {
+		return l1, l2, false, err
+	}
+	return l1, l2, more, nil
 }
 
 // sniffLayout returns the layout of a plain edge list from its first two

@@ -341,7 +341,7 @@ func (f *driver) orthonormalize(name string, k int) error {
 	for range 2 {
 		var ch mat.Cholesky
 		if !ch.Factorize(mat.NewSymDense(k, symmetric(g, k))) || ch.Cond() > 1e12 {
-			return fmt.Errorf("beamfit: the codes' range has rank below %d (an ill-conditioned Gram matrix): lower the dimension", k-10)
+			return fmt.Errorf("beamfit: the start's range of %d columns (d + 10) is rank-deficient on %d nodes (an ill-conditioned Gram matrix): lower the dimension", k, f.m.N)
 		}
 		var r, rinv mat.TriDense
 		ch.UTo(&r)

@@ -199,9 +199,9 @@ func (f *bySourceFn) ProcessElement(k string, w float64, emit func(string, strin
 type joinFn struct{}
 
 func (f *joinFn) ProcessElement(name string, ids func(*int) bool, recs func(*string) bool, emit func(string, string)) error {
-	var id int
-	if !ids(&id) {
-		return fmt.Errorf("beamfit: ingest: node %q has no id", name)
+	id, err := idOf(name, ids)
+	if err != nil {
+		return err
 	}
 	var r string
 	for recs(&r) {
@@ -209,6 +209,15 @@ func (f *joinFn) ProcessElement(name string, ids func(*int) bool, recs func(*str
 		emit(p[1], p[0]+"\x00"+strconv.Itoa(id)+"\x00"+p[2])
 	}
 	return nil
+}
+
+// idOf returns the id a join found for a node's name.
+func idOf(name string, ids func(*int) bool) (int, error) {
+	var id int
+	if !ids(&id) {
+		return 0, fmt.Errorf("beamfit: ingest: node %q has no id", name)
+	}
+	return id, nil
 }
 
 // joinTargetFn replaces an edge's second node by its id and emits the
@@ -220,9 +229,9 @@ type joinTargetFn struct {
 }
 
 func (f *joinTargetFn) ProcessElement(name string, ids func(*int) bool, recs func(*string) bool, emit func(int64, []byte)) error {
-	var id int
-	if !ids(&id) {
-		return fmt.Errorf("beamfit: ingest: node %q has no id", name)
+	id, err := idOf(name, ids)
+	if err != nil {
+		return err
 	}
 	var r string
 	for recs(&r) {

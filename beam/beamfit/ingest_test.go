@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
 )
 
 // graphOf reads a partitioned network back, by node names: each view's
@@ -132,5 +134,25 @@ func TestIngest(t *testing.T) {
 		if math.Abs(gn[node]-d) > 1e-12*math.Max(1, d) {
 			t.Errorf("%s: degree %v ingested, %v loaded (−1: not observed)", node, gn[node], d)
 		}
+	}
+}
+
+// TestWriteGraphRefuses: a network with features, and a root that holds a
+// fit, are refused, naming the view or the root.
+func TestWriteGraphRefuses(t *testing.T) {
+	ctx := context.Background()
+	net, err := synth.Generate(synth.Default(), rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteGraph(ctx, t.TempDir(), net, 2); err == nil || !strings.Contains(err.Error(), "has features") {
+		t.Errorf("a network with features: %v, want an error saying a view has features", err)
+	}
+	_, root := beamFit(t, testNetwork(t, 60), testConfig(1), 2, Options{Seed: 1})
+	if err := WriteGraph(ctx, root, testNetwork(t, 60), 2); err == nil || !strings.Contains(err.Error(), "holds a fit") {
+		t.Errorf("a root holding a fit: %v, want an error saying so", err)
+	}
+	if err := Ingest(ctx, root, "x.txt", 2, ""); err == nil || !strings.Contains(err.Error(), "holds a fit") {
+		t.Errorf("ingest into a root holding a fit: %v, want an error saying so", err)
 	}
 }

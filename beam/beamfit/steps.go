@@ -81,6 +81,20 @@ func masks(rows *block, t int) (mask []int, byMask map[int][]int) {
 	return mask, byMask
 }
 
+// readShard reads row shard sh of each file named by a (directory, name)
+// pair.
+func readShard(ctx context.Context, sh int, dirNames ...string) ([]*block, error) {
+	out := make([]*block, 0, len(dirNames)/2)
+	for i := 0; i+1 < len(dirNames); i += 2 {
+		b, err := readBlock(ctx, shardName(dirNames[i], dirNames[i+1], sh))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // gather copies the given rows of x (w wide) into a new array.
 func gather(x []float64, rows []int, w int) []float64 {
 	out := make([]float64, len(rows)*w)
@@ -113,22 +127,11 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 		return err
 	}
 	d, t := p.D, p.T
-	y, err := readBlock(ctx, shardName(p.YDir, "Y", sh))
+	b, err := readShard(ctx, sh, p.YDir, "Y", p.LYDir, "LY", p.KDir, "K", p.GraphDir, "rows")
 	if err != nil {
 		return err
 	}
-	ly, err := readBlock(ctx, shardName(p.LYDir, "LY", sh))
-	if err != nil {
-		return err
-	}
-	k, err := readBlock(ctx, shardName(p.KDir, "K", sh))
-	if err != nil {
-		return err
-	}
-	rows, err := readBlock(ctx, shardName(p.GraphDir, "rows", sh))
-	if err != nil {
-		return err
-	}
+	y, ly, k, rows := b[0], b[1], b[2], b[3]
 	_, byMask := masks(rows, t)
 	yd, lyd, kd := y.dense(), ly.dense(), k.dense()
 	delta := &block{view: -1, shard: sh, lo: y.lo, rows: y.rows, width: d}
@@ -211,34 +214,23 @@ func (f *updateFn) ProcessElement(ctx context.Context, sh int, side []byte, emit
 		return err
 	}
 	d, t := p.D, p.T
-	y, err := readBlock(ctx, shardName(p.YDir, "Y", sh))
+	b, err := readShard(ctx, sh, p.YDir, "Y", p.LYDir, "LY", p.GraphDir, "rows")
 	if err != nil {
 		return err
 	}
-	ly, err := readBlock(ctx, shardName(p.LYDir, "LY", sh))
-	if err != nil {
-		return err
-	}
+	y, ly, rows := b[0], b[1], b[2]
 	if p.Step != 0 {
-		dl, err := readBlock(ctx, shardName(p.WorkDir, "D", sh))
-		if err != nil {
-			return err
-		}
-		ldl, err := readBlock(ctx, shardName(p.WorkDir, "LD", sh))
+		step, err := readShard(ctx, sh, p.WorkDir, "D", p.WorkDir, "LD")
 		if err != nil {
 			return err
 		}
 		yd, lyd := y.dense(), ly.dense()
-		for i, v := range dl.dense() {
+		for i, v := range step[0].dense() {
 			yd[i] += p.Step * v
 		}
-		for i, v := range ldl.dense() {
+		for i, v := range step[1].dense() {
 			lyd[i] += p.Step * v
 		}
-	}
-	rows, err := readBlock(ctx, shardName(p.GraphDir, "rows", sh))
-	if err != nil {
-		return err
 	}
 	if err := writeBlock(ctx, shardName(p.OutDir, "Y", sh), y); err != nil {
 		return err

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpmne/dpmne/embfile"
+)
+
+// edgeList writes a small two-layer edge list: a ring of 40 nodes with
+// chords, the second layer's chords longer.
+func edgeList(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("layer src dst\n")
+	for l, chord := range []int{3, 7} {
+		for i := range 40 {
+			fmt.Fprintf(&b, "%c n%d n%d\n", 'a'+l, i, (i+1)%40)
+			fmt.Fprintf(&b, "%c n%d n%d\n", 'a'+l, i, (i+chord)%40)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "two.txt")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTrain: train ingests an edge list, fits on Prism and writes the
+// embedding with its ids; a second run on the same state is refused
+// without --resume, and --resume ends the fit without refitting it.
+func TestTrain(t *testing.T) {
+	data := edgeList(t)
+	dir := t.TempDir()
+	state, out := filepath.Join(dir, "state"), filepath.Join(dir, "emb.npy")
+	args := []string{"train", "--data", data, "--state", state, "--out", out, "--dim", "4", "--iterations", "3"}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "40×4 embedding") {
+		t.Errorf("stdout %q: want the 40×4 embedding it wrote", stdout.String())
+	}
+	ids, y, d, err := embfile.ReadVectors(out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 40 || d != 4 || len(y) != 160 {
+		t.Errorf("read %d ids, %d values of width %d: want 40, 160, 4", len(ids), len(y), d)
+	}
+	if err := run(context.Background(), args, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "holds a fit") {
+		t.Errorf("a second fit on the state: %v, want one saying it holds a fit", err)
+	}
+	stderr.Reset()
+	if err := run(context.Background(), append(args, "--resume"), &stdout, &stderr); err != nil {
+		t.Fatalf("--resume: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "resumed from iteration 3") {
+		t.Errorf("--resume said %q: want that it resumed from iteration 3", stderr.String())
+	}
+}
+
+// TestTrainErrors: missing flags and settings out of range are refused
+// before anything runs, each naming what is wrong.
+func TestTrainErrors(t *testing.T) {
+	data := edgeList(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "want the subcommand train"},
+		{[]string{"train", "--state", dir, "--out", "e.npy"}, "give --data"},
+		{[]string{"train", "--data", data, "--out", "e.npy"}, "give --state"},
+		{[]string{"train", "--data", data, "--state", dir}, "give --out"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--format", "xml"}, `--format "xml"`},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--log-level", "loud"}, "--log-level"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--dim", "0"}, "Dim 0"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tc.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
