@@ -59,30 +59,16 @@ func geometryOf(root string, m *meta) geometry {
 	return geometry{Root: root, N: m.N, ShardSize: m.ShardSize, Shards: m.Shards, Views: len(m.Views)}
 }
 
-// readFn reads row shard i of the file Name under Dir, one per view with
-// PerView, and emits it keyed (view, i) (view −1 without PerView).
-type readFn struct {
-	Dir, Name string
-	PerView   bool
-	Views     int
-}
+// readFn reads row shard i of the file Name under Dir and emits it keyed
+// (−1, i).
+type readFn struct{ Dir, Name string }
 
 func (f *readFn) ProcessElement(ctx context.Context, shard int, emit func(int64, []byte)) error {
-	if !f.PerView {
-		b, err := readFile(ctx, shardName(f.Dir, f.Name, shard))
-		if err != nil {
-			return err
-		}
-		emit(key(-1, shard), b)
-		return nil
+	b, err := readFile(ctx, shardName(f.Dir, f.Name, shard))
+	if err != nil {
+		return err
 	}
-	for v := range f.Views {
-		b, err := readFile(ctx, viewShardName(f.Dir, f.Name, v, shard))
-		if err != nil {
-			return err
-		}
-		emit(key(v, shard), b)
-	}
+	emit(key(-1, shard), b)
 	return nil
 }
 
@@ -99,9 +85,9 @@ func (f *writeFn) ProcessElement(ctx context.Context, k int64, b []byte) error {
 	return writeFile(ctx, p, b)
 }
 
-// zeroFn emits a zero block for every view (or, with Views 0, one) of
-// shard i: with the partial sums of a product, every row shard has a
-// block even where no edge reaches it.
+// zeroFn emits a zero block for every view of shard i: with the partial
+// sums of a product, every row shard has a block even where no edge
+// reaches it.
 type zeroFn struct {
 	G     geometry
 	Width int
@@ -110,10 +96,6 @@ type zeroFn struct {
 
 func (f *zeroFn) ProcessElement(shard int, emit func(int64, []byte)) {
 	lo, hi := f.G.span(shard)
-	if f.Views == 0 {
-		emit(key(-1, shard), (&block{view: -1, shard: shard, lo: lo, rows: hi - lo, width: f.Width}).encode())
-		return
-	}
 	for v := range f.Views {
 		emit(key(v, shard), (&block{view: v, shard: shard, lo: lo, rows: hi - lo, width: f.Width}).encode())
 	}
