@@ -821,6 +821,11 @@ func (f *driver) embedding(st *small) (*Result, error) {
 		return nil, err
 	}
 	out := make([]float64, d*d)
+	for j := range d {
+		if sg[3*j+1] == 0 {
+			sg[3*j+1] = 1 // a zero column: no sign to fix
+		}
+	}
 	for i := range d {
 		for j := range d {
 			v := 0.0

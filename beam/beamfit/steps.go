@@ -459,9 +459,24 @@ func (f *rightMulFn) ProcessElement(ctx context.Context, sh int, side []byte, em
 	if err := decodeJSONParams(side, &p); err != nil {
 		return err
 	}
-	x, err := readBlock(ctx, shardName(p.InDir, p.In, sh))
+	out, err := p.rows(ctx, sh)
 	if err != nil {
 		return err
+	}
+	if err := writeBlock(ctx, shardName(p.OutDir, p.Out, sh), out); err != nil {
+		return err
+	}
+	g := make([]float64, p.W*p.W)
+	gemm(true, false, 1, out.dense(), out.rows, p.W, out.dense(), out.rows, p.W, 0, g)
+	emit(g)
+	return nil
+}
+
+// rows returns shard sh's rows of (X − Centre)·M.
+func (p *rightMulParams) rows(ctx context.Context, sh int) (*block, error) {
+	x, err := readBlock(ctx, shardName(p.InDir, p.In, sh))
+	if err != nil {
+		return nil, err
 	}
 	xd := x.dense()
 	if p.Centre != nil {
@@ -471,18 +486,12 @@ func (f *rightMulFn) ProcessElement(ctx context.Context, sh int, side []byte, em
 			}
 		}
 	}
-	out := x
-	if p.M != nil {
-		out = &block{view: -1, shard: sh, lo: x.lo, rows: x.rows, width: p.W}
-		gemm(false, false, 1, xd, x.rows, p.K, p.M, p.K, p.W, 0, out.dense())
+	if p.M == nil {
+		return x, nil
 	}
-	if err := writeBlock(ctx, shardName(p.OutDir, p.Out, sh), out); err != nil {
-		return err
-	}
-	g := make([]float64, p.W*p.W)
-	gemm(true, false, 1, out.dense(), out.rows, p.W, out.dense(), out.rows, p.W, 0, g)
-	emit(g)
-	return nil
+	out := &block{view: -1, shard: sh, lo: x.lo, rows: x.rows, width: p.W}
+	gemm(false, false, 1, xd, x.rows, p.K, p.M, p.K, p.W, 0, out.dense())
+	return out, nil
 }
 
 // rekeyFn drops a block's view from its key: the views' products are to
@@ -534,21 +543,11 @@ func (f *signFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 	if err := decodeJSONParams(side, &p); err != nil {
 		return err
 	}
-	x, err := readBlock(ctx, shardName(p.InDir, p.In, sh))
+	x, err := p.rows(ctx, sh)
 	if err != nil {
 		return err
 	}
-	xd := x.dense()
-	for i := range x.rows {
-		for c := range p.K {
-			xd[i*p.K+c] -= p.Centre[c]
-		}
-	}
-	e := xd
-	if p.M != nil {
-		e = make([]float64, x.rows*p.W)
-		gemm(false, false, 1, xd, x.rows, p.K, p.M, p.K, p.W, 0, e)
-	}
+	e := x.dense()
 	out := make([]float64, 3*p.W)
 	for c := range p.W {
 		out[3*c+2] = math.Inf(1)
