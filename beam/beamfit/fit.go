@@ -786,7 +786,8 @@ func (f *driver) weighViews(st *small, yDir string) error {
 // embedding returns the fit's embedding, dpmne's Model.Embedding: Y less
 // its column means (unless Config.Uncentred), times the heat filter
 // F = ritz.HeatFilter of the centred Gram matrices, with canonical column
-// signs; the rows are written by shard (root/embedding/E-S) and gathered.
+// signs. The rows are written by shard (root/embedding/E-S, and as
+// numpy's part-S.npy with part-S.ids.txt) and gathered here.
 func (f *driver) embedding(st *small) (*Result, error) {
 	d, n := f.d, float64(f.m.N)
 	dir := itDir(f.root, st.Iteration)
@@ -840,6 +841,11 @@ func (f *driver) embedding(st *small) (*Result, error) {
 	}
 	edir := path.Join(f.root, "embedding")
 	if _, err := f.rightMul(dir, "Y", edir, "E", d, d, out, mu); err != nil {
+		return nil, err
+	}
+	if err := f.run("parts", func(s beam.Scope) {
+		beam.ParDo0(s, &partFn{Dir: edir, GraphDir: graphDir(f.root)}, f.shards(s))
+	}); err != nil {
 		return nil, err
 	}
 	res := &Result{Embedding: mat.NewDense(f.m.N, d, nil), Pipelines: f.pipelines}

@@ -17,7 +17,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/eval"
+	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -180,6 +182,37 @@ func TestResume(t *testing.T) {
 	}
 	if r := maxRelDiff(whole.Embedding, res.Embedding); r > 1e-9 {
 		t.Errorf("resumed embedding: relative difference %.3g from the uninterrupted fit, want ≤ 1e-9", r)
+	}
+	// The parts numpy reads are the embedding, row shard by row shard,
+	// in float32, and name its nodes.
+	var row int
+	for sh := range 3 {
+		a, err := npy.ReadFile(shardName(path.Join(root, "embedding"), "part", sh) + ".npy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := a.Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := embfile.ReadIDs(shardName(path.Join(root, "embedding"), "part", sh) + ".ids.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range ids {
+			if id != res.IDs[row+i] {
+				t.Fatalf("part %d names node %d %q, want %q", sh, i, id, res.IDs[row+i])
+			}
+			for c := range cfg.Dim {
+				if got, want := v[i*cfg.Dim+c], float64(float32(res.Embedding.At(row+i, c))); got != want {
+					t.Fatalf("part %d, row %d, column %d: %v, want %v", sh, i, c, got, want)
+				}
+			}
+		}
+		row += len(ids)
+	}
+	if row != len(res.IDs) {
+		t.Errorf("the parts hold %d rows, want %d", row, len(res.IDs))
 	}
 }
 

@@ -13,6 +13,7 @@ package beamfit
 // K = Σ_s H^s B^sᵀ.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/dpmne/dpmne/npy"
 )
 
 func init() {
@@ -36,6 +39,7 @@ func init() {
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&stackFn{})
 	register.DoFn4x1[context.Context, int, []byte, func([]float64), error](&signFn{})
 	register.Function2x1(maxAbsVecs)
+	register.DoFn2x1[context.Context, int, error](&partFn{})
 	register.DoFn3x1[int64, []byte, func([]float64), error](&gramFn{})
 	register.DoFn3x0[int64, []byte, func(int64, []byte)](&fanFn{})
 }
@@ -605,4 +609,33 @@ func decodeJSONParams(p []byte, v any) error {
 		return fmt.Errorf("beamfit: side input: %w", err)
 	}
 	return nil
+}
+
+// partFn writes shard i's rows of the embedding (Dir/E-i) as a float32
+// .npy file, Dir/part-i.npy, and its nodes' names, Dir/part-i.ids.txt, one
+// per line: the embedding by shard for numpy, which a cluster's output
+// is (the parts in shard order are the whole).
+type partFn struct{ Dir, GraphDir string }
+
+func (f *partFn) ProcessElement(ctx context.Context, sh int) error {
+	e, err := readBlock(ctx, shardName(f.Dir, "E", sh))
+	if err != nil {
+		return err
+	}
+	data := make([]float32, len(e.dense()))
+	for i, v := range e.data {
+		data[i] = float32(v)
+	}
+	var buf bytes.Buffer
+	if err := npy.WriteFloat32(&buf, []int{e.rows, e.width}, data); err != nil {
+		return err
+	}
+	if err := writeFile(ctx, shardName(f.Dir, "part", sh)+".npy", buf.Bytes()); err != nil {
+		return err
+	}
+	ids, err := readFile(ctx, shardName(f.GraphDir, "ids", sh))
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, shardName(f.Dir, "part", sh)+".ids.txt", append(ids, '\n'))
 }
