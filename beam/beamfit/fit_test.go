@@ -19,8 +19,8 @@ import (
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/eval"
-	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/synth"
 )
 
