@@ -266,19 +266,27 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 			featureless = false
 		}
 	}
-	if c.Beta == 0 {
-		c.Beta = 300
-		if featureless {
-			c.Beta = 3000
-		}
-	}
 	if featureless {
-		c.Solver.OrthAllNodes = true
+		c = c.Featureless()
+	} else if c.Beta == 0 {
+		c.Beta = 300
 	}
 	c.Autoencoder.Loss = c.resolveLoss(net)
 	if onlyLoss(c.Autoencoder.Loss, nn.SquaredError) {
 		c.Autoencoder.NonzeroWeight = 1 // the squared error weighs nothing
 	}
+	return c
+}
+
+// Featureless returns c with the settings ForNetwork gives a network none
+// of whose views has features of its own: β 3000 where c's is 0, and R(Y)
+// over every node (OrthAllNodes). The Beam fit, which takes only such
+// networks, takes its configuration through it.
+func (c Config) Featureless() Config {
+	if c.Beta == 0 {
+		c.Beta = 3000
+	}
+	c.Solver.OrthAllNodes = true
 	return c
 }
 

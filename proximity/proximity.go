@@ -424,9 +424,7 @@ func (op *Operator) LambdaMax(iters int) float64 {
 	v := make([]float64, n)
 	w := make([]float64, n)
 	for i := range v {
-		// A fixed, non-constant start: the constant vector is in L's
-		// null space for the unnormalised Laplacian.
-		v[i] = 1 + float64(i%7) - 3*float64(i%2)
+		v[i] = PowerStart(i)
 	}
 	var lam float64
 	for range iters {
@@ -450,6 +448,12 @@ func (op *Operator) LambdaMax(iters int) float64 {
 	}
 	return lam
 }
+
+// PowerStart is entry i of LambdaMax's start vector: fixed and not
+// constant, since the constant vector is in L's null space for the
+// unnormalised Laplacian. The Beam fit starts its power iteration from the
+// same vector.
+func PowerStart(i int) float64 { return 1 + float64(i%7) - 3*float64(i%2) }
 
 // MarshalText implements encoding.TextMarshaler.
 func (n Norm) MarshalText() ([]byte, error) { return []byte(n.String()), nil }

@@ -150,12 +150,7 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	// dpmne's ForNetwork on a featureless network: β 3000 where none is
-	// given, R(Y) over every node.
-	if cfg.Beta == 0 {
-		cfg.Beta = 3000
-	}
-	cfg.Solver.OrthAllNodes = true
+	cfg = cfg.Featureless()
 	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), start: time.Now()}
 	f.alpha, f.beta, f.lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
 	if cfg.ScaleNodes > 0 {
@@ -211,7 +206,7 @@ func (f *driver) begin() (int, error) {
 		return -1, writeFile(f.ctx, conf, want)
 	}
 	if !f.opt.Resume {
-		return 0, fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", f.root)
+		return 0, checkFree(f.ctx, f.root)
 	}
 	got, err := readFile(f.ctx, conf)
 	if err != nil {
@@ -258,11 +253,7 @@ func (f *driver) shards(s beam.Scope) beam.PCollection { return beam.CreateList(
 func (f *driver) work(name string) string { return path.Join(f.root, "work", name) }
 
 func (f *driver) readSums(name string) ([]float64, error) {
-	b, err := readFile(f.ctx, f.work(name))
-	if err != nil {
-		return nil, err
-	}
-	return decodeFloats(b)
+	return readFloats(f.ctx, f.work(name))
 }
 
 // runWith runs a pipeline whose stages take params (JSON) as a side input.
@@ -312,7 +303,7 @@ func (f *driver) lambdaMax(omega []float64) (float64, error) {
 	}
 	var norm2 float64
 	for i := range f.m.N {
-		v := 1 + float64(i%7) - 3*float64(i%2)
+		v := proximity.PowerStart(i)
 		norm2 += v * v
 	}
 	cur, next := "lm0", "lm1"
@@ -523,18 +514,8 @@ func (f *driver) bStep(st *small, dir string) error {
 		for i := range d {
 			c.SetSym(i, i, c.At(i, i)+f.cfg.LambdaB/f.alpha)
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(c) {
+		if !spdInverse(c, cinv[s*dd:(s+1)*dd]) {
 			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", s)
-		}
-		var inv mat.SymDense
-		if err := ch.InverseTo(&inv); err != nil {
-			return fmt.Errorf("B step: view %d: %w", s, err)
-		}
-		for i := range d {
-			for j := range d {
-				cinv[s*dd+i*d+j] = inv.At(i, j)
-			}
 		}
 	}
 	if err := f.runWith("B", bParams{D: d, T: t, CInv: cinv, Dir: dir}, func(s beam.Scope, side beam.SideInput) {
@@ -628,21 +609,31 @@ func (f *driver) preconditioner(st *small) ([]float64, error) {
 			m.SetSym(i, i, 1)
 		}
 	}
+	out := make([]float64, dd)
+	if !spdInverse(m, out) {
+		return nil, errors.New("Y step: preconditioner is not positive definite")
+	}
+	return out, nil
+}
+
+// spdInverse sets dst (row-major) to the inverse of the symmetric positive
+// definite m by its Cholesky factor, and reports whether m was one.
+func spdInverse(m *mat.SymDense, dst []float64) bool {
 	var ch mat.Cholesky
 	if !ch.Factorize(m) {
-		return nil, errors.New("Y step: preconditioner is not positive definite")
+		return false
 	}
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil {
-		return nil, fmt.Errorf("Y step: %w", err)
+		return false
 	}
-	out := make([]float64, dd)
+	d := m.SymmetricDim()
 	for i := range d {
 		for j := range d {
-			out[i*d+j] = inv.At(i, j)
+			dst[i*d+j] = inv.At(i, j)
 		}
 	}
-	return out, nil
+	return true
 }
 
 // iterate runs outer iteration it from the state of it−1.

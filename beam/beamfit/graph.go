@@ -66,10 +66,7 @@ func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards
 			return fmt.Errorf("beamfit: view %q has features: the Beam fit takes featureless networks (each view's codes are its adjacency rows); see docs/beam.md", v.Name)
 		}
 	}
-	if held, err := exists(ctx, path.Join(root, "config.json")); err != nil || held {
-		if err == nil {
-			err = fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", root)
-		}
+	if err := checkFree(ctx, root); err != nil {
 		return err
 	}
 	n := net.N()

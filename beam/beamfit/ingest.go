@@ -414,10 +414,7 @@ func Ingest(ctx context.Context, root, file string, shards int, runner string) e
 	if shards < 1 {
 		return fmt.Errorf("beamfit: %d shards: want at least 1", shards)
 	}
-	if held, err := exists(ctx, path.Join(root, "config.json")); err != nil || held {
-		if err == nil {
-			err = fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", root)
-		}
+	if err := checkFree(ctx, root); err != nil {
 		return err
 	}
 	fsys, err := filesystem.New(ctx, file)
@@ -456,11 +453,7 @@ func Ingest(ctx context.Context, root, file string, shards int, runner string) e
 		return fmt.Errorf("beamfit: ingest: %w", err)
 	}
 
-	cb, err := readFile(ctx, path.Join(work, "counts"))
-	if err != nil {
-		return err
-	}
-	c, err := decodeFloats(cb)
+	c, err := readFloats(ctx, path.Join(work, "counts"))
 	if err != nil {
 		return err
 	}
@@ -519,11 +512,7 @@ func Ingest(ctx context.Context, root, file string, shards int, runner string) e
 // readSumsAt reads a combine's vector of n sums; a vector that no element
 // reached (a view without edges) is zeros.
 func readSumsAt(ctx context.Context, p string, n int) ([]float64, error) {
-	b, err := readFile(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	v, err := decodeFloats(b)
+	v, err := readFloats(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -165,10 +165,10 @@ func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit f
 	return nil
 }
 
-// sumFn adds the blocks of one key: the partial sums of a product, onto
-// a dense block among them (a zero block or an addend) or, with Src, onto
-// W times view v's Horner input of Src's rows (liftFn), read here rather
-// than shuffled.
+// sumFn adds the blocks of one key (a zero block, so that every key has
+// one, and the partial sums of a product), scales the rows by D_s^-½ with
+// Norm, and with Src adds W times view v's Horner input of Src's rows
+// (lift), read here rather than shuffled.
 type sumFn struct {
 	G    geometry
 	Src  *source
@@ -178,47 +178,33 @@ type sumFn struct {
 
 func (f *sumFn) ProcessElement(ctx context.Context, k int64, vals func(*[]byte) bool, emit func(int64, []byte)) error {
 	var sum *block
-	var pending []*block
 	var p []byte
 	for vals(&p) {
 		b, err := decodeBlock(p)
 		if err != nil {
 			return err
 		}
-		if sum == nil && b.idx == nil {
-			sum = b
-			sum.dense()
-			continue
-		}
 		if sum == nil {
-			pending = append(pending, b)
-			continue
+			sum = &block{view: b.view, shard: b.shard, lo: b.lo, rows: b.rows, width: b.width}
+			sum.dense()
 		}
 		if err := sum.add(b); err != nil {
 			return err
 		}
 	}
 	v, sh := unkey(k)
-	if sum == nil {
-		return fmt.Errorf("beamfit: view %d, shard %d: partial sums without the shard's block", v, sh)
-	}
-	for _, b := range pending {
-		if err := sum.add(b); err != nil {
-			return err
-		}
-	}
 	if f.Norm {
 		if err := scaleRows(ctx, f.G, sum, v); err != nil {
 			return err
 		}
 	}
 	if f.Src != nil {
-		lifted, err := f.Src.lift(ctx, f.G, sh)
+		x, rows, err := f.Src.read(ctx, f.G, sh)
 		if err != nil {
 			return err
 		}
-		for i, x := range lifted[v].data {
-			sum.data[i] += f.W * x
+		for i, xv := range lift(x, rows, f.G.Views, v).data {
+			sum.data[i] += f.W * xv
 		}
 	}
 	emit(k, sum.encode())
@@ -262,50 +248,49 @@ type source struct {
 	Ones      bool
 }
 
-// lift returns each view's Horner input for shard sh of the source,
-// V = [D_s^½X, D_s^-½X] (2w wide), with D_s view s's degrees.
-func (src *source) lift(ctx context.Context, g geometry, sh int) ([]*block, error) {
+// read returns shard sh of the source and the shard's graph/rows block.
+func (src *source) read(ctx context.Context, g geometry, sh int) (x, rows *block, err error) {
 	lo, hi := g.span(sh)
-	var x *block
 	if src.Ones {
 		x = &block{view: -1, shard: sh, lo: lo, rows: hi - lo, width: 1}
 		for i := range x.dense() {
 			x.data[i] = 1
 		}
 	} else {
-		var err error
 		if x, err = readBlock(ctx, shardName(src.Dir, src.Name, sh)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range x.dense() {
 			x.data[i] *= src.Scale
 		}
 	}
-	rows, err := readBlock(ctx, shardName(graphDir(g.Root), "rows", sh))
-	if err != nil {
-		return nil, err
+	if rows, err = readBlock(ctx, shardName(graphDir(g.Root), "rows", sh)); err != nil {
+		return nil, nil, err
 	}
-	t, w, xd, rd := g.Views, x.width, x.dense(), rows.dense()
-	out := make([]*block, t)
-	for v := range t {
-		b := &block{view: v, shard: sh, lo: x.lo, rows: x.rows, width: 2 * w}
-		od := b.dense()
-		for i := range x.rows {
-			deg := rd[i*2*t+v]
-			if deg <= 0 {
-				continue
-			}
-			a, c := math.Sqrt(deg), 1/math.Sqrt(deg)
-			for q, xv := range xd[i*w : (i+1)*w] {
-				od[i*2*w+q], od[i*2*w+w+q] = a*xv, c*xv
-			}
-		}
-		out[v] = b
-	}
-	return out, nil
+	return x, rows, nil
 }
 
-// liftFn emits W times each view's Horner input for shard i (source.lift),
+// lift returns view v's Horner input for the rows of x,
+// V = [D_v^½X, D_v^-½X] (2w wide), with D_v the view's degrees from rows
+// (t views).
+func lift(x, rows *block, t, v int) *block {
+	w, xd, rd := x.width, x.dense(), rows.dense()
+	b := &block{view: v, shard: x.shard, lo: x.lo, rows: x.rows, width: 2 * w}
+	od := b.dense()
+	for i := range x.rows {
+		deg := rd[i*2*t+v]
+		if deg <= 0 {
+			continue
+		}
+		a, c := math.Sqrt(deg), 1/math.Sqrt(deg)
+		for q, xv := range xd[i*w : (i+1)*w] {
+			od[i*2*w+q], od[i*2*w+w+q] = a*xv, c*xv
+		}
+	}
+	return b
+}
+
+// liftFn emits W times each view's Horner input for shard i (lift),
 // keyed (view, i): the first term of Horner's rule.
 type liftFn struct {
 	G   geometry
@@ -314,11 +299,12 @@ type liftFn struct {
 }
 
 func (f *liftFn) ProcessElement(ctx context.Context, sh int, emit func(int64, []byte)) error {
-	lifted, err := f.Src.lift(ctx, f.G, sh)
+	x, rows, err := f.Src.read(ctx, f.G, sh)
 	if err != nil {
 		return err
 	}
-	for v, b := range lifted {
+	for v := range f.G.Views {
+		b := lift(x, rows, f.G.Views, v)
 		for i := range b.data {
 			b.data[i] *= f.W
 		}

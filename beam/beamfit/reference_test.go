@@ -11,6 +11,7 @@ import (
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/internal/ritz"
 	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/proximity"
 )
 
 // reference is the Beam fit's algorithm on dense float64 matrices, written
@@ -80,7 +81,7 @@ func newReference(net *multiplex.Network, cfg dpmne.Config) *reference {
 func (r *reference) lambdaMax() float64 {
 	v := mat.NewVecDense(r.n, nil)
 	for i := range r.n {
-		v.SetVec(i, 1+float64(i%7)-3*float64(i%2))
+		v.SetVec(i, proximity.PowerStart(i))
 	}
 	var lam float64
 	for range 30 {

@@ -25,6 +25,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/dpmne/dpmne/npy"
+	"github.com/dpmne/dpmne/proximity"
 )
 
 func init() {
@@ -421,8 +422,7 @@ func (f *genFn) ProcessElement(_ context.Context, sh int, emit func(int64, []byt
 	switch f.Kind {
 	case "lambda":
 		for i := range b.dense() {
-			g := lo + i
-			b.data[i] = 1 + float64(g%7) - 3*float64(g%2)
+			b.data[i] = proximity.PowerStart(lo + i)
 		}
 	case "omega":
 		for v := range f.G.Views {

@@ -106,6 +106,25 @@ func exists(ctx context.Context, p string) (bool, error) {
 	return true, nil
 }
 
+// checkFree returns an error when root holds a fit (its config.json), so
+// that a new network or fit does not overwrite it.
+func checkFree(ctx context.Context, root string) error {
+	held, err := exists(ctx, path.Join(root, "config.json"))
+	if err == nil && held {
+		err = fmt.Errorf("beamfit: %s holds a fit: resume it, or give another root", root)
+	}
+	return err
+}
+
+// readFloats reads a file of float64s (a combine's sums).
+func readFloats(ctx context.Context, p string) ([]float64, error) {
+	b, err := readFile(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFloats(b)
+}
+
 func readBlock(ctx context.Context, p string) (*block, error) {
 	b, err := readFile(ctx, p)
 	if err != nil {
