@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,6 +32,7 @@ type sample struct {
 	// mark[r] == stamp, so a row needs no clearing.
 	mark  []uint32
 	stamp uint32
+	seen  map[int]struct{} // DrawSample's marks, in place of mark
 
 	wu  []float32 // len(cols)×width: column cols[u] of W at wu[u*width:]
 	gwu []float32 // gradient of wu, same layout
@@ -97,12 +99,20 @@ func zeroColumn(ind []int32, rank int) int32 {
 
 // draw selects the output columns of the n batch rows (rows[i], or row i
 // when rows is nil) with k negatives per non-zero, drawing from rng, and
-// builds their sorted union. Rows are drawn in batch order, each zero with
-// Floyd's algorithm (exactly m_i calls of rng.IntN), so one rng state gives
-// one sample.
+// builds their sorted union.
 func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
+	s.reset(x.Cols)
+	s.drawRows(x, rows, n, k, rng)
+	s.union()
+}
+
+// drawRows appends the selected columns of the n batch rows to the
+// entries. Rows are drawn in batch order, each zero with Floyd's
+// algorithm (exactly m_i calls of rng.IntN), so one rng state gives one
+// sample. The drawn ranks are marked in mark, or in seen where mark is
+// nil (DrawSample, which must not allocate In-sized arrays).
+func (s *sample) drawRows(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 	in := x.Cols
-	s.reset(in)
 	for i := 0; i < n; i++ {
 		r := i
 		if rows != nil {
@@ -130,18 +140,26 @@ func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 				s.w = append(s.w, 1)
 			}
 		} else {
-			s.stamp++
-			if s.stamp == 0 {
+			if s.mark == nil {
+				clear(s.seen)
+			} else if s.stamp++; s.stamp == 0 {
 				clear(s.mark)
 				s.stamp = 1
 			}
 			wz := float32(float64(zeros) / float64(m))
 			for j := zeros - m; j < zeros; j++ {
 				t := rng.IntN(j + 1)
-				if s.mark[t] == s.stamp {
-					t = j
+				if s.mark != nil {
+					if s.mark[t] == s.stamp {
+						t = j
+					}
+					s.mark[t] = s.stamp
+				} else {
+					if _, ok := s.seen[t]; ok {
+						t = j
+					}
+					s.seen[t] = struct{}{}
 				}
-				s.mark[t] = s.stamp
 				s.col = append(s.col, zeroColumn(ind, t))
 				s.x = append(s.x, 0)
 				s.w = append(s.w, wz)
@@ -149,9 +167,11 @@ func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 		}
 		s.ptr = append(s.ptr, len(s.col))
 	}
+}
 
-	// The union of the selected columns, sorted for the gather and the
-	// update, and each entry's index into it.
+// union builds the sorted union of the selected columns and each entry's
+// index into it, for the gather and the update.
+func (s *sample) union() {
 	for _, j := range s.col {
 		if s.slotOf[j] < 0 {
 			s.slotOf[j] = 0
@@ -167,6 +187,54 @@ func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 		s.slot[e] = s.slotOf[j]
 	}
 	s.z = slices.Grow(s.z[:0], len(s.col))[:len(s.col)]
+}
+
+// Sample is the output columns that sampled reconstruction
+// (Config.NegativeSamples) selects for one batch: for batch row i, entries
+// Ptr[i] … Ptr[i+1]−1 of Col, X and W are its stored columns in CSR
+// order, then its drawn zeros, each with its target x_ij and its loss
+// weight (1, or Z_i/m_i for a drawn zero).
+type Sample struct {
+	Ptr  []int
+	Col  []int32
+	X, W []float32
+}
+
+// DrawSample returns the sample that a Step with k negatives per non-zero
+// would draw from rng for the batch rows of x (rows[i]; nil: every row),
+// with the same calls of rng, and with memory in the batch's entries
+// only, not in x.Cols. It plans steps that run elsewhere (StepSample),
+// e.g. on a compact copy of the columns they touch cut from a model too
+// wide to hold.
+func DrawSample(x *sparse.CSR, rows []int, k int, rng *rand.Rand) Sample {
+	s := sample{seen: make(map[int]struct{}), ptr: []int{0}}
+	s.drawRows(x, rows, batchSize(x, rows), k, rng)
+	return Sample{Ptr: s.ptr, Col: s.col, X: s.x, W: s.w}
+}
+
+// load makes the given sample the batch's, in place of a draw: the
+// columns of smp must be x's, as a batch of n rows selects them.
+func (s *sample) load(x *sparse.CSR, n int, smp *Sample) error {
+	if len(smp.Ptr) != n+1 || smp.Ptr[0] != 0 || smp.Ptr[n] != len(smp.Col) || len(smp.X) != len(smp.Col) || len(smp.W) != len(smp.Col) {
+		return fmt.Errorf("nn: the sample has %d row pointers and %d/%d/%d entries, want %d pointers from 0 to as many entries", len(smp.Ptr), len(smp.Col), len(smp.X), len(smp.W), n+1)
+	}
+	for i := range n {
+		if smp.Ptr[i+1] < smp.Ptr[i] {
+			return fmt.Errorf("nn: the sample's row pointers decrease at row %d", i)
+		}
+	}
+	for _, j := range smp.Col {
+		if j < 0 || int(j) >= x.Cols {
+			return fmt.Errorf("nn: the sample selects column %d outside the input's %d", j, x.Cols)
+		}
+	}
+	s.reset(x.Cols)
+	s.ptr = append(s.ptr[:0], smp.Ptr...)
+	s.col = append(s.col, smp.Col...)
+	s.x = append(s.x, smp.X...)
+	s.w = append(s.w, smp.W...)
+	s.union()
+	return nil
 }
 
 // fixedMatches reports whether a fixed sample was drawn for this batch.

@@ -584,3 +584,188 @@ func TestTransposedOutputLayer(t *testing.T) {
 
 // outLayer returns ae's output layer.
 func outLayer(ae *Autoencoder) *Layer { return ae.Layers[len(ae.Layers)-1] }
+
+// TestStepSampleOnCompactCopy checks the plan-then-step route of a model
+// too wide to hold (package beamfit): the samples DrawSample plans, and
+// StepSample's steps on a compact copy of the columns they touch, trained
+// by a NewLazyTrainer, are the wide model's own lazy Steps bit for bit:
+// the same losses, and the same weights and Adam moments on those
+// columns.
+func TestStepSampleOnCompactCopy(t *testing.T) {
+	const in, k = WideInput + 7, 3
+	wide, wtr := sampledNet(t, in, []int{5, 3}, CrossEntropy, 0, k)
+	// The compact copy is taken before the first step.
+	start := wide.Clone()
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := sparse.NewBuilder(30, in)
+	for i := range 30 {
+		for range 1 + rng.IntN(4) {
+			b.Add(i, rng.IntN(in), 1)
+		}
+	}
+	x := build(t, b)
+	batches := [][]int{{3, 1, 4, 15}, {9, 2, 6}, {5, 3, 28, 0, 11}}
+	targets := make([][]float32, len(batches))
+	for s, rows := range batches {
+		targets[s] = make([]float32, len(rows)*wide.CodeDim())
+		for i := range targets[s] {
+			targets[s][i] = rng.Float32()
+		}
+	}
+
+	// The wide model's steps, drawing from a sampler; the plan draws the
+	// same samples from a generator in the same state.
+	wtr.SetSampler(rand.New(rand.NewPCG(11, 12)))
+	plan := rand.New(rand.NewPCG(11, 12))
+	var wideLoss []StepLoss
+	samples := make([]Sample, len(batches))
+	for s, rows := range batches {
+		l, err := wtr.Step(x, rows, targets[s], 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wideLoss = append(wideLoss, l)
+		samples[s] = DrawSample(x, rows, k, plan)
+	}
+
+	// The columns the steps touch, in order, and the compact copy.
+	local := map[int32]int32{}
+	var cols []int32
+	note := func(j int32) {
+		if _, ok := local[j]; !ok {
+			local[j] = 0
+			cols = append(cols, j)
+		}
+	}
+	for s, rows := range batches {
+		for _, r := range rows {
+			ind, _ := x.Row(r)
+			for _, j := range ind {
+				note(j)
+			}
+		}
+		for _, j := range samples[s].Col {
+			note(j)
+		}
+	}
+	slices.Sort(cols)
+	for u, j := range cols {
+		local[j] = int32(u)
+	}
+	u := len(cols)
+	compact := start.Clone()
+	compact.In = u
+	first, out := compact.Layers[0], compact.Layers[len(compact.Layers)-1]
+	if !out.T {
+		t.Fatal("the wide output layer is not stored transposed")
+	}
+	pick := func(w []float32, width int) []float32 {
+		o := make([]float32, 0, u*width)
+		for _, j := range cols {
+			o = append(o, w[int(j)*width:(int(j)+1)*width]...)
+		}
+		return o
+	}
+	first.In, first.W = u, pick(start.Layers[0].W, first.Out)
+	out.Out, out.W, out.B = u, pick(out.W, out.In), pick(out.B, 1)
+	ctr, err := NewLazyTrainer(compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := sparse.NewBuilder(x.Rows, u)
+	for i := range x.Rows {
+		ind, val := x.Row(i)
+		for q, j := range ind {
+			if l, ok := local[j]; ok {
+				cb.Add(i, int(l), val[q])
+			}
+		}
+	}
+	xc := build(t, cb)
+	for s, rows := range batches {
+		smp := samples[s]
+		smp.Col = make([]int32, len(samples[s].Col))
+		for e, j := range samples[s].Col {
+			smp.Col[e] = local[j]
+		}
+		l, err := ctr.StepSample(xc, rows, &smp, targets[s], 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Recon != wideLoss[s].Recon || l.Regression != wideLoss[s].Regression {
+			t.Errorf("step %d: loss %+v on the compact copy, %+v on the wide model", s, l, wideLoss[s])
+		}
+	}
+
+	// Weights and moments, wide against compact, in Params order: the
+	// first and last layers' weights by column, the rest whole.
+	wsteps, wm, wv := wtr.AdamState()
+	csteps, cm, cv := ctr.AdamState()
+	if wsteps != csteps {
+		t.Fatalf("%d Adam steps on the compact copy, %d on the wide model", csteps, wsteps)
+	}
+	wp, cp := wide.Params(), compact.Params()
+	last := len(wp) - 2
+	for i := range wp {
+		for _, a := range []struct {
+			name string
+			w, c []float32
+		}{{"weight", wp[i], cp[i]}, {"first moment", wm[i], cm[i]}, {"second moment", wv[i], cv[i]}} {
+			want := a.w
+			switch i {
+			case 0:
+				want = pick(a.w, first.Out)
+			case last:
+				want = pick(a.w, out.In)
+			case last + 1:
+				want = pick(a.w, 1)
+			}
+			if !slices.Equal(want, a.c) {
+				t.Errorf("parameter %d: the compact copy's %ss are not the wide model's", i, a.name)
+			}
+		}
+	}
+}
+
+// TestStepSampleRefusesBadSamples checks that a sample that does not fit
+// its batch is an error, not a panic.
+func TestStepSampleRefusesBadSamples(t *testing.T) {
+	ae, _ := sampledNet(t, 6, []int{3}, CrossEntropy, 0, 2)
+	tr, err := NewLazyTrainer(ae)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sparse.NewBuilder(2, 6)
+	x.Add(0, 1, 1)
+	xs := build(t, x)
+	for _, smp := range []Sample{
+		{Ptr: []int{0, 1}, Col: []int32{1}, X: []float32{1}, W: []float32{1}},
+		{Ptr: []int{0, 1, 2}, Col: []int32{1, 9}, X: []float32{1, 0}, W: []float32{1, 1}},
+		{Ptr: []int{0, 2, 1}, Col: []int32{1}, X: []float32{1}, W: []float32{1}},
+	} {
+		if _, err := tr.StepSample(xs, []int{0, 1}, &smp, nil, 0); err == nil {
+			t.Errorf("sample %+v: no error", smp)
+		}
+	}
+	if _, err := NewLazyTrainer(mustNew(t, 6, Config{Hidden: []int{3}})); err == nil {
+		t.Error("a lazy trainer without sampled reconstruction: no error")
+	}
+}
+
+func mustNew(t *testing.T, in int, cfg Config) *Autoencoder {
+	t.Helper()
+	ae, err := New(in, cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ae
+}
+
+func build(t *testing.T, b *sparse.Builder) *sparse.CSR {
+	t.Helper()
+	x, err := b.Build(sparse.MergeMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}

@@ -90,12 +90,34 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 	t.act = make([][]float32, len(ae.Layers))
 	t.delta = make([][]float32, len(ae.Layers))
 	if ae.In >= WideInput && ae.Cfg.NegativeSamples > 0 {
-		t.lazy, t.lazy0 = true, true
-		// The lazy output update takes its gradient from the sample;
-		// the dense one is made only if something asks for it.
-		t.grad[2*(len(ae.Layers)-1)] = nil
+		t.setLazy()
 	}
 	return t
+}
+
+// setLazy makes the trainer update lazily (WideInput).
+func (t *Trainer) setLazy() {
+	t.lazy, t.lazy0 = true, true
+	// The lazy output update takes its gradient from the sample; the
+	// dense one is made only if something asks for it.
+	t.grad[2*(len(t.ae.Layers)-1)] = nil
+}
+
+// NewLazyTrainer is NewTrainer with the lazy update of wide inputs
+// (WideInput) whatever ae's width: a step moves only the first layer's
+// rows that its batch touches and the output columns its sample selects.
+// It is for a compact copy of the columns some steps touch, cut from a
+// model too wide to hold, whose steps (StepSample) must be the wide
+// model's. ae must use sampled reconstruction.
+func NewLazyTrainer(ae *Autoencoder) (*Trainer, error) {
+	if ae.Cfg.NegativeSamples <= 0 {
+		return nil, fmt.Errorf("nn: a lazy trainer needs sampled reconstruction: Config.NegativeSamples = %d", ae.Cfg.NegativeSamples)
+	}
+	t := NewTrainer(ae)
+	if !t.lazy {
+		t.setLazy()
+	}
+	return t, nil
 }
 
 // denseGrad returns the gradient buffer of parameter i, allocating it if a
@@ -275,6 +297,25 @@ func (t *Trainer) Step(x *sparse.CSR, rows []int, target []float32, alpha float3
 	return t.step(x, rows, target, alpha, t.sampler)
 }
 
+// StepSample is Step on the given sample of output columns (DrawSample)
+// instead of one it draws; the trainer must use sampled reconstruction.
+// With the columns the steps touch cut from a wider model, remapped
+// (monotonically) to the compact copy's and trained by a NewLazyTrainer,
+// its steps are the wide model's lazy ones, bit for bit.
+func (t *Trainer) StepSample(x *sparse.CSR, rows []int, smp *Sample, target []float32, alpha float32) (StepLoss, error) {
+	if !t.sampled() {
+		return StepLoss{}, errors.New("nn: StepSample needs sampled reconstruction (Config.NegativeSamples > 0)")
+	}
+	if err := t.checkArgs(x, rows, target, alpha); err != nil {
+		return StepLoss{}, err
+	}
+	if err := t.s.load(x, batchSize(x, rows), smp); err != nil {
+		return StepLoss{}, err
+	}
+	t.s.drawn = false
+	return t.update(x, rows, target, alpha, evalOpts{backward: true, loaded: true})
+}
+
 // step is Step with the sampler given.
 func (t *Trainer) step(x *sparse.CSR, rows []int, target []float32, alpha float32, rng *rand.Rand) (StepLoss, error) {
 	if err := t.checkArgs(x, rows, target, alpha); err != nil {
@@ -283,8 +324,15 @@ func (t *Trainer) step(x *sparse.CSR, rows []int, target []float32, alpha float3
 	if err := t.checkSampler(x, rows, rng); err != nil {
 		return StepLoss{}, err
 	}
+	return t.update(x, rows, target, alpha, evalOpts{backward: true, rng: rng})
+}
+
+// update evaluates the batch with its gradient and takes one Adam step,
+// unless a term is not finite.
+func (t *Trainer) update(x *sparse.CSR, rows []int, target []float32, alpha float32, o evalOpts) (StepLoss, error) {
 	lazy := t.sampled() && t.lazy
-	loss := t.evaluate(x, rows, target, alpha, evalOpts{backward: true, denseGrad: !lazy, rng: rng})
+	o.denseGrad = !lazy
+	loss := t.evaluate(x, rows, target, alpha, o)
 	if err := loss.check(); err != nil {
 		return loss, err
 	}
@@ -364,6 +412,7 @@ type evalOpts struct {
 	exact     bool       // the exact loss instead, forward only
 	denseGrad bool       // the output layer's gradient in t.grad, not only in t.s
 	rng       *rand.Rand // the source of the sample, unless one is fixed
+	loaded    bool       // the sample is t.s already (StepSample)
 }
 
 // evaluate runs the forward pass on a batch and returns the loss terms; with
@@ -432,7 +481,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 
 	ae.sparseForward(x, rows, 0, n, t.act[0])
 	ae.denseForward(1, last, n, t.act)
-	if !(t.fixed && t.s.drawn) {
+	if !o.loaded && !(t.fixed && t.s.drawn) {
 		t.s.draw(x, rows, n, ae.Cfg.NegativeSamples, o.rng)
 		if t.fixed {
 			t.s.drawn, t.s.x0, t.s.all0 = true, x, rows == nil
