@@ -378,9 +378,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// nnConfig returns the configuration of the autoencoder of a view that r
-// describes.
-func (c Config) nnConfig(r ViewReconstruction) nn.Config {
+// NNConfig returns the configuration of the autoencoder of a view that r
+// describes (the Beam fit builds its autoencoders from it too).
+func (c Config) NNConfig(r ViewReconstruction) nn.Config {
 	a := c.Autoencoder
 	nzw := a.NonzeroWeight
 	if r.Loss == nn.SquaredError {

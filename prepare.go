@@ -44,7 +44,7 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 			// I^s H^s: only observed rows, whatever the matrix holds elsewhere.
 			vf.h = newSparseCodes(p.X.RowSelect(p.Observed), cfg.Workers)
 		} else {
-			ae, err := nn.New(p.X.Cols, cfg.nnConfig(recs[s]), rng)
+			ae, err := nn.New(p.X.Cols, cfg.NNConfig(recs[s]), rng)
 			if err != nil {
 				return fmt.Errorf("view %q: %w", net.Views[s].Name, err)
 			}

@@ -430,3 +430,35 @@ func (ae *Autoencoder) denseForward(from, to, n int, act [][]float32) {
 		}
 	}
 }
+
+// EncodeProducts writes into h (n×CodeDim, row-major) the codes of n rows
+// whose first-layer products x·W0 (n×Cfg.Hidden[0], without the bias) are
+// given in xw, which it overwrites: Encode, with the product taken
+// elsewhere, e.g. by a join over a W0 too large for one machine (package
+// beamfit). Of the first layer only the bias is read, so its W may be
+// nil. It panics if xw or h is too short.
+func (ae *Autoencoder) EncodeProducts(xw []float32, n int, h []float32) {
+	first, code := ae.Layers[0], ae.CodeDim()
+	if n < 0 || len(xw) < n*first.Out || len(h) < n*code {
+		panic(fmt.Sprintf("nn: EncodeProducts: n = %d, len(xw) = %d, len(h) = %d: want ≥ n×%d and ≥ n×%d", n, len(xw), len(h), first.Out, code))
+	}
+	k := ae.codeLayer()
+	act := make([][]float32, k+1)
+	for i := range n {
+		z := xw[i*first.Out : (i+1)*first.Out]
+		for j, b := range first.B {
+			z[j] += b
+		}
+	}
+	first.Act.apply(xw[:n*first.Out])
+	if k == 0 {
+		copy(h, xw[:n*code])
+		return
+	}
+	act[0] = xw[:n*first.Out]
+	for l := 1; l < k; l++ {
+		act[l] = make([]float32, n*ae.Layers[l].Out)
+	}
+	act[k] = h[:n*code]
+	ae.denseForward(1, k+1, n, act)
+}

@@ -769,3 +769,39 @@ func build(t *testing.T, b *sparse.Builder) *sparse.CSR {
 	}
 	return x
 }
+
+// TestEncodeProducts checks that the codes from first-layer products
+// taken elsewhere are Encode's, to float32 rounding of the product's sum.
+func TestEncodeProducts(t *testing.T) {
+	for _, hidden := range [][]int{{4}, {5, 3}} {
+		ae, _ := sampledNet(t, 12, hidden, CrossEntropy, 0, 2)
+		rng := rand.New(rand.NewPCG(2, 3))
+		b := sparse.NewBuilder(7, 12)
+		for i := range 7 {
+			b.Add(i, rng.IntN(12), 1)
+			b.Add(i, rng.IntN(12), 0.5)
+		}
+		x := build(t, b)
+		want := make([]float32, 7*ae.CodeDim())
+		ae.Encode(x, nil, want)
+		w := ae.Layers[0].Out
+		xw := make([]float32, 7*w)
+		for i := range 7 {
+			ind, val := x.Row(i)
+			for q, j := range ind {
+				for c := range w {
+					xw[i*w+c] += val[q] * ae.Layers[0].W[int(j)*w+c]
+				}
+			}
+		}
+		shell := ae.Clone()
+		shell.Layers[0].W = nil
+		got := make([]float32, len(want))
+		shell.EncodeProducts(xw, 7, got)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+				t.Fatalf("hidden %v: code entry %d is %g, Encode gives %g", hidden, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/internal/ritz"
+	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
 )
 
@@ -82,14 +84,29 @@ type small struct {
 	Omega     []float64
 	LamMax    float64
 	Terms     dpmne.Terms
+	HSq       []float64 // each view's ‖H^s‖²
+	RNG       [][]byte  // with autoencoders, each view's generator of minibatches and negatives
 }
 
 // Supported reports the first setting of cfg the Beam fit does not
 // compute as the in-process fit does; docs/beam.md lists them.
 func Supported(cfg dpmne.Config) error {
+	a := cfg.Autoencoder
+	if !cfg.NoAutoencoder {
+		switch loss := strings.TrimSpace(a.Loss); {
+		case loss != "auto" && loss != "bce":
+			return fmt.Errorf("beamfit: Autoencoder.Loss = %q: the Beam fit's autoencoders read adjacency rows under the cross-entropy (auto or bce)", a.Loss)
+		case a.NegativeSamples < 1:
+			return fmt.Errorf("beamfit: Autoencoder.NegativeSamples = %d: the Beam fit trains on sampled reconstruction (≥ 1)", a.NegativeSamples)
+		case a.WeightDecay != 0:
+			return fmt.Errorf("beamfit: Autoencoder.WeightDecay = %g: the Beam fit's lazy updates take none", a.WeightDecay)
+		case a.Batches < 1 || a.Batch < 1:
+			return fmt.Errorf("beamfit: Autoencoder.Batches = %d, Batch = %d: the Beam fit trains Batches minibatches per iteration (≥ 1 each)", a.Batches, a.Batch)
+		case a.Pretrain < 0 || a.PretrainBatches < 0:
+			return fmt.Errorf("beamfit: Autoencoder.Pretrain = %d, PretrainBatches = %d: want ≥ 0", a.Pretrain, a.PretrainBatches)
+		}
+	}
 	switch {
-	case !cfg.NoAutoencoder:
-		return errors.New("beamfit: NoAutoencoder = false: the Beam fit has no autoencoders yet; each view's codes are its adjacency rows (dpmne's --no-autoencoder)")
 	case cfg.NoProximity:
 		return errors.New("beamfit: NoProximity: the Beam fit needs the proximity term")
 	case cfg.Solver.Y != "gd":
@@ -133,6 +150,12 @@ type driver struct {
 	pipelines           int
 	shuffled            int64
 	start               time.Time
+
+	// With autoencoders (train.go):
+	ae     bool
+	nn     []nn.Config // each view's autoencoder
+	counts [][]int     // each view's first observed rank by shard, then its total
+	rngs   []*rand.PCG // each view's generator of minibatches and negatives
 }
 
 // Fit runs DPMNE on the network under root (WriteGraph or Ingest wrote
@@ -162,12 +185,31 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 		return nil, err
 	}
 	var st *small
-	if last < 0 {
+	if last >= 0 {
+		if err := readJSON(ctx, path.Join(itDir(root, last), "small.json"), &st); err != nil {
+			return nil, err
+		}
+	}
+	if f.ae = !cfg.NoAutoencoder; f.ae {
+		f.nn = nnConfigs(cfg, f.t)
+		if h := cfg.Autoencoder.Hidden; f.t*h[len(h)-1] < f.d+10 {
+			return nil, fmt.Errorf("beamfit: the views' codes are %d×%d wide in all, below d + 10 = %d: the randomised start needs d + 10 (widen the autoencoders' last hidden width or lower the dimension)", f.t, h[len(h)-1], f.d+10)
+		}
+		var saved [][]byte
+		if st != nil {
+			saved = st.RNG
+		}
+		if f.rngs, err = viewRNGs(opt.Seed, f.t, saved); err != nil {
+			return nil, err
+		}
+		if err := f.countObserved(); err != nil {
+			return nil, err
+		}
+	}
+	if st == nil {
 		if st, err = f.initialise(); err != nil {
 			return nil, err
 		}
-	} else if err := readJSON(ctx, path.Join(itDir(root, last), "small.json"), &st); err != nil {
-		return nil, err
 	}
 	for it := st.Iteration + 1; it <= cfg.Solver.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -215,16 +257,9 @@ func (f *driver) begin() (int, error) {
 	if !bytes.Equal(got, want) {
 		return 0, fmt.Errorf("beamfit: %s: the fit there has another configuration or seed (%s), not %s", conf, got, want)
 	}
-	last := -1
-	for it := 0; ; it++ {
-		ok, err := exists(f.ctx, path.Join(itDir(f.root, it), "DONE"))
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			break
-		}
-		last = it
+	last, err := lastDone(f.ctx, f.root)
+	if err != nil {
+		return 0, err
 	}
 	return last, nil
 }
@@ -391,7 +426,7 @@ func (f *driver) codesProduct(s beam.Scope, in string, width int, twice bool) be
 // initialise runs the start (dpmne's initY, the B step, L·Y) and writes
 // iteration 0.
 func (f *driver) initialise() (*small, error) {
-	d, t, k := f.d, f.t, f.d+10
+	d, t := f.d, f.t
 	if err := f.degrees(); err != nil {
 		return nil, err
 	}
@@ -409,6 +444,47 @@ func (f *driver) initialise() (*small, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir0 := itDir(f.root, 0)
+	st := &small{Iteration: 0, Omega: omega, LamMax: lam}
+	if f.ae {
+		if err := f.pretrain(st, dir0); err != nil {
+			return nil, err
+		}
+		if err := f.startFromCodes(dir0); err != nil {
+			return nil, err
+		}
+	} else {
+		st.HSq = f.m.HSq
+		if err := f.startFromAdjacency(dir0); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := f.applyL(dir0, "Y", dir0, "LY", d, 1, omega); err != nil {
+		return nil, err
+	}
+	if err := f.update(st, dir0, dir0, dir0, 0); err != nil {
+		return nil, err
+	}
+	if f.ae {
+		if err := f.aeBStep(st, dir0, dir0, false); err != nil {
+			return nil, err
+		}
+	} else if err := f.bStep(st, dir0); err != nil {
+		return nil, err
+	}
+	if err := f.finish(st, 0, dir0); err != nil {
+		return nil, err
+	}
+	f.report(st, 0)
+	return st, nil
+}
+
+// startFromAdjacency sets Y (dir/Y) to the top-d left singular vectors
+// of the codes M = [H¹ … H^t] = [A¹ … A^t] by a randomised SVD with d + 10
+// columns and two power iterations (dpmne's initY), each product with M a
+// join.
+func (f *driver) startFromAdjacency(dir string) error {
+	d, t, k := f.d, f.t, f.d+10
 	// The randomised SVD of M = [H¹ … H^t]: Z = MΩ, two power iterations
 	// Z ← M Mᵀ Z, then W = MᵀQ = U Σ Vᵀ and Y = Q V (its first d columns).
 	if err := f.run("start", func(s beam.Scope) {
@@ -418,33 +494,33 @@ func (f *driver) initialise() (*small, error) {
 		z = beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.ParDo(s, &rekeyFn{}, z)))
 		beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "Z"}, z)
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := f.orthonormalize("Z", k); err != nil {
-		return nil, err
+		return err
 	}
 	for range 2 {
 		if err := f.run("power", func(s beam.Scope) {
 			beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "Z"}, f.codesProduct(s, "Z", k, true))
 		}); err != nil {
-			return nil, err
+			return err
 		}
 		if err := f.orthonormalize("Z", k); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := f.run("svd", func(s beam.Scope) {
 		sums(s, beam.ParDo(s, &gramFn{}, f.codesProduct(s, "Z", k, false)), f.work("wtw"))
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	wtw, err := f.readSums("wtw")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(k, symmetric(wtw, k)), true) {
-		return nil, errors.New("beamfit: start: the eigendecomposition of WᵀW failed")
+		return errors.New("beamfit: start: the eigendecomposition of WᵀW failed")
 	}
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs) // ascending: the largest last
@@ -454,25 +530,8 @@ func (f *driver) initialise() (*small, error) {
 			vd[i*d+j] = vecs.At(i, k-1-j)
 		}
 	}
-	dir0 := itDir(f.root, 0)
-	if _, err := f.rightMul(f.work(""), "Z", dir0, "Y", k, d, vd, nil); err != nil {
-		return nil, err
-	}
-	if _, err := f.applyL(dir0, "Y", dir0, "LY", d, 1, omega); err != nil {
-		return nil, err
-	}
-	st := &small{Iteration: 0, Omega: omega, LamMax: lam}
-	if err := f.update(st, dir0, dir0, dir0, 0); err != nil {
-		return nil, err
-	}
-	if err := f.bStep(st, dir0); err != nil {
-		return nil, err
-	}
-	if err := f.finish(st, 0, dir0); err != nil {
-		return nil, err
-	}
-	f.report(st, 0)
-	return st, nil
+	_, err = f.rightMul(f.work(""), "Z", dir, "Y", k, d, vd, nil)
+	return err
 }
 
 // update runs the update stage: Y ← Y + tΔ into outDir, and the sums.
@@ -542,7 +601,7 @@ func (f *driver) bStep(st *small, dir string) error {
 	cons := 0.0
 	var regB float64
 	for s := range t {
-		cons += f.m.HSq[s] + dot(st.G[s*dd:(s+1)*dd], st.YsY[s*dd:(s+1)*dd]) - 2*b[t*dd+s]
+		cons += st.HSq[s] + dot(st.G[s*dd:(s+1)*dd], st.YsY[s*dd:(s+1)*dd]) - 2*b[t*dd+s]
 		regB += b[t*dd+t+s]
 	}
 	var orth float64
@@ -560,9 +619,14 @@ func (f *driver) bStep(st *small, dir string) error {
 }
 
 // finish checks the terms, writes iteration it's small state and its DONE
-// marker, and reports it.
+// marker, and removes iteration it−1's state.
 func (f *driver) finish(st *small, it int, dir string) error {
 	st.Iteration = it
+	if f.ae {
+		if err := f.saveRNGs(st); err != nil {
+			return err
+		}
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -577,7 +641,11 @@ func (f *driver) finish(st *small, it int, dir string) error {
 	if err := writeFile(f.ctx, path.Join(dir, "DONE"), []byte(time.Now().UTC().Format(time.RFC3339)+"\n")); err != nil {
 		return err
 	}
-	return nil
+	if it == 0 {
+		return nil
+	}
+	// A resume needs only the last complete iteration.
+	return removeAll(f.ctx, itDir(f.root, it-1))
 }
 
 func (f *driver) report(st *small, step float64) {
@@ -640,7 +708,7 @@ func spdInverse(m *mat.SymDense, dst []float64) bool {
 func (f *driver) iterate(it int, prev *small) (*small, error) {
 	d, dd := f.d, f.d*f.d
 	prevDir, dir := itDir(f.root, it-1), itDir(f.root, it)
-	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, G: prev.G}
+	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, G: prev.G, HSq: prev.HSq}
 	yDir, lyDir := prevDir, prevDir
 	if it%lyRefresh == 0 {
 		if _, err := f.applyL(yDir, "Y", f.work(""), "LY", d, 1, st.Omega); err != nil {
@@ -706,7 +774,7 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			c3, c4 := 2*f.lambda*se, f.lambda*ee
 			t = ritz.MinimizeQuartic(slope, c2, c3, c4)
 			var hsq float64
-			for _, v := range f.m.HSq {
+			for _, v := range st.HSq {
 				hsq += v
 			}
 			fval = f.alpha*(hsq+gs[1]-2*gs[2]) + f.beta*gs[3] + f.lambda*orth
@@ -728,7 +796,11 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 		}
 		break
 	}
-	if err := f.bStep(st, dir); err != nil {
+	if f.ae {
+		if err := f.aeBStep(st, dir, prevDir, true); err != nil {
+			return nil, err
+		}
+	} else if err := f.bStep(st, dir); err != nil {
 		return nil, err
 	}
 	if err := f.finish(st, it, dir); err != nil {

@@ -140,15 +140,31 @@ func TestAgreesWithInProcess(t *testing.T) {
 // TestResume: a pipeline that fails in the middle of iteration 3 (one
 // shard's update stage fails after writing part of its output; others
 // may have written theirs) stops the fit with the error; the fit resumed
-// from the same root starts from iteration 2, the last complete one, and
-// ends at the embedding of the uninterrupted fit, to 1e-9 relative (the
-// sums may be added in another order). A root holding a fit is refused
-// without Resume, and a resume with another configuration is refused.
+// from the same root starts from iteration 2, the last complete one (the
+// only one kept), and ends at the embedding of the uninterrupted fit, to
+// 1e-9 relative (the sums may be added in another order), with identity
+// codes and with autoencoders (whose generators and Adam state resume
+// too). A root holding a fit is refused without Resume, and a resume with
+// another configuration is refused.
 func TestResume(t *testing.T) {
+	for _, ae := range []bool{false, true} {
+		t.Run(fmt.Sprintf("autoencoders=%v", ae), func(t *testing.T) {
+			cfg := testConfig(5)
+			cfg.Dim = 8
+			if ae {
+				cfg.NoAutoencoder = false
+				cfg.Autoencoder.Hidden = []int{12}
+				cfg.Autoencoder.Pretrain = 2
+				cfg.Autoencoder.Batch = 32
+			}
+			testResume(t, cfg)
+		})
+	}
+}
+
+func testResume(t *testing.T, cfg dpmne.Config) {
 	ctx := context.Background()
 	net := testNetwork(t, 200)
-	cfg := testConfig(5)
-	cfg.Dim = 8
 	whole, _ := beamFit(t, net, cfg, 3, Options{Seed: 5})
 
 	root := t.TempDir()
@@ -159,10 +175,10 @@ func TestResume(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "injected failure") {
 		t.Fatalf("fit with a failing shard: error %v, want the injected failure", err)
 	}
-	for it, want := range []bool{true, true, true, false} {
+	for it, want := range []bool{false, false, true, false} {
 		ok, err := exists(ctx, path.Join(itDir(root, it), "DONE"))
 		if err != nil || ok != want {
-			t.Fatalf("iteration %d complete: %v (%v), want %v", it, ok, err, want)
+			t.Fatalf("iteration %d complete and kept: %v (%v), want %v", it, ok, err, want)
 		}
 	}
 	if _, err := Fit(ctx, root, cfg, Options{Seed: 5}); err == nil || !strings.Contains(err.Error(), "holds a fit") {

@@ -104,10 +104,13 @@ func (f *zeroFn) ProcessElement(shard int, emit func(int64, []byte)) {
 // spreadFn multiplies a block of X (view s, column shard j) by view s's
 // adjacency A, or with Norm by A·D_s^-½ (D_s^-½ taken on X's rows here;
 // sumFn applies the left D_s^-½, which makes D_s^-½AD_s^-½), and emits the
-// partial sums, keyed (s, i), of the row shards i its edges reach.
+// partial sums, keyed (s, i), of the row shards i its edges reach. With
+// Clip it reads A's entries clipped to [0, 1], as an autoencoder reads
+// adjacency rows under the cross-entropy (the codes' product A^s W0).
 type spreadFn struct {
 	G    geometry
 	Norm bool
+	Clip bool
 }
 
 func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit func(int64, []byte)) error {
@@ -153,6 +156,9 @@ func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit f
 				last = r
 			}
 			val := float64(e.a[end])
+			if f.Clip {
+				val = min(val, 1)
+			}
 			dst, src := acc[len(acc)-w:], x.data[c*w:(c+1)*w]
 			for q, xv := range src {
 				dst[q] += val * xv

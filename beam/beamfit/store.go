@@ -106,6 +106,59 @@ func exists(ctx context.Context, p string) (bool, error) {
 	return true, nil
 }
 
+// removeAll removes the files directly under dir, and a local dir
+// itself, where the filesystem removes (local paths, gs://, s3://);
+// elsewhere they stay.
+func removeAll(ctx context.Context, dir string) error {
+	fsys, err := filesystem.New(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	r, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return nil
+	}
+	names, err := fsys.List(ctx, path.Join(dir, "*"))
+	if err != nil {
+		return fmt.Errorf("beamfit: listing %s: %w", dir, err)
+	}
+	for _, n := range names {
+		if err := r.Remove(ctx, n); err != nil {
+			return fmt.Errorf("beamfit: removing %s: %w", n, err)
+		}
+	}
+	if strings.Contains(dir, "://") {
+		return nil // object stores have no directories
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("beamfit: removing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// lastDone returns the last iteration under root whose DONE marker is
+// there, or −1.
+func lastDone(ctx context.Context, root string) (int, error) {
+	fsys, err := filesystem.New(ctx, root)
+	if err != nil {
+		return 0, err
+	}
+	defer fsys.Close()
+	names, err := fsys.List(ctx, path.Join(root, "it-*", "DONE"))
+	if err != nil {
+		return 0, fmt.Errorf("beamfit: listing %s: %w", root, err)
+	}
+	last := -1
+	for _, n := range names {
+		var it int
+		if _, err := fmt.Sscanf(path.Base(path.Dir(n)), "it-%d", &it); err == nil {
+			last = max(last, it)
+		}
+	}
+	return last, nil
+}
+
 // checkFree returns an error when root holds a fit (its config.json), so
 // that a new network or fit does not overwrite it.
 func checkFree(ctx context.Context, root string) error {

@@ -8,15 +8,17 @@
 //	dpmne-beam train --data D --state ROOT --out emb.npy [--ids F] [--format npy|w2v]
 //	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
-//	     --filter-tau 2 --equal-view-weights --seed 1] [Beam's flags]
+//	     --filter-tau 2 --equal-view-weights --seed 1]
+//	    [--hidden 200 --learning-rate 0.01 --negative-samples 5 --nonzero-weight 8
+//	     --batch 256 --ae-batches 1 --pretrain 10 --pretrain-batches 500 | --no-autoencoder]
+//	    [Beam's flags]
 //
 // --data is what dpmne train takes (a name under --data-dir or
 // $DPMNE_DATA, a plain edge list, a manifest or a directory) for a
-// featureless network: the Beam fit has no autoencoders yet, and each
-// view's codes are its adjacency rows (dpmne train --no-autoencoder
-// computes the same fit in one process; docs/beam.md). A plain edge list
-// goes through the ingest pipeline; other formats are read on the driver
-// and partitioned there.
+// featureless network, whose views' autoencoders read their adjacency
+// rows, as dpmne train's default does (docs/beam.md says what differs).
+// A plain edge list goes through the ingest pipeline; other formats are
+// read on the driver and partitioned there.
 //
 // The runner's own settings are Beam's flags (--endpoint for a Flink or
 // Spark job server, --environment_type, --project, --region,
@@ -33,6 +35,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -81,7 +84,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("want the subcommand train")
 	}
 	cfg := dpmne.DefaultConfig()
-	cfg.NoAutoencoder = true
 	var (
 		data, dataDir, state, out, ids, format, runner string
 		shards                                         int
@@ -113,6 +115,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.FilterTau, "filter-tau", cfg.FilterTau, "heat filter τ (0: none)")
 	fs.BoolVar(&cfg.Proximity.EqualViewWeights, "equal-view-weights", false, "keep every view's weight at 1 (default: re-weighed at iterations 10, 20, 30)")
 	fs.BoolVar(&cfg.Uncentred, "uncentred", false, "give Y as fitted, without subtracting its column means")
+	fs.BoolVar(&cfg.NoAutoencoder, "no-autoencoder", false, "identity encoders: each view's codes are its adjacency rows (the paper's ablation)")
+	fs.Var((*widths)(&cfg.Autoencoder.Hidden), "hidden", "autoencoder encoder widths, comma-separated; the last is the code size")
+	fs.Float64Var(&cfg.Autoencoder.LearningRate, "learning-rate", cfg.Autoencoder.LearningRate, "Adam step size")
+	fs.IntVar(&cfg.Autoencoder.NegativeSamples, "negative-samples", cfg.Autoencoder.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (≥ 1)")
+	fs.Float64Var(&cfg.Autoencoder.NonzeroWeight, "nonzero-weight", cfg.Autoencoder.NonzeroWeight, "weight (≥ 1) of the non-zero inputs in the cross-entropy")
+	fs.IntVar(&cfg.Autoencoder.Batch, "batch", cfg.Autoencoder.Batch, "minibatch size")
+	fs.IntVar(&cfg.Autoencoder.Batches, "ae-batches", cfg.Autoencoder.Batches, "minibatches per view and iteration (≥ 1)")
+	fs.IntVar(&cfg.Autoencoder.Pretrain, "pretrain", cfg.Autoencoder.Pretrain, "pretraining epochs")
+	fs.IntVar(&cfg.Autoencoder.PretrainBatches, "pretrain-batches", cfg.Autoencoder.PretrainBatches, "at most about this many pretraining minibatches per view, on a random subset of nodes (0: no cap)")
 	// Beam's own flags (runner endpoints, environments, Dataflow's
 	// project and locations, logging) are accepted as they are.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
@@ -143,6 +154,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	if err := beamfit.Supported(cfg); err != nil {
 		return err
 	}
@@ -163,8 +177,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	res, err := beamfit.Fit(ctx, state, cfg, beamfit.Options{
 		Runner: runner, Seed: seed, Resume: resume,
 		Progress: func(it beamfit.Iteration) {
-			fmt.Fprintf(stderr, "iteration %d: O = %.6g (consistency %.4g, proximity %.4g, R(Y) %.4g), step %.3g, %d pipelines, %.1fs\n",
-				it.Iteration, it.Terms.Total(), it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Step, it.Pipelines, it.Time.Seconds())
+			fmt.Fprintf(stderr, "iteration %d: O = %.6g (reconstruction %.4g, consistency %.4g, proximity %.4g, R(Y) %.4g), step %.3g, %d pipelines, %.1fs\n",
+				it.Iteration, it.Terms.Total(), it.Terms.Reconstruction, it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Step, it.Pipelines, it.Time.Seconds())
 		},
 	})
 	if err != nil {
@@ -201,4 +215,28 @@ func partition(ctx context.Context, data, dataDir, state string, shards int, run
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d views, %d shards\n", net.Name, net.N(), len(net.Views), shards)
 	return beamfit.WriteGraph(ctx, state, net, shards)
+}
+
+// widths is a flag of comma-separated positive widths.
+type widths []int
+
+func (w *widths) String() string {
+	var parts []string
+	for _, x := range *w {
+		parts = append(parts, strconv.Itoa(x))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (w *widths) Set(s string) error {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || x < 1 {
+			return fmt.Errorf("%q: want positive widths, comma-separated (200 or 200,128)", s)
+		}
+		out = append(out, x)
+	}
+	*w = out
+	return nil
 }

@@ -80,7 +80,10 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--state", dir}, "give --out"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--format", "xml"}, `--format "xml"`},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--log-level", "loud"}, "--log-level"},
-		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--dim", "0"}, "Dim 0"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--dim", "0"}, "Dim = 0"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--hidden", "200,x"}, "positive widths"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--negative-samples", "0"}, "NegativeSamples = 0"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ae-batches", "0"}, "Batches = 0"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)
