@@ -7,7 +7,7 @@ package beamfit
 // are as wide as the network: they are sharded by node with their Adam
 // moments, node j's record holding row j of W0 and column j of the output
 // layer (AE-V-S). The rest (W0's bias, the middle layers, their moments,
-// Adam's step count) is small and travels as JSON (ae-V.json).
+// Adam's step count) is small and travels as JSON (ae-V-00000.json).
 //
 // Training follows dpmne's: minibatches of observed nodes, sampled
 // reconstruction (nn.Config.NegativeSamples), Adam, and the lazy update
@@ -92,15 +92,13 @@ func decodeAEShard(p []byte) (*aeShard, error) {
 	return a, nil
 }
 
-// aeSmall is a view's autoencoder but for its node records (ae-V.json):
+// aeSmall is a view's autoencoder but for its node records (ae-V-00000.json):
 // Adam's step count, and the other parameters and their moments in
 // nn.Autoencoder.Params order, the node-sharded ones (W0, the output
 // layer's W and B) left empty.
 type aeSmall struct {
-	Steps     int
-	P, M, V   [][]float32
-	Recon     float64 // the last steps' sampled reconstruction loss
-	ReconRows int     // the rows it is summed over
+	Steps   int
+	P, M, V [][]float32
 }
 
 // sharded reports whether parameter i of an autoencoder of l layers is
@@ -111,12 +109,12 @@ func sharded(i, l int) bool { return i == 0 || i >= 2*(l-1) }
 type aeParams struct {
 	NN      []nn.Config // each view's autoencoder
 	G       geometry
-	InDir   string // the records and ae-V.json read ("": drawn, InitSeed)
-	OutDir  string // where they are written, with the codes
-	WorkDir string // the plans (plan-V, cols-V)
-	Seed    uint64 // the initial weights' draws
-	Small   []aeSmall
-	Encode  bool // encode the observed nodes (OutDir/H) after the steps
+	InDir   string    // where the records are read ("": drawn from Seed)
+	OutDir  string    // where they are written, with the small parts and codes
+	WorkDir string    // the plans (plan-V, cols-V)
+	Seed    uint64    // the initial weights' draws
+	Small   []aeSmall // each view's small part before the steps
+	Encode  bool      // encode the observed nodes (OutDir/H) after the steps
 	// With B (t·d×h), K = Σ_s H^s B^sᵀ is computed from the new codes and
 	// Y (YDir).
 	B    []float64
@@ -323,8 +321,123 @@ func encodeRecords(cols []int32, a *aeShard) []byte {
 	return append(append(out, encodeInts(cols)...), a.encode()...)
 }
 
+// compact is a view's autoencoder cut down to the columns some steps
+// touch (cols, increasing): its first layer's rows and output layer's
+// columns are those columns' records, in order, with their Adam moments.
+type compact struct {
+	ae    *nn.Autoencoder
+	cols  []int32
+	m, v  [][]float32 // Adam moments, in Params order
+	steps int
+}
+
+// newCompact assembles the compact autoencoder of view v from the small
+// part and the records of cols (rec(q) is column cols[q]'s).
+func newCompact(p *aeParams, v int, cols []int32, rec func(q int) []float32) (*compact, error) {
+	ae, err := p.template(v, max(len(cols), 1))
+	if err != nil {
+		return nil, err
+	}
+	c := &compact{ae: ae, cols: cols, steps: p.Small[v].Steps}
+	l := len(ae.Layers)
+	for i, q := range ae.Params() {
+		if sm := p.Small[v]; !sharded(i, l) && sm.M != nil {
+			c.m, c.v = append(c.m, sm.M[i]), append(c.v, sm.V[i])
+		} else {
+			c.m, c.v = append(c.m, make([]float32, len(q))), append(c.v, make([]float32, len(q)))
+		}
+	}
+	for q := range cols {
+		c.record(q, rec(q), false)
+	}
+	return c, nil
+}
+
+// record copies column q's record from rec into the model (store false)
+// or from the model into rec (store true): W0's row, its moments, the
+// output layer's column, its moments, its bias and the bias's moments.
+func (c *compact) record(q int, rec []float32, store bool) {
+	l := len(c.ae.Layers)
+	w := c.ae.Layers[0].Out
+	ob := 2 * (l - 1)
+	ps := c.ae.Params()
+	parts := [][]float32{
+		ps[0][q*w : (q+1)*w], c.m[0][q*w : (q+1)*w], c.v[0][q*w : (q+1)*w],
+		ps[ob][q*w : (q+1)*w], c.m[ob][q*w : (q+1)*w], c.v[ob][q*w : (q+1)*w],
+		ps[ob+1][q : q+1], c.m[ob+1][q : q+1], c.v[ob+1][q : q+1],
+	}
+	off := 0
+	for _, x := range parts {
+		if store {
+			copy(rec[off:off+len(x)], x)
+		} else {
+			copy(x, rec[off:off+len(x)])
+		}
+		off += len(x)
+	}
+}
+
+// run takes the plan's steps with nn's lazy trainer and returns the
+// reported steps' loss and rows.
+func (c *compact) run(plan *aePlan) (loss, rows float64, err error) {
+	tr, err := nn.NewLazyTrainer(c.ae)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := tr.SetAdamState(c.steps, c.m, c.v); err != nil {
+		return 0, 0, err
+	}
+	local := func(j int32) (int32, error) {
+		q, ok := slices.BinarySearch(c.cols, j)
+		if !ok {
+			return 0, fmt.Errorf("beamfit: column %d of a step was not gathered", j)
+		}
+		return int32(q), nil
+	}
+	for si, st := range plan.Steps {
+		n := len(st.Ptr) - 1
+		x := &sparse.CSR{Rows: n, Cols: c.ae.In, Ptr: st.Ptr, Ind: make([]int32, len(st.Ind)), Val: st.Val}
+		for e, j := range st.Ind {
+			if x.Ind[e], err = local(j); err != nil {
+				return 0, 0, err
+			}
+		}
+		smp := st.Sample
+		smp.Col = make([]int32, len(st.Sample.Col))
+		for e, j := range st.Sample.Col {
+			if smp.Col[e], err = local(j); err != nil {
+				return 0, 0, err
+			}
+		}
+		l, err := tr.StepSample(x, nil, &smp, st.Target, st.Alpha)
+		if err != nil {
+			return 0, 0, fmt.Errorf("step %d: %w", si, err)
+		}
+		if st.Report {
+			loss += l.Recon
+			rows += float64(n)
+		}
+	}
+	c.steps, c.m, c.v = tr.AdamState()
+	return loss, rows, nil
+}
+
+// small returns the compact model's small part.
+func (c *compact) small() aeSmall {
+	l := len(c.ae.Layers)
+	sm := aeSmall{Steps: c.steps}
+	for i, q := range c.ae.Params() {
+		var keep, km, kv []float32
+		if !sharded(i, l) {
+			keep, km, kv = q, c.m[i], c.v[i]
+		}
+		sm.P, sm.M, sm.V = append(sm.P, keep), append(sm.M, km), append(sm.V, kv)
+	}
+	return sm
+}
+
 // stepFn runs view v's planned steps on the compact copy of the columns
-// they touch, writes the view's small part (OutDir/ae-V.json), emits the
+// they touch, writes the view's small part (OutDir/ae-V-00000.json), emits the
 // changed records keyed by their shard and, for the reconstruction term,
 // [Σ loss, rows] of the steps marked Report (slots 2v, 2v+1 of 2t).
 type stepFn struct{}
@@ -335,9 +448,10 @@ func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte)
 		return err
 	}
 	v := int(k)
+	w := p.NN[v].Hidden[0]
+	r := aeRecord(w)
 	var cols []int32
 	var all []float32
-	w := p.NN[v].Hidden[0]
 	var b []byte
 	for recs(&b) {
 		c, a, err := decodeRecords(b)
@@ -347,53 +461,18 @@ func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte)
 		cols = append(cols, c...)
 		all = append(all, a.data...)
 	}
-	r := aeRecord(w)
-	u := len(cols)
-	order := make([]int, u)
+	// The shards' records arrive in any order: sort them by column.
+	order := make([]int, len(cols))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(cols[a]) - int(cols[b]) })
-	sorted := make([]int32, u)
+	sorted := make([]int32, len(cols))
 	for q, i := range order {
 		sorted[q] = cols[i]
 	}
-	rec := func(q int) []float32 { i := order[q]; return all[i*r : (i+1)*r] }
-
-	ae, err := p.template(v, max(u, 1))
+	c, err := newCompact(&p, v, sorted, func(q int) []float32 { i := order[q]; return all[i*r : (i+1)*r] })
 	if err != nil {
-		return err
-	}
-	l := len(ae.Layers)
-	first, out := ae.Layers[0], ae.Layers[l-1]
-	params := ae.Params()
-	steps := p.Small[v].Steps
-	m, vv := make([][]float32, len(params)), make([][]float32, len(params))
-	for i := range params {
-		if sharded(i, l) {
-			m[i], vv[i] = make([]float32, len(params[i])), make([]float32, len(params[i]))
-		} else if p.Small[v].M != nil {
-			m[i], vv[i] = p.Small[v].M[i], p.Small[v].V[i]
-		} else {
-			m[i], vv[i] = make([]float32, len(params[i])), make([]float32, len(params[i]))
-		}
-	}
-	ob := 2 * (l - 1)
-	for q := range u {
-		x := rec(q)
-		copy(first.W[q*w:], x[:w])
-		copy(m[0][q*w:], x[w:2*w])
-		copy(vv[0][q*w:], x[2*w:3*w])
-		copy(out.W[q*w:], x[3*w:4*w])
-		copy(m[ob][q*w:], x[4*w:5*w])
-		copy(vv[ob][q*w:], x[5*w:6*w])
-		out.B[q], m[ob+1][q], vv[ob+1][q] = x[6*w], x[6*w+1], x[6*w+2]
-	}
-	tr, err := nn.NewLazyTrainer(ae)
-	if err != nil {
-		return err
-	}
-	if err := tr.SetAdamState(steps, m, vv); err != nil {
 		return err
 	}
 	pb, err := readFile(ctx, viewShardName(p.WorkDir, "plan", v, 0))
@@ -404,70 +483,29 @@ func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte)
 	if err := gob.NewDecoder(bytes.NewReader(pb)).Decode(&plan); err != nil {
 		return fmt.Errorf("beamfit: view %d's plan: %w", v, err)
 	}
-	local := func(j int32) (int32, error) {
-		q, ok := slices.BinarySearch(sorted, j)
-		if !ok {
-			return 0, fmt.Errorf("beamfit: view %d: column %d of a step was not gathered", v, j)
-		}
-		return int32(q), nil
+	loss, rows, err := c.run(&plan)
+	if err != nil {
+		return fmt.Errorf("beamfit: view %d: %w", v, err)
 	}
-	rep := make([]float64, 2*len(p.NN))
-	for si, st := range plan.Steps {
-		rows := len(st.Ptr) - 1
-		x := &sparse.CSR{Rows: rows, Cols: ae.In, Ptr: st.Ptr, Ind: make([]int32, len(st.Ind)), Val: st.Val}
-		for e, j := range st.Ind {
-			if x.Ind[e], err = local(j); err != nil {
-				return err
-			}
-		}
-		smp := st.Sample
-		smp.Col = make([]int32, len(st.Sample.Col))
-		for e, j := range st.Sample.Col {
-			if smp.Col[e], err = local(j); err != nil {
-				return err
-			}
-		}
-		loss, err := tr.StepSample(x, nil, &smp, st.Target, st.Alpha)
-		if err != nil {
-			return fmt.Errorf("beamfit: view %d, step %d: %w", v, si, err)
-		}
-		if st.Report {
-			rep[2*v] += loss.Recon
-			rep[2*v+1] += float64(rows)
-		}
-	}
-	steps, m, vv = tr.AdamState()
-	small := aeSmall{Steps: steps, Recon: rep[2*v], ReconRows: int(rep[2*v+1])}
-	for i, q := range ae.Params() {
-		var keep, km, kv []float32
-		if !sharded(i, l) {
-			keep, km, kv = q, m[i], vv[i]
-		}
-		small.P, small.M, small.V = append(small.P, keep), append(small.M, km), append(small.V, kv)
-	}
-	if err := writeJSON(ctx, viewShardName(p.OutDir, "ae", v, 0)+".json", small); err != nil {
+	if err := writeJSON(ctx, viewShardName(p.OutDir, "ae", v, 0)+".json", c.small()); err != nil {
 		return err
 	}
 	// The changed records, by shard.
-	for q0 := 0; q0 < u; {
+	for q0 := 0; q0 < len(sorted); {
 		sh := int(sorted[q0]) / p.G.ShardSize
 		q1 := q0
-		part := &aeShard{lo: -1, w: w}
-		for ; q1 < u && int(sorted[q1])/p.G.ShardSize == sh; q1++ {
-			x := make([]float32, r)
-			copy(x[:w], first.W[q1*w:(q1+1)*w])
-			copy(x[w:2*w], m[0][q1*w:(q1+1)*w])
-			copy(x[2*w:3*w], vv[0][q1*w:(q1+1)*w])
-			copy(x[3*w:4*w], out.W[q1*w:(q1+1)*w])
-			copy(x[4*w:5*w], m[ob][q1*w:(q1+1)*w])
-			copy(x[5*w:6*w], vv[ob][q1*w:(q1+1)*w])
-			x[6*w], x[6*w+1], x[6*w+2] = out.B[q1], m[ob+1][q1], vv[ob+1][q1]
-			part.data = append(part.data, x...)
+		for q1 < len(sorted) && int(sorted[q1])/p.G.ShardSize == sh {
+			q1++
 		}
-		part.rows = q1 - q0
+		part := &aeShard{lo: -1, rows: q1 - q0, w: w, data: make([]float32, (q1-q0)*r)}
+		for q := q0; q < q1; q++ {
+			c.record(q, part.data[(q-q0)*r:(q-q0+1)*r], true)
+		}
 		shuffle(ctx, emit, key(v, sh), encodeRecords(sorted[q0:q1], part))
 		q0 = q1
 	}
+	rep := make([]float64, 2*len(p.NN))
+	rep[2*v], rep[2*v+1] = loss, rows
 	sums(rep)
 	return nil
 }

@@ -5,8 +5,8 @@
 // tests and small runs; Flink, Spark or Dataflow in production).
 //
 // A Beam pipeline has no loop, so the outer coordinate descent is a loop
-// here, on the driver, which holds only d×d state and launches a few
-// pipelines per iteration:
+// here, on the driver, which holds only d×d state (and the minibatches it
+// plans) and launches a few pipelines per iteration:
 //
 //   - the gradient stage: each row shard's step direction, with the d×d
 //     state (YᵀY, each view's B^sB^sᵀ, the preconditioner) as a side input,
@@ -15,19 +15,25 @@
 //     views' edge shards with the direction's rows by node (product.go);
 //   - the update stage: Y ← Y + tΔ and LY ← LY + t·LΔ by rows, with the
 //     Gram matrices the B step needs as combines;
-//   - the B step: H^sᵀY (a join: the codes are the adjacency rows), each
-//     B^sᵀ by rows with (Y_sᵀY_s + (λ_B/α)I)⁻¹ as a side input, and
-//     K = Σ_s H^s B^sᵀ (a join).
+//   - the B step: H^sᵀY as a combine and each B^s (d×h) on the driver,
+//     with the rows of the iteration's minibatches picked;
+//   - the training stage (autoencoder.go): the views' autoencoders, whose
+//     first and output layers are n wide and sharded by node, take their
+//     planned minibatch steps on one worker per view, on a compact copy
+//     of the columns the steps touch; then the codes H^s = σ(A^sW0 + b0),
+//     a join, and K = Σ_s H^s B^sᵀ by rows.
 //
-// Each iteration's state goes to root/it-K, completed by a DONE marker; a
-// fit killed at any point resumes from the last complete iteration
-// (Options.Resume). WriteGraph partitions a loaded network into shards.
+// With Config.NoAutoencoder each view's codes are its adjacency rows and
+// the B step is two joins instead (B^sᵀ is n×d). Each iteration's state
+// goes to root/it-K, completed by a DONE marker, and the iteration before
+// is then removed; a fit killed at any point resumes from the last
+// complete iteration (Options.Resume). WriteGraph partitions a loaded
+// network into shards, Ingest an edge list by pipelines.
 //
-// What differs from the in-process fit, and what each costs, is in
-// docs/beam.md: there are no autoencoders yet (each view's codes are its
-// adjacency rows, the paper's w/o-AE ablation and dpmne's
-// Config.NoAutoencoder), so only featureless networks are taken; sums
-// are added in the order the runner delivers them; λ_max's power
-// iteration and the start's test matrix are drawn by node, not in one
-// stream.
+// Only featureless networks are taken, whose views' autoencoders read
+// their adjacency rows under the cross-entropy. What else differs from
+// the in-process fit, and what it costs, is in docs/beam.md: the lazy
+// Adam update at every width, minibatches drawn afresh each iteration,
+// the random draws by node, and sums added in the order the runner
+// delivers them.
 package beamfit

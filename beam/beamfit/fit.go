@@ -28,8 +28,9 @@ type Options struct {
 	// their endpoints and settings from Beam's own flags (--endpoint,
 	// --environment_type, --project, …).
 	Runner string
-	// Seed seeds the randomised SVD's test matrix, the fit's only
-	// randomness: the same seed, network and sharding give the same
+	// Seed seeds the fit's randomness: the autoencoders' initial weights,
+	// minibatches and negative samples, and the randomised SVD's test
+	// matrices. The same seed, network and sharding give the same
 	// pipelines.
 	Seed uint64
 	// Resume continues the fit whose state is under the root from its
@@ -49,11 +50,14 @@ type fault struct{ iteration, shard int }
 
 // Iteration reports one outer iteration.
 type Iteration struct {
-	Iteration   int         // 0 after initialisation, then 1…Iterations
-	Terms       dpmne.Terms // the objective's terms after it (no reconstruction term)
-	Step        float64     // the Y step's length t (0 at initialisation)
-	ViewWeights []float64   // the views' weights ω_s after it
-	Pipelines   int         // pipeline runs so far, in this process
+	Iteration int // 0 after initialisation, then 1…Iterations
+	// Terms are the objective's terms after it; the reconstruction term
+	// is the sampled loss of the iteration's minibatches (at iteration 0
+	// the last pretraining epoch's) scaled to every observed node.
+	Terms       dpmne.Terms
+	Step        float64   // the Y step's length t (0 at initialisation)
+	ViewWeights []float64 // the views' weights ω_s after it
+	Pipelines   int       // pipeline runs so far, in this process
 	// Shuffled is the bytes of blocks sent into GroupByKeys so far, in
 	// this process, as the stages count them (the products' partial
 	// sums; not the combines' d×d vectors).

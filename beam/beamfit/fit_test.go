@@ -233,8 +233,9 @@ func testResume(t *testing.T, cfg dpmne.Config) {
 }
 
 // BenchmarkFit times the Beam fit on Prism (this process, GOMAXPROCS
-// cores) beside the in-process fit with the same configuration (identity
-// codes, every other default), on featureless partial multiplex SBMs of
+// cores) beside the in-process fit with the same configuration (the
+// default, autoencoders=true, or identity codes, false), on featureless
+// partial multiplex SBMs of
 // 3 views with about 10 neighbours per node and 20% of the nodes missing
 // from each view. It reports the time to the first iteration, the seconds,
 // pipelines and MB shuffled per iteration (the Beam fit's, from its
@@ -251,63 +252,65 @@ func BenchmarkFit(b *testing.B) {
 			b.Fatal(err)
 		}
 		const iterations = 5
-		cfg := dpmne.DefaultConfig()
-		cfg.NoAutoencoder = true
-		cfg.Solver.Iterations = iterations
-		score := func(b *testing.B, emb *mat.Dense) {
-			rows, d := emb.Dims()
-			r, err := eval.Classify(context.Background(), emb.RawMatrix().Data, rows, d, net.Labels.Class, eval.ClassifyOptions{Repeats: 2, Seed: 1})
-			if err != nil {
-				b.Fatal(err)
+		for _, ae := range []bool{true, false} {
+			cfg := dpmne.DefaultConfig()
+			cfg.NoAutoencoder = !ae
+			cfg.Solver.Iterations = iterations
+			score := func(b *testing.B, emb *mat.Dense) {
+				rows, d := emb.Dims()
+				r, err := eval.Classify(context.Background(), emb.RawMatrix().Data, rows, d, net.Labels.Class, eval.ClassifyOptions{Repeats: 2, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(r.MicroF1.Mean, "micro-F1")
 			}
-			b.ReportMetric(r.MicroF1.Mean, "micro-F1")
+			b.Run(fmt.Sprintf("n=%d/autoencoders=%v/in-process", n, ae), func(b *testing.B) {
+				for range b.N {
+					start := time.Now()
+					var first time.Duration
+					m, err := dpmne.Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 2)), dpmne.Options{Progress: func(it dpmne.Iteration) {
+						if it.Iteration == 0 {
+							first = time.Since(start)
+						}
+					}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(first.Seconds(), "init-s")
+					b.ReportMetric((time.Since(start)-first).Seconds()/iterations, "s/iteration")
+					score(b, m.Embedding())
+				}
+			})
+			b.Run(fmt.Sprintf("n=%d/autoencoders=%v/beam-prism", n, ae), func(b *testing.B) {
+				for range b.N {
+					root := b.TempDir()
+					ctx := context.Background()
+					// Two shards: on one machine more only multiply the
+					// partial sums a product shuffles (docs/beam.md).
+					if err := WriteGraph(ctx, root, net, 2); err != nil {
+						b.Fatal(err)
+					}
+					start := time.Now()
+					var first time.Duration
+					var at0 Iteration
+					var last Iteration
+					res, err := Fit(ctx, root, cfg, Options{Seed: 1, Progress: func(it Iteration) {
+						if it.Iteration == 0 {
+							first, at0 = time.Since(start), it
+						}
+						last = it
+					}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(first.Seconds(), "init-s")
+					b.ReportMetric((last.Time-at0.Time).Seconds()/iterations, "s/iteration")
+					b.ReportMetric(float64(last.Pipelines-at0.Pipelines)/iterations, "pipelines/iteration")
+					b.ReportMetric(float64(last.Shuffled-at0.Shuffled)/iterations/1e6, "MB-shuffled/iteration")
+					b.ReportMetric(float64(at0.Shuffled)/1e6, "MB-shuffled-init")
+					score(b, res.Embedding)
+				}
+			})
 		}
-		b.Run(fmt.Sprintf("n=%d/in-process", n), func(b *testing.B) {
-			for range b.N {
-				start := time.Now()
-				var first time.Duration
-				m, err := dpmne.Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 2)), dpmne.Options{Progress: func(it dpmne.Iteration) {
-					if it.Iteration == 0 {
-						first = time.Since(start)
-					}
-				}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(first.Seconds(), "init-s")
-				b.ReportMetric((time.Since(start)-first).Seconds()/iterations, "s/iteration")
-				score(b, m.Embedding())
-			}
-		})
-		b.Run(fmt.Sprintf("n=%d/beam-prism", n), func(b *testing.B) {
-			for range b.N {
-				root := b.TempDir()
-				ctx := context.Background()
-				// Two shards: on one machine more only multiply the
-				// partial sums a product shuffles (docs/beam.md).
-				if err := WriteGraph(ctx, root, net, 2); err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				var first time.Duration
-				var at0 Iteration
-				var last Iteration
-				res, err := Fit(ctx, root, cfg, Options{Seed: 1, Progress: func(it Iteration) {
-					if it.Iteration == 0 {
-						first, at0 = time.Since(start), it
-					}
-					last = it
-				}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(first.Seconds(), "init-s")
-				b.ReportMetric((last.Time-at0.Time).Seconds()/iterations, "s/iteration")
-				b.ReportMetric(float64(last.Pipelines-at0.Pipelines)/iterations, "pipelines/iteration")
-				b.ReportMetric(float64(last.Shuffled-at0.Shuffled)/iterations/1e6, "MB-shuffled/iteration")
-				b.ReportMetric(float64(at0.Shuffled)/1e6, "MB-shuffled-init")
-				score(b, res.Embedding)
-			}
-		})
 	}
 }

@@ -56,14 +56,14 @@ func readMeta(ctx context.Context, root string) (*meta, error) {
 // each view's edges by the shard of their column. It runs on the driver,
 // for the formats that are read whole (dpmne's loaders): a plain edge list
 // goes through the Ingest pipeline instead. Only featureless networks are
-// taken: the Beam fit's codes are the views' adjacency rows.
+// taken: the Beam fit's autoencoders read the views' adjacency rows.
 func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards int) error {
 	if err := net.Validate(); err != nil {
 		return err
 	}
 	for _, v := range net.Views {
 		if v.Features != nil {
-			return fmt.Errorf("beamfit: view %q has features: the Beam fit takes featureless networks (each view's codes are its adjacency rows); see docs/beam.md", v.Name)
+			return fmt.Errorf("beamfit: view %q has features: the Beam fit takes featureless networks (each view's autoencoder reads its adjacency rows); see docs/beam.md", v.Name)
 		}
 	}
 	if err := checkFree(ctx, root); err != nil {

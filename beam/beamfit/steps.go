@@ -290,8 +290,8 @@ type bParams struct {
 	Dir  string    // where B^sᵀ is written (BT)
 }
 
-// bFn turns view s's W^s = H^sᵀY_s (shard i's rows: the codes are the
-// adjacency rows, so W^s = A^sY) into B^sᵀ = W^s C_s⁻¹, writes it, emits
+// bFn, with identity codes, turns view s's W^s = H^sᵀY_s (shard i's rows:
+// the codes are the adjacency rows, so W^s = A^sY) into B^sᵀ = W^s C_s⁻¹, writes it, emits
 // it for K = Σ_s H^s B^sᵀ, and emits its share of
 // [G^s for each view (t·d²), ⟨W^s, B^sᵀ⟩ for each view, ‖B^s‖² for each view].
 type bFn struct{}

@@ -28,15 +28,19 @@ import (
 //	graph/pdeg-S              per node and view: D_s = P_s·1 (block)
 //	graph/edges-V-S           view V's edges whose column is in shard S, by row
 //	it-K/{Y,LY,K}-S           iteration K's Y, L·Y, K = Σ_s H^s B^sᵀ (blocks)
-//	it-K/BT-V-S               view V's B^sᵀ (n×d: its codes are n-wide)
-//	it-K/small.json           the d×d state and the terms (small)
+//	it-K/H-V-S                view V's codes (blocks, n×h)
+//	it-K/AE-V-S               view V's autoencoder by node (aeShard)
+//	it-K/ae-V-00000.json      the rest of it, with its Adam state (aeSmall)
+//	it-K/BT-V-S               with identity codes, view V's B^sᵀ (n×d)
+//	it-K/small.json           the d×d state, the terms, the generators
 //	it-K/DONE                 written last: iteration K is complete
 //	work/…                    scratch of the iteration under way
 //
 // Every file is written whole to a temporary name and renamed (where the
 // filesystem renames; gs:// and s3:// objects appear whole when closed),
 // so a killed worker leaves no half file under a final name, and an
-// iteration counts only once its DONE is there.
+// iteration counts only once its DONE is there. Once it is, the
+// iteration before is removed.
 
 // shardName returns the name of a row-sharded file.
 func shardName(dir, name string, shard int) string {

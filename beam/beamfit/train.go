@@ -308,7 +308,7 @@ func (f *driver) pretrain(st *small, dir string) error {
 	a := f.cfg.Autoencoder
 	ranks := make([][]int, f.t)
 	rngs := make([]*rand.Rand, f.t)
-	any := false
+	picking := false
 	for v := range f.t {
 		rngs[v] = rand.New(f.rngs[v])
 		nobs := f.m.Observed[v]
@@ -321,10 +321,10 @@ func (f *driver) pretrain(st *small, dir string) error {
 			ranks[v] = drawRanks(rngs[v], nobs, max(m, 1))
 			slices.Sort(ranks[v])
 		}
-		any = any || len(ranks[v]) > 0
+		picking = picking || len(ranks[v]) > 0
 	}
 	rows := make([][]*picked, f.t)
-	if any {
+	if picking {
 		side, err := f.pickSide(ranks, "")
 		if err != nil {
 			return err
@@ -463,12 +463,12 @@ func (f *driver) hy(p hyParams) ([]float64, error) {
 	return f.readSums("hy")
 }
 
-// solveB solves each view's basis from hy = H^sᵀY (h×d per view), (Y_sᵀY_s
-// + (λ_B/α)I)B^s = Y_sᵀH^s, and sets G^s, the consistency's cross term
-// and ‖B^s‖² in st; it returns the bases (t·d×h).
-func (f *driver) solveB(st *small, hy []float64) ([]float64, []float64, float64, error) {
+// solveB solves each view's basis from hy = H^sᵀY (h×d per view),
+// (Y_sᵀY_s + (λ_B/α)I)B^s = Y_sᵀH^s, sets G^s = B^sB^sᵀ in st, and returns
+// the bases (t·d×h) and Σ_s ‖B^s‖².
+func (f *driver) solveB(st *small, hy []float64) ([]float64, float64, error) {
 	d, dd := f.d, f.d*f.d
-	var bs, cross []float64
+	var bs []float64
 	var regB float64
 	st.G = make([]float64, f.t*dd)
 	off := 0
@@ -480,31 +480,24 @@ func (f *driver) solveB(st *small, hy []float64) ([]float64, []float64, float64,
 		}
 		cinv := make([]float64, dd)
 		if !spdInverse(c, cinv) {
-			return nil, nil, 0, fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", v)
+			return nil, 0, fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", v)
 		}
 		hv := hy[off : off+h*d]
 		off += h * d
 		b := make([]float64, d*h)
 		gemm(false, true, 1, cinv, d, d, hv, h, d, 0, b)
 		gemm(false, true, 1, b, d, h, b, d, h, 0, st.G[v*dd:(v+1)*dd])
-		var x float64
-		for i := range d {
-			for j := range h {
-				x += b[i*h+j] * hv[j*d+i]
-			}
-		}
-		cross = append(cross, x)
 		regB += dot(b, b)
 		bs = append(bs, b...)
 	}
-	return bs, cross, regB, nil
+	return bs, regB, nil
 }
 
-// aeBStep is the B step with autoencoders: the bases from Y (dir) and
-// the codes (codesDir), then with plan the views' minibatches trained on
-// the targets y_i B^s (the records read from codesDir, written with the
-// new codes to dir) or without it the codes kept; then K from the codes
-// and the terms. pick lists each view's batch rows.
+// aeBStep is the B step with autoencoders and what follows it: the bases
+// from Y (dir) and the codes (codesDir); with train, the iteration's
+// minibatches trained on the targets y_iB^s (the autoencoders read from
+// codesDir, written with the new codes to dir), else the codes kept; then
+// K from the codes, and the terms.
 func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 	widths := make([]int, f.t)
 	for v := range f.t {
@@ -539,7 +532,7 @@ func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 	if err != nil {
 		return err
 	}
-	b, _, regB, err := f.solveB(st, hy)
+	b, regB, err := f.solveB(st, hy)
 	if err != nil {
 		return err
 	}
