@@ -488,7 +488,7 @@ func (f *driver) initialise() (*small, error) {
 // columns and two power iterations (dpmne's initY), each product with M a
 // join.
 func (f *driver) startFromAdjacency(dir string) error {
-	d, t, k := f.d, f.t, f.d+10
+	t, k := f.t, f.d+10
 	// The randomised SVD of M = [H¹ … H^t]: Z = MΩ, two power iterations
 	// Z ← M Mᵀ Z, then W = MᵀQ = U Σ Vᵀ and Y = Q V (its first d columns).
 	if err := f.run("start", func(s beam.Scope) {
@@ -522,6 +522,14 @@ func (f *driver) startFromAdjacency(dir string) error {
 	if err != nil {
 		return err
 	}
+	return f.rotateStart(wtw, k, dir)
+}
+
+// rotateStart ends a randomised SVD: with work/Z = Q (n×k, orthonormal)
+// and wtw = WᵀW for W = MᵀQ, whose eigenvectors V are W's right singular
+// vectors, it writes Y = Q·V's first d columns (the largest) to dir.
+func (f *driver) rotateStart(wtw []float64, k int, dir string) error {
+	d := f.d
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(k, symmetric(wtw, k)), true) {
 		return errors.New("beamfit: start: the eigendecomposition of WᵀW failed")
@@ -534,7 +542,7 @@ func (f *driver) startFromAdjacency(dir string) error {
 			vd[i*d+j] = vecs.At(i, k-1-j)
 		}
 	}
-	_, err = f.rightMul(f.work(""), "Z", dir, "Y", k, d, vd, nil)
+	_, err := f.rightMul(f.work(""), "Z", dir, "Y", k, d, vd, nil)
 	return err
 }
 
@@ -608,17 +616,7 @@ func (f *driver) bStep(st *small, dir string) error {
 		cons += st.HSq[s] + dot(st.G[s*dd:(s+1)*dd], st.YsY[s*dd:(s+1)*dd]) - 2*b[t*dd+s]
 		regB += b[t*dd+t+s]
 	}
-	var orth float64
-	for i := range d {
-		for j := range d {
-			v := st.YtY[i*d+j]
-			if i == j {
-				v--
-			}
-			orth += v * v
-		}
-	}
-	st.Terms = dpmne.Terms{Consistency: f.alpha * cons, Proximity: f.beta * st.YLY, RegY: f.lambda * orth, RegB: f.cfg.LambdaB * regB}
+	st.Terms = dpmne.Terms{Consistency: f.alpha * cons, Proximity: f.beta * st.YLY, RegY: f.lambda * orthResidual(st.YtY, d), RegB: f.cfg.LambdaB * regB}
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/gob"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -390,7 +389,7 @@ func (f *driver) pretrain(st *small, dir string) error {
 // d + 10 columns and two power iterations, Gaussian test matrices drawn
 // from seed.
 func (f *driver) startFromCodes(dir string) error {
-	d, k := f.d, f.d+10
+	k := f.d + 10
 	widths := make([]int, f.t)
 	total := 0
 	for v := range f.t {
@@ -428,28 +427,14 @@ func (f *driver) startFromCodes(dir string) error {
 			return err
 		}
 	}
-	// W = MᵀQ (Σh × k); the right singular vectors of W are the
-	// eigenvectors of WᵀW.
+	// W = MᵀQ (Σh × k), small here: the codes are h wide.
 	w, err := left()
 	if err != nil {
 		return err
 	}
 	wtw := make([]float64, k*k)
 	gemm(true, false, 1, w, total, k, w, total, k, 0, wtw)
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(k, symmetric(wtw, k)), true) {
-		return errors.New("beamfit: start: the eigendecomposition of WᵀW failed")
-	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs) // ascending: the largest last
-	vd := make([]float64, k*d)
-	for i := range k {
-		for j := range d {
-			vd[i*d+j] = vecs.At(i, k-1-j)
-		}
-	}
-	_, err = f.rightMul(f.work(""), "Z", dir, "Y", k, d, vd, nil)
-	return err
+	return f.rotateStart(wtw, k, dir)
 }
 
 // hy runs hyFn and returns its sums: each view's H^sᵀX (h_s×width), in
