@@ -40,6 +40,10 @@ type Options struct {
 	// Progress, if set, is called after initialisation and after every
 	// iteration.
 	Progress func(Iteration)
+	// NoGather leaves the embedding in its row shards (Result.Parts) and
+	// does not gather its n×d rows on the driver, for embeddings larger
+	// than the driver's memory.
+	NoGather bool
 
 	// failAt, in tests, makes one shard of an iteration's update stage
 	// fail after writing part of its output.
@@ -69,8 +73,11 @@ type Iteration struct {
 // it (Y less its column means, times the heat filter, canonical column
 // signs), and the nodes' names in its row order.
 type Result struct {
-	IDs       []string
-	Embedding *mat.Dense
+	IDs       []string   // nil with Options.NoGather
+	Embedding *mat.Dense // nil with Options.NoGather
+	// Parts is the directory of the embedding's row shards, part-S.npy
+	// (float32) with part-S.ids.txt: in shard order they are Embedding.
+	Parts     string
 	Pipelines int // pipeline runs in this process
 	Resumed   int // the iteration it resumed from (−1: a new fit)
 }
@@ -852,7 +859,8 @@ func (f *driver) weighViews(st *small, yDir string) error {
 // its column means (unless Config.Uncentred), times the heat filter
 // F = ritz.HeatFilter of the centred Gram matrices, with canonical column
 // signs. The rows are written by shard (root/embedding/E-S, and as
-// numpy's part-S.npy with part-S.ids.txt) and gathered here.
+// numpy's part-S.npy with part-S.ids.txt) and, unless Options.NoGather,
+// gathered here.
 func (f *driver) embedding(st *small) (*Result, error) {
 	d, n := f.d, float64(f.m.N)
 	dir := itDir(f.root, st.Iteration)
@@ -913,7 +921,11 @@ func (f *driver) embedding(st *small) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
-	res := &Result{Embedding: mat.NewDense(f.m.N, d, nil), Pipelines: f.pipelines}
+	res := &Result{Parts: edir, Pipelines: f.pipelines}
+	if f.opt.NoGather {
+		return res, nil
+	}
+	res.Embedding = mat.NewDense(f.m.N, d, nil)
 	for sh := range f.m.Shards {
 		b, err := readBlock(f.ctx, shardName(edir, "E", sh))
 		if err != nil {

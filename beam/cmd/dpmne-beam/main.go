@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	dpmne-beam train --data D --state ROOT --out emb.npy [--ids F] [--format npy|w2v]
+//	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v]]
 //	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
 //	     --filter-tau 2 --equal-view-weights --seed 1]
@@ -19,6 +19,11 @@
 // rows, as dpmne train's default does (docs/beam.md says what differs).
 // A plain edge list goes through the ingest pipeline; other formats are
 // read on the driver and partitioned there.
+//
+// Without --out the embedding is not gathered on the driver: it stays in
+// its row shards, ROOT/embedding/part-S.npy (float32) with part-S.ids.txt,
+// which in shard order are the whole, for embeddings past the driver's
+// memory.
 //
 // The runner's own settings are Beam's flags (--endpoint for a Flink or
 // Spark job server, --environment_type, --project, --region,
@@ -69,7 +74,7 @@ func main() {
 	}
 }
 
-const usage = `usage: dpmne-beam train --data D --state ROOT --out emb.npy [flags]
+const usage = `usage: dpmne-beam train --data D --state ROOT [--out emb.npy] [flags]
 
 Fits DPMNE as Apache Beam pipelines (docs/beam.md). Flags:
 `
@@ -96,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&data, "data", "", "the network: a name, a plain edge list, a manifest or a directory (featureless)")
 	fs.StringVar(&dataDir, "data-dir", os.Getenv("DPMNE_DATA"), "where named data sets are (default $DPMNE_DATA)")
 	fs.StringVar(&state, "state", "", "root of the fit's state: a local path, gs://… or s3://…")
-	fs.StringVar(&out, "out", "", "embedding file to write")
+	fs.StringVar(&out, "out", "", "embedding file to write (none: the embedding stays in its row shards, STATE/embedding/part-S.npy)")
 	fs.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
 	fs.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
@@ -147,12 +152,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("give --data (or --resume)")
 	case state == "":
 		return errors.New("give --state, the root of the fit's files")
-	case out == "":
-		return errors.New("give --out, the embedding file to write")
 	}
-	format, err := embfile.Format(out, format, given["format"])
-	if err != nil {
-		return err
+	if out != "" {
+		var err error
+		if format, err = embfile.Format(out, format, given["format"]); err != nil {
+			return err
+		}
+	} else if given["format"] || given["ids"] {
+		return errors.New("--format and --ids need --out")
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -175,7 +182,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "partitioned in %.1fs\n", time.Since(start).Seconds())
 	}
 	res, err := beamfit.Fit(ctx, state, cfg, beamfit.Options{
-		Runner: runner, Seed: seed, Resume: resume,
+		Runner: runner, Seed: seed, Resume: resume, NoGather: out == "",
 		Progress: func(it beamfit.Iteration) {
 			fmt.Fprintf(stderr, "iteration %d: O = %.6g (reconstruction %.4g, consistency %.4g, proximity %.4g, R(Y) %.4g), step %.3g, %d pipelines, %.1fs\n",
 				it.Iteration, it.Terms.Total(), it.Terms.Reconstruction, it.Terms.Consistency, it.Terms.Proximity, it.Terms.RegY, it.Step, it.Pipelines, it.Time.Seconds())
@@ -186,6 +193,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if res.Resumed >= 0 {
 		fmt.Fprintf(stderr, "resumed from iteration %d\n", res.Resumed)
+	}
+	if out == "" {
+		fmt.Fprintf(stdout, "wrote the embedding by row shard: %s/part-*.npy with part-*.ids.txt, %d pipelines, %.1fs\n", res.Parts, res.Pipelines, time.Since(start).Seconds())
+		return nil
 	}
 	if format == "w2v" {
 		err = embfile.WriteWord2Vec(out, res.IDs, res.Embedding)

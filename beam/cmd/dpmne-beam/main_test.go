@@ -65,6 +65,45 @@ func TestTrain(t *testing.T) {
 	}
 }
 
+// TestTrainParts: without --out the embedding stays in its row shards,
+// part-S.npy with part-S.ids.txt under the state, which together name
+// every node once.
+func TestTrainParts(t *testing.T) {
+	data := edgeList(t)
+	state := filepath.Join(t.TempDir(), "state")
+	args := []string{"train", "--data", data, "--state", state, "--dim", "4", "--iterations", "2", "--shards", "3"}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "by row shard") {
+		t.Errorf("stdout %q: want where the parts are", stdout.String())
+	}
+	parts, err := filepath.Glob(filepath.Join(state, "embedding", "part-*.npy"))
+	if err != nil || len(parts) != 3 {
+		t.Fatalf("parts %v (%v): want 3", parts, err)
+	}
+	seen := map[string]bool{}
+	for _, p := range parts {
+		ids, y, d, err := embfile.ReadVectors(p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != 4 || len(y) != 4*len(ids) {
+			t.Errorf("%s: %d ids, %d values of width %d", p, len(ids), len(y), d)
+		}
+		for _, id := range ids {
+			if seen[id] {
+				t.Errorf("node %q in two parts", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 40 {
+		t.Errorf("the parts name %d nodes, want 40", len(seen))
+	}
+}
+
 // TestTrainErrors: missing flags and settings out of range are refused
 // before anything runs, each naming what is wrong.
 func TestTrainErrors(t *testing.T) {
@@ -77,7 +116,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{}, "want the subcommand train"},
 		{[]string{"train", "--state", dir, "--out", "e.npy"}, "give --data"},
 		{[]string{"train", "--data", data, "--out", "e.npy"}, "give --state"},
-		{[]string{"train", "--data", data, "--state", dir}, "give --out"},
+		{[]string{"train", "--data", data, "--state", dir, "--ids", "e.ids.txt"}, "need --out"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--format", "xml"}, `--format "xml"`},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--log-level", "loud"}, "--log-level"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--dim", "0"}, "Dim = 0"},
