@@ -39,6 +39,14 @@
 // Trainer.Epoch (after its shuffle), so one seed still gives bit-identical
 // training; Trainer.ExactLoss reports the exact loss.
 //
+// A model too wide for one machine (an adjacency-row autoencoder of a
+// network of 10⁸ nodes) can be trained a few steps at a time elsewhere:
+// DrawSample plans a batch's sampled columns without In-sized memory, and
+// a NewLazyTrainer on a compact copy of the columns the steps touch runs
+// them with StepSample, bit for bit the wide model's lazy steps (package
+// beamfit does so); EncodeProducts encodes from first-layer products taken
+// by a join.
+//
 // A typical use:
 //
 //	ae, err := nn.New(x.Cols, nn.Config{Hidden: []int{200, 128}, Loss: nn.CrossEntropy, NegativeSamples: 5}, rng)
