@@ -125,12 +125,18 @@ type aeParams struct {
 // template returns view v's autoencoder with its small parameters and
 // node-sharded layers of width in, zero.
 func (p *aeParams) template(v, in int) (*nn.Autoencoder, error) {
-	ae, err := nn.New(in, p.NN[v], rand.New(rand.NewPCG(0, 0)))
+	// nn.New draws every weight: built 1 wide, the node-sharded layers
+	// cost nothing to draw, and are then made in wide, zero, with the
+	// output layer stored transposed.
+	ae, err := nn.New(1, p.NN[v], rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
 		return nil, err
 	}
 	l := len(ae.Layers)
-	ae.Layers[l-1].SetTransposed(true)
+	first, out := ae.Layers[0], ae.Layers[l-1]
+	ae.In, first.In, out.Out, out.T = in, in, in, true
+	first.W = make([]float32, in*first.Out)
+	out.W, out.B = make([]float32, in*out.In), make([]float32, in)
 	if sm := p.Small[v]; sm.P != nil {
 		for i, q := range ae.Params() {
 			if !sharded(i, l) {
