@@ -259,10 +259,13 @@ func DefaultConfig() Config {
 // AutoencoderConfig.Loss), as one name where the views agree or one per
 // view, with NonzeroWeight 1 where every view's loss is "mse", which weighs
 // nothing. Fit takes its configuration through it.
-func (c Config) ForNetwork(net *multiplex.Network) Config {
-	featureless := len(net.Views) > 0
-	for _, v := range net.Views {
-		if v.Features != nil {
+func (c Config) ForNetwork(net *multiplex.Network) Config { return c.ForViews(Summarize(net)) }
+
+// ForViews is ForNetwork from the views' summaries alone.
+func (c Config) ForViews(views []ViewSummary) Config {
+	featureless := len(views) > 0
+	for _, v := range views {
+		if v.Kind != AdjacencyRows {
 			featureless = false
 		}
 	}
@@ -271,7 +274,7 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 	} else if c.Beta == 0 {
 		c.Beta = 300
 	}
-	c.Autoencoder.Loss = c.resolveLoss(net)
+	c.Autoencoder.Loss = c.resolveLoss(views)
 	if onlyLoss(c.Autoencoder.Loss, nn.SquaredError) {
 		c.Autoencoder.NonzeroWeight = 1 // the squared error weighs nothing
 	}
@@ -280,8 +283,7 @@ func (c Config) ForNetwork(net *multiplex.Network) Config {
 
 // Featureless returns c with the settings ForNetwork gives a network none
 // of whose views has features of its own: β 3000 where c's is 0, and R(Y)
-// over every node (OrthAllNodes). The Beam fit, which takes only such
-// networks, takes its configuration through it.
+// over every node (OrthAllNodes).
 func (c Config) Featureless() Config {
 	if c.Beta == 0 {
 		c.Beta = 3000

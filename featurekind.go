@@ -41,6 +41,15 @@ func (k FeatureKind) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (k FeatureKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler: a name String gives.
+func (k *FeatureKind) UnmarshalText(b []byte) error {
+	if i := slices.Index(kindNames[:], string(b)); i >= 0 {
+		*k = FeatureKind(i)
+		return nil
+	}
+	return fmt.Errorf("feature kind %q: want one of %s", b, strings.Join(kindNames[:], ", "))
+}
+
 // FeatureKindOf returns the kind of v's features over the nodes observed
 // in v: AdjacencyRows without features of its own, else the first of
 // Signed, NonNegative, Counts, UnitInterval and Binary that describes every
@@ -156,25 +165,51 @@ func kindLoss(k FeatureKind) nn.Loss {
 // takes the same; a Loss that names every view's loss, or that has neither
 // one name nor one per view (Reconstructions reports it), is returned as
 // it is.
-func (c Config) resolveLoss(net *multiplex.Network) string {
+func (c Config) resolveLoss(views []ViewSummary) string {
 	names := lossNames(c.Autoencoder.Loss)
 	if len(names) == 0 {
 		names = []string{"auto"}
 	}
-	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(net.Views)) || len(net.Views) == 0 {
+	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(views)) || len(views) == 0 {
 		return c.Autoencoder.Loss
 	}
-	out := make([]string, len(net.Views))
-	for s, v := range net.Views {
+	out := make([]string, len(views))
+	for s, v := range views {
 		out[s] = names[min(s, len(names)-1)]
 		if out[s] == "auto" {
-			out[s] = kindLoss(FeatureKindOf(v)).String()
+			out[s] = kindLoss(v.Kind).String()
 		}
 	}
 	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
 		return out[0]
 	}
 	return strings.Join(out, ",")
+}
+
+// ViewSummary is what resolving a configuration for a network reads of
+// each view (ForViews, ReconstructionsOf): the kind of its features and
+// whether they are dense. Summarize gives a loaded network's; a fit that
+// never holds the network whole (the Beam fit) computes them from its
+// shards.
+type ViewSummary struct {
+	Name string      `json:"name"`
+	Kind FeatureKind `json:"kind"`
+	// Dense reports that at least half of the entries of the observed
+	// nodes' feature rows are stored, so that centring the columns costs
+	// no sparsity (Reconstructions).
+	Dense bool `json:"dense,omitempty"`
+}
+
+// Summarize returns the summary of each of net's views.
+func Summarize(net *multiplex.Network) []ViewSummary {
+	out := make([]ViewSummary, len(net.Views))
+	for s, v := range net.Views {
+		out[s] = ViewSummary{Name: v.Name, Kind: FeatureKindOf(v)}
+		if v.Features != nil {
+			out[s].Dense = 2*observedNNZ(v) >= v.NumObserved()*v.Features.Cols
+		}
+	}
+	return out
 }
 
 // Reconstructions returns how a fit of net with c reads and reconstructs
@@ -196,37 +231,53 @@ func (c Config) resolveLoss(net *multiplex.Network) string {
 //
 // A refusal names the view, the node, the value and what the loss wants.
 func (c Config) Reconstructions(net *multiplex.Network) ([]ViewReconstruction, error) {
+	return c.reconstructions(Summarize(net), func(s int, bad func(float32) bool, want string, k FeatureKind, given Config) error {
+		return refusal(net.Views[s], net.Nodes, bad, want, k, given)
+	})
+}
+
+// ReconstructionsOf is Reconstructions from the views' summaries alone;
+// a refusal names the view, its kind and what the loss wants.
+func (c Config) ReconstructionsOf(views []ViewSummary) ([]ViewReconstruction, error) {
+	return c.reconstructions(views, func(s int, _ func(float32) bool, want string, k FeatureKind, _ Config) error {
+		return fmt.Errorf("view %q: %s: the view's features are %s, which take --loss %s", views[s].Name, want, k, kindLoss(k))
+	})
+}
+
+// reconstructions is Reconstructions, refuse giving the error for view s
+// whose values bad reports.
+func (c Config) reconstructions(views []ViewSummary, refuse func(s int, bad func(float32) bool, want string, k FeatureKind, given Config) error) ([]ViewReconstruction, error) {
 	given := c
-	c = c.ForNetwork(net)
+	c = c.ForViews(views)
 	names := lossNames(c.Autoencoder.Loss)
-	if len(names) != 1 && len(names) != len(net.Views) {
-		return nil, fmt.Errorf("loss = %s: %d names for %d views: want one, or one per view", c.Autoencoder.Loss, len(names), len(net.Views))
+	if len(names) != 1 && len(names) != len(views) {
+		return nil, fmt.Errorf("loss = %s: %d names for %d views: want one, or one per view", c.Autoencoder.Loss, len(names), len(views))
 	}
-	recs := make([]ViewReconstruction, len(net.Views))
-	for s, v := range net.Views {
+	recs := make([]ViewReconstruction, len(views))
+	for s, v := range views {
 		loss, err := nn.ParseLoss(names[min(s, len(names)-1)])
 		if err != nil {
 			return nil, fmt.Errorf("loss = %s: %w", c.Autoencoder.Loss, err)
 		}
-		k := FeatureKindOf(v)
+		k := v.Kind
 		r := ViewReconstruction{View: v.Name, Kind: k, Loss: loss, Output: nn.Sigmoid}
 		unit := k <= UnitInterval
 		switch loss {
 		case nn.CrossEntropy:
 			if !unit {
-				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 || f > 1 },
+				return nil, refuse(s, func(f float32) bool { return f < 0 || f > 1 },
 					"the cross-entropy loss (--loss bce) wants features in [0, 1]; rescale them, or leave --loss out", k, given)
 			}
 			r.Clip = k == AdjacencyRows
 		case nn.Poisson:
 			if k == Signed {
-				return nil, refusal(v, net.Nodes, func(f float32) bool { return f < 0 }, "the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out", k, given)
+				return nil, refuse(s, func(f float32) bool { return f < 0 }, "the Poisson loss (--loss poisson) wants features ≥ 0; leave --loss out", k, given)
 			}
 			r.Output = nn.Softplus
 		default:
 			if !unit {
 				r.Output, r.Scale = nn.Identity, true
-				r.Centre = 2*observedNNZ(v) >= v.NumObserved()*v.Features.Cols
+				r.Centre = v.Dense
 			}
 		}
 		recs[s] = r

@@ -272,3 +272,35 @@ func TestResumeRejectsOtherOutput(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestReconstructionsOf: the readings from the views' summaries alone are
+// Reconstructions's, a refusal names the view and its kind, and every
+// kind's name reads back as the kind.
+func TestReconstructionsOf(t *testing.T) {
+	net := signedNet(t, 60)
+	cfg := quickConfig()
+	want, err := cfg.Reconstructions(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cfg.ReconstructionsOf(Summarize(net))
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ReconstructionsOf = %+v, %v; want %+v", got, err, want)
+	}
+	cfg.Autoencoder.Loss = "bce"
+	_, err = cfg.ReconstructionsOf([]ViewSummary{{Name: "v", Kind: Signed}})
+	if err == nil || !strings.Contains(err.Error(), `view "v"`) || !strings.Contains(err.Error(), "signed") {
+		t.Errorf("bce on signed features: %v, want a refusal naming the view and its kind", err)
+	}
+	for k := AdjacencyRows; k <= Signed; k++ {
+		b, _ := k.MarshalText()
+		var back FeatureKind
+		if err := back.UnmarshalText(b); err != nil || back != k {
+			t.Errorf("%v: read back as %v, %v", k, back, err)
+		}
+	}
+	var k FeatureKind
+	if err := k.UnmarshalText([]byte("complex")); err == nil {
+		t.Error(`kind "complex": no error`)
+	}
+}

@@ -47,18 +47,33 @@ func NewScale(x *sparse.CSR, rows []bool, centre bool) *Scale {
 		each(func(j int32, v float64) { mean[j] += v / n })
 	}
 	each(func(j int32, v float64) { sq[j] += (v - mean[j]) * (v - mean[j]); stored[j]++ })
-	fs := &Scale{Scale: make([]float32, x.Cols)}
-	if centre {
-		fs.Shift = make([]float32, x.Cols)
+	if !centre {
+		mean = nil
+	}
+	return ScaleOf(mean, sq, stored, n)
+}
+
+// ScaleOf returns the scale of columns whose statistics over n rows are
+// given: mean their means (nil: not centred), sq the sums of their stored
+// values' squares about those means, and stored the numbers of values
+// stored. NewScale is ScaleOf of the sums it takes; a fit that holds the
+// rows in shards adds the sums over them.
+func ScaleOf(mean, sq []float64, stored []int, n float64) *Scale {
+	n = max(n, 1)
+	fs := &Scale{Scale: make([]float32, len(sq))}
+	if mean != nil {
+		fs.Shift = make([]float32, len(sq))
 	}
 	for j := range fs.Scale {
-		if centre {
-			fs.Shift[j] = float32(mean[j])
+		mu := 0.0
+		if mean != nil {
+			mu = mean[j]
+			fs.Shift[j] = float32(mu)
 		}
 		// A column constant to float32's precision keeps its scale.
-		sd := math.Sqrt((sq[j] + (n-float64(stored[j]))*mean[j]*mean[j]) / n)
+		sd := math.Sqrt((sq[j] + (n-float64(stored[j]))*mu*mu) / n)
 		fs.Scale[j] = 1
-		if sd > 1e-7*math.Abs(mean[j]) && sd > 1e-30 {
+		if sd > 1e-7*math.Abs(mu) && sd > 1e-30 {
 			fs.Scale[j] = float32(1 / sd)
 		}
 	}

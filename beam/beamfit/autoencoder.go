@@ -1,24 +1,29 @@
 package beamfit
 
 // The views' autoencoders as pipeline stages. A view's codes are its
-// adjacency rows read by an autoencoder (dpmne's default on a featureless
-// network, the cross-entropy on rows clipped to [0, 1]), whose first
-// layer's weights W0 (n×h) and output layer's (h×n, with its n biases)
-// are as wide as the network: they are sharded by node with their Adam
-// moments, node j's record holding row j of W0 and column j of the output
-// layer (AE-V-S). The rest (W0's bias, the middle layers, their moments,
-// Adam's step count) is small and travels as JSON (ae-V-00000.json).
+// features, or without features of its own its adjacency rows, read by an
+// autoencoder. A view with features has an autoencoder as wide as they
+// are, kept whole in one file with its Adam state (ae-V-00000.gob). One
+// that reads adjacency rows (dpmne's default: the cross-entropy on rows
+// clipped to [0, 1]) has a first layer W0 (n×h) and an output layer (h×n,
+// with its n biases) as wide as the network: they are sharded by node with
+// their Adam moments, node j's record holding row j of W0 and column j of
+// the output layer (AE-V-S), and only the rest (W0's bias, the middle
+// layers, their moments, Adam's step count) is in ae-V-00000.gob.
 //
 // Training follows dpmne's: minibatches of observed nodes, sampled
 // reconstruction (nn.Config.NegativeSamples), Adam, and the lazy update
 // of wide inputs (nn.WideInput), which moves only the rows and columns a
 // step touches. The driver plans the steps (their rows, and the sampled
-// columns nn.DrawSample draws), a pipeline gathers the records of the
-// columns they touch into one worker per view, which runs them on that
-// compact copy (nn.NewLazyTrainer, nn.Trainer.StepSample: the wide
-// model's steps, bit for bit) and sends the changed records back to their
-// shards. The codes are then a join, H^s = σ(A^s W0 + b0) by the same
-// spread-and-sum as the proximity's products, and K = Σ_s H^s B^sᵀ is
+// columns nn.DrawSample draws), and one worker per view takes them
+// (nn.Trainer.StepSample). A view with features steps its whole model, as
+// dpmne does. For one that reads adjacency rows a pipeline gathers the
+// records of the columns the steps touch into the view's worker, which
+// runs them on that compact copy (nn.NewLazyTrainer: the wide model's
+// steps, bit for bit) and sends the changed records back to their shards.
+// The codes are then row-local, H^s = σ(X^s W0 + b0) from the view's
+// prepared features (features.go), or a join, H^s = σ(A^s W0 + b0) by the
+// same spread-and-sum as the proximity's products; K = Σ_s H^s B^sᵀ is
 // row-local.
 
 import (
@@ -92,29 +97,34 @@ func decodeAEShard(p []byte) (*aeShard, error) {
 	return a, nil
 }
 
-// aeSmall is a view's autoencoder but for its node records (ae-V-00000.json):
-// Adam's step count, and the other parameters and their moments in
-// nn.Autoencoder.Params order, the node-sharded ones (W0, the output
-// layer's W and B) left empty.
+// aeSmall is a view's autoencoder but for its node records
+// (ae-V-00000.gob): Adam's step count, and the other parameters and their
+// moments in nn.Autoencoder.Params order, the node-sharded ones (W0, the
+// output layer's W and B, for a view that reads adjacency rows) left
+// empty.
 type aeSmall struct {
 	Steps   int
 	P, M, V [][]float32
 }
 
-// sharded reports whether parameter i of an autoencoder of l layers is
-// node-sharded.
+// sharded reports whether parameter i of an autoencoder of l layers that
+// reads adjacency rows is node-sharded.
 func sharded(i, l int) bool { return i == 0 || i >= 2*(l-1) }
 
 // aeParams is the autoencoder stages' side input.
 type aeParams struct {
-	NN      []nn.Config // each view's autoencoder
+	NN []nn.Config // each view's autoencoder
+	// In is each view's feature width, 0 for a view that reads its
+	// adjacency rows; XDir is where a view with features has its prepared
+	// features (x-V-S).
+	In      []int
+	XDir    []string
 	G       geometry
-	InDir   string    // where the records are read ("": drawn from Seed)
-	OutDir  string    // where they are written, with the small parts and codes
-	WorkDir string    // the plans (plan-V, cols-V)
-	Seed    uint64    // the initial weights' draws
-	Small   []aeSmall // each view's small part before the steps
-	Encode  bool      // encode the observed nodes (OutDir/H) after the steps
+	InDir   string // where the records and small parts are read ("": drawn from Seed)
+	OutDir  string // where they are written, with the codes
+	WorkDir string // the plans (plan-V, cols-V)
+	Seed    uint64 // the initial weights' draws
+	Encode  bool   // encode the observed nodes (OutDir/H) after the steps
 	// With B (t·d×h), K = Σ_s H^s B^sᵀ is computed from the new codes and
 	// Y (YDir).
 	B    []float64
@@ -122,9 +132,32 @@ type aeParams struct {
 	YDir string
 }
 
-// template returns view v's autoencoder with its small parameters and
-// node-sharded layers of width in, zero.
-func (p *aeParams) template(v, in int) (*nn.Autoencoder, error) {
+// sharded reports whether view v's parameter i (of l layers) is
+// node-sharded.
+func (p *aeParams) sharded(v, i, l int) bool { return p.In[v] == 0 && sharded(i, l) }
+
+// template returns view v's autoencoder with the parameters of sm: with
+// features, the whole model; else its small parameters and node-sharded
+// layers of width in, zero.
+func (p *aeParams) template(v, in int, sm aeSmall) (*nn.Autoencoder, error) {
+	if p.In[v] > 0 {
+		// Built as dpmne builds it, then every weight is sm's.
+		ae, err := nn.New(p.In[v], p.NN[v], rand.New(rand.NewPCG(0, 0)))
+		if err != nil {
+			return nil, err
+		}
+		ps := ae.Params()
+		if len(sm.P) != len(ps) {
+			return nil, fmt.Errorf("beamfit: view %d's autoencoder has %d parameters, want %d", v, len(sm.P), len(ps))
+		}
+		for i, q := range ps {
+			if len(sm.P[i]) != len(q) {
+				return nil, fmt.Errorf("beamfit: view %d's parameter %d has %d values, want %d", v, i, len(sm.P[i]), len(q))
+			}
+			copy(q, sm.P[i])
+		}
+		return ae, nil
+	}
 	// nn.New draws every weight: built 1 wide, the node-sharded layers
 	// cost nothing to draw, and are then made in wide, zero, with the
 	// output layer stored transposed.
@@ -137,38 +170,67 @@ func (p *aeParams) template(v, in int) (*nn.Autoencoder, error) {
 	ae.In, first.In, out.Out, out.T = in, in, in, true
 	first.W = make([]float32, in*first.Out)
 	out.W, out.B = make([]float32, in*out.In), make([]float32, in)
-	if sm := p.Small[v]; sm.P != nil {
-		for i, q := range ae.Params() {
-			if !sharded(i, l) {
-				copy(q, sm.P[i])
-			}
+	for i, q := range ae.Params() {
+		if !sharded(i, l) {
+			copy(q, sm.P[i])
 		}
 	}
 	return ae, nil
 }
 
-// initialSmall returns the small part of each view's new autoencoder:
-// the middle layers drawn (their fans do not involve n), zero biases and
-// moments.
-func initialSmall(cfgs []nn.Config, seed uint64) ([]aeSmall, error) {
-	out := make([]aeSmall, len(cfgs))
-	for v, c := range cfgs {
-		ae, err := nn.New(1, c, rand.New(rand.NewPCG(seed, uint64(v)<<40|1<<39)))
-		if err != nil {
-			return nil, err
+// small returns view v's small part: read from InDir, or drawn for a new
+// autoencoder (initialSmall).
+func (p *aeParams) small(ctx context.Context, v int) (aeSmall, error) {
+	if p.InDir == "" {
+		return initialSmall(p.NN[v], p.In[v], p.Seed, v)
+	}
+	return readSmall(ctx, p.InDir, v)
+}
+
+// initialSmall returns the small part of view v's new autoencoder (of
+// feature width in, 0 for adjacency rows): with features the whole model
+// as nn.New draws it, else the middle layers drawn (their fans do not
+// involve n); zero moments.
+func initialSmall(c nn.Config, in int, seed uint64, v int) (aeSmall, error) {
+	ae, err := nn.New(max(in, 1), c, rand.New(rand.NewPCG(seed, uint64(v)<<40|1<<39)))
+	if err != nil {
+		return aeSmall{}, err
+	}
+	var out aeSmall
+	l := len(ae.Layers)
+	for i, q := range ae.Params() {
+		var keep []float32
+		if in > 0 || !sharded(i, l) {
+			keep = q
 		}
-		l := len(ae.Layers)
-		for i, q := range ae.Params() {
-			var keep []float32
-			if !sharded(i, l) {
-				keep = q
-			}
-			out[v].P = append(out[v].P, keep)
-			out[v].M = append(out[v].M, make([]float32, len(keep)))
-			out[v].V = append(out[v].V, make([]float32, len(keep)))
-		}
+		out.P = append(out.P, keep)
+		out.M = append(out.M, make([]float32, len(keep)))
+		out.V = append(out.V, make([]float32, len(keep)))
 	}
 	return out, nil
+}
+
+// readSmall reads view v's small part from dir.
+func readSmall(ctx context.Context, dir string, v int) (aeSmall, error) {
+	var sm aeSmall
+	p := viewShardName(dir, "ae", v, 0) + ".gob"
+	b, err := readFile(ctx, p)
+	if err != nil {
+		return sm, err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&sm); err != nil {
+		return sm, fmt.Errorf("beamfit: %s: %w", p, err)
+	}
+	return sm, nil
+}
+
+// writeSmall writes view v's small part to dir.
+func writeSmall(ctx context.Context, dir string, v int, sm aeSmall) error {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(sm); err != nil {
+		return err
+	}
+	return writeFile(ctx, viewShardName(dir, "ae", v, 0)+".gob", buf.Bytes())
 }
 
 // readAE returns shard sh of view v's node records: read from dir, or
@@ -266,6 +328,13 @@ func (f *gatherFn) ProcessElement(ctx context.Context, k int64, side []byte, emi
 		return err
 	}
 	v, sh := unkey(k)
+	if p.In[v] > 0 {
+		// A view with features steps its whole model: no records.
+		if sh == 0 {
+			shuffle(ctx, emit, int64(v), encodeRecords(nil, &aeShard{w: p.NN[v].Hidden[0]}))
+		}
+		return nil
+	}
 	b, err := readFile(ctx, viewShardName(p.WorkDir, "cols", v, 0))
 	if err != nil {
 		return err
@@ -327,27 +396,31 @@ func encodeRecords(cols []int32, a *aeShard) []byte {
 	return append(append(out, encodeInts(cols)...), a.encode()...)
 }
 
-// compact is a view's autoencoder cut down to the columns some steps
-// touch (cols, increasing): its first layer's rows and output layer's
-// columns are those columns' records, in order, with their Adam moments.
+// compact is a view's autoencoder as its worker steps it. For a view that
+// reads adjacency rows it is cut down to the columns some steps touch
+// (cols, increasing): its first layer's rows and output layer's columns
+// are those columns' records, in order, with their Adam moments. For a
+// view with features it is the whole model (whole, cols nil).
 type compact struct {
 	ae    *nn.Autoencoder
+	whole bool
 	cols  []int32
 	m, v  [][]float32 // Adam moments, in Params order
 	steps int
 }
 
 // newCompact assembles the compact autoencoder of view v from the small
-// part and the records of cols (rec(q) is column cols[q]'s).
-func newCompact(p *aeParams, v int, cols []int32, rec func(q int) []float32) (*compact, error) {
-	ae, err := p.template(v, max(len(cols), 1))
+// part sm and the records of cols (rec(q) is column cols[q]'s), or for a
+// view with features the whole one from sm.
+func newCompact(p *aeParams, v int, sm aeSmall, cols []int32, rec func(q int) []float32) (*compact, error) {
+	ae, err := p.template(v, max(len(cols), 1), sm)
 	if err != nil {
 		return nil, err
 	}
-	c := &compact{ae: ae, cols: cols, steps: p.Small[v].Steps}
+	c := &compact{ae: ae, whole: p.In[v] > 0, cols: cols, steps: sm.Steps}
 	l := len(ae.Layers)
 	for i, q := range ae.Params() {
-		if sm := p.Small[v]; !sharded(i, l) && sm.M != nil {
+		if !p.sharded(v, i, l) && len(sm.M[i]) == len(q) && len(sm.V[i]) == len(q) {
 			c.m, c.v = append(c.m, sm.M[i]), append(c.v, sm.V[i])
 		} else {
 			c.m, c.v = append(c.m, make([]float32, len(q))), append(c.v, make([]float32, len(q)))
@@ -383,17 +456,23 @@ func (c *compact) record(q int, rec []float32, store bool) {
 	}
 }
 
-// run takes the plan's steps with nn's lazy trainer and returns the
-// reported steps' loss and rows.
+// run takes the plan's steps, with nn's lazy trainer on a compact copy or
+// with dpmne's on a whole model, and returns the reported steps' loss and
+// rows.
 func (c *compact) run(plan *aePlan) (loss, rows float64, err error) {
-	tr, err := nn.NewLazyTrainer(c.ae)
-	if err != nil {
-		return 0, 0, err
+	tr := nn.NewTrainer(c.ae)
+	if !c.whole {
+		if tr, err = nn.NewLazyTrainer(c.ae); err != nil {
+			return 0, 0, err
+		}
 	}
 	if err := tr.SetAdamState(c.steps, c.m, c.v); err != nil {
 		return 0, 0, err
 	}
 	local := func(j int32) (int32, error) {
+		if c.whole {
+			return j, nil
+		}
 		q, ok := slices.BinarySearch(c.cols, j)
 		if !ok {
 			return 0, fmt.Errorf("beamfit: column %d of a step was not gathered", j)
@@ -428,13 +507,13 @@ func (c *compact) run(plan *aePlan) (loss, rows float64, err error) {
 	return loss, rows, nil
 }
 
-// small returns the compact model's small part.
+// small returns the compact model's small part: all of a whole one.
 func (c *compact) small() aeSmall {
 	l := len(c.ae.Layers)
 	sm := aeSmall{Steps: c.steps}
 	for i, q := range c.ae.Params() {
 		var keep, km, kv []float32
-		if !sharded(i, l) {
+		if c.whole || !sharded(i, l) {
 			keep, km, kv = q, c.m[i], c.v[i]
 		}
 		sm.P, sm.M, sm.V = append(sm.P, keep), append(sm.M, km), append(sm.V, kv)
@@ -443,9 +522,10 @@ func (c *compact) small() aeSmall {
 }
 
 // stepFn runs view v's planned steps on the compact copy of the columns
-// they touch, writes the view's small part (OutDir/ae-V-00000.json), emits the
-// changed records keyed by their shard and, for the reconstruction term,
-// [Σ loss, rows] of the steps marked Report (slots 2v, 2v+1 of 2t).
+// they touch (or on the whole model of a view with features), writes the
+// view's small part (OutDir/ae-V-00000.gob), emits the changed records
+// keyed by their shard and, for the reconstruction term, [Σ loss, rows]
+// of the steps marked Report (slots 2v, 2v+1 of 2t).
 type stepFn struct{}
 
 func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte) bool, side []byte, emit func(int64, []byte), sums func([]float64)) error {
@@ -477,7 +557,11 @@ func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte)
 	for q, i := range order {
 		sorted[q] = cols[i]
 	}
-	c, err := newCompact(&p, v, sorted, func(q int) []float32 { i := order[q]; return all[i*r : (i+1)*r] })
+	sm, err := p.small(ctx, v)
+	if err != nil {
+		return err
+	}
+	c, err := newCompact(&p, v, sm, sorted, func(q int) []float32 { i := order[q]; return all[i*r : (i+1)*r] })
 	if err != nil {
 		return err
 	}
@@ -493,7 +577,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, k int64, recs func(*[]byte)
 	if err != nil {
 		return fmt.Errorf("beamfit: view %d: %w", v, err)
 	}
-	if err := writeJSON(ctx, viewShardName(p.OutDir, "ae", v, 0)+".json", c.small()); err != nil {
+	if err := writeSmall(ctx, p.OutDir, v, c.small()); err != nil {
 		return err
 	}
 	// The changed records, by shard.
@@ -582,13 +666,11 @@ func (f *codesFn) ProcessElement(ctx context.Context, k int64, pb []byte, side [
 	if err != nil {
 		return err
 	}
-	var small aeSmall
-	if err := readJSON(ctx, viewShardName(p.OutDir, "ae", v, 0)+".json", &small); err != nil {
+	sm, err := readSmall(ctx, p.OutDir, v)
+	if err != nil {
 		return err
 	}
-	p.Small = make([]aeSmall, len(p.NN))
-	p.Small[v] = small
-	ae, err := p.template(v, 1)
+	ae, err := p.template(v, 1, sm)
 	if err != nil {
 		return err
 	}
@@ -682,15 +764,17 @@ func kRows(ctx context.Context, g geometry, dir, yDir string, b []float64, d, sh
 // observed nodes as ranks among the shard's observed nodes.
 type pickParams struct {
 	T     int
+	XDir  []string  // where a view with features has its prepared rows ("": none)
 	Ranks [][][]int // [view][shard] ranks
 	YDir  string    // with Y's rows ("": none)
 	D     int
 }
 
 // pickFn emits, for each wanted node of shard sh, a record: view, shard,
-// rank, node, its adjacency row (clipped to [0, 1]) and its row of Y.
-// The views' graphs are symmetric, so a node's row is its column, which
-// its own shard's edge file holds.
+// rank, node, its row of the view's prepared features or else its
+// adjacency row (clipped to [0, 1]), and its row of Y. The views' graphs
+// are symmetric, so a node's adjacency row is its column, which its own
+// shard's edge file holds.
 type pickFn struct{ G geometry }
 
 func (f *pickFn) ProcessElement(ctx context.Context, sh int, side []byte, emit func([]byte)) error {
@@ -740,19 +824,17 @@ func (f *pickFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 		if len(node) != len(want) {
 			return fmt.Errorf("beamfit: view %d, shard %d: %d of %d wanted ranks among its observed nodes", v, sh, len(node), len(want))
 		}
-		b, err := readFile(ctx, viewShardName(graphDir(f.G.Root), "edges", v, sh))
-		if err != nil {
-			return err
-		}
-		e, err := decodeEdges(b)
-		if err != nil {
-			return fmt.Errorf("view %d, shard %d: %w", v, sh, err)
-		}
-		for q, c := range e.col {
-			if pk := node[c]; pk != nil {
-				pk.Ind = append(pk.Ind, e.row[q])
-				pk.Val = append(pk.Val, min(e.a[q], 1))
+		if v < len(p.XDir) && p.XDir[v] != "" {
+			x, err := readFeatures(ctx, p.XDir[v], v, sh)
+			if err != nil {
+				return err
 			}
+			for j, pk := range node {
+				ind, val := x.Row(int(j) - rows.lo)
+				pk.Ind, pk.Val = slices.Clone(ind), slices.Clone(val)
+			}
+		} else if err := adjacencyRows(ctx, f.G, v, sh, node); err != nil {
+			return err
 		}
 		for _, pk := range node {
 			if err := enc.Encode(pk); err != nil {
@@ -762,6 +844,26 @@ func (f *pickFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 	}
 	if out.Len() > 0 {
 		emit(frame(out.Bytes()))
+	}
+	return nil
+}
+
+// adjacencyRows sets the rows of the nodes of shard sh in node to their
+// adjacency rows in view v, clipped to [0, 1].
+func adjacencyRows(ctx context.Context, g geometry, v, sh int, node map[int32]*picked) error {
+	b, err := readFile(ctx, viewShardName(graphDir(g.Root), "edges", v, sh))
+	if err != nil {
+		return err
+	}
+	e, err := decodeEdges(b)
+	if err != nil {
+		return fmt.Errorf("view %d, shard %d: %w", v, sh, err)
+	}
+	for q, c := range e.col {
+		if pk := node[c]; pk != nil {
+			pk.Ind = append(pk.Ind, e.row[q])
+			pk.Val = append(pk.Val, min(e.a[q], 1))
+		}
 	}
 	return nil
 }
@@ -909,26 +1011,49 @@ func (f *markFn) ProcessElement(k int64, emit func(int64, []byte)) { emit(k, []b
 // and, with p.B, K: the training sums (stepFn's) go to work/tsums, ‖H^s‖²
 // to work/hsums and ⟨Y, K⟩ to work/ksums.
 func (f *driver) trainStages(s beam.Scope, p aeParams, side beam.SideInput) {
-	var keys []int64
+	var keys, wide, featured []int64 // every view's, those reading adjacency rows, those with features
 	for v := range f.t {
 		for sh := range f.m.Shards {
 			keys = append(keys, key(v, sh))
+			if f.in[v] > 0 {
+				featured = append(featured, key(v, sh))
+			} else {
+				wide = append(wide, key(v, sh))
+			}
 		}
 	}
-	ks := beam.CreateList(s, keys)
-	recs := beam.ParDo(s, &gatherFn{}, ks, side)
+	recs := beam.ParDo(s, &gatherFn{}, beam.CreateList(s, keys), side)
 	changed, tsums := beam.ParDo2(s, &stepFn{}, beam.GroupByKey(s, recs), side)
 	sums(s, tsums, f.work("tsums"))
-	marks := beam.ParDo(s, &markFn{}, ks)
-	w0 := beam.ParDo(s, &mergeFn{}, beam.GroupByKey(s, beam.Flatten(s, changed, marks)), side)
+	var w0 beam.PCollection
+	if len(wide) > 0 {
+		ks := beam.CreateList(s, wide)
+		marks := beam.ParDo(s, &markFn{}, ks)
+		w0 = beam.ParDo(s, &mergeFn{}, beam.GroupByKey(s, beam.Flatten(s, changed, marks)), side)
+	}
 	if !p.Encode {
 		return
 	}
-	zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: p.NN[0].Hidden[0], Views: f.t}, f.shards(s))
-	xw := beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.Flatten(s, beam.ParDo(s, &spreadFn{G: f.g, Clip: true}, w0), zeros)))
-	done, hsums := beam.ParDo2(s, &codesFn{}, xw, side)
-	sums(s, hsums, f.work("hsums"))
+	var done, hsums []beam.PCollection
+	if len(wide) > 0 {
+		var only []int
+		for v := range f.t {
+			if f.in[v] == 0 {
+				only = append(only, v)
+			}
+		}
+		zeros := beam.ParDo(s, &zeroFn{G: f.g, Width: p.NN[0].Hidden[0], Views: f.t, Only: only}, f.shards(s))
+		xw := beam.ParDo(s, &sumFn{G: f.g}, beam.GroupByKey(s, beam.Flatten(s, beam.ParDo(s, &spreadFn{G: f.g, Clip: true}, w0), zeros)))
+		d, h := beam.ParDo2(s, &codesFn{}, xw, side)
+		done, hsums = append(done, d), append(hsums, h)
+	}
+	if len(featured) > 0 {
+		// After every view's step: the codes read the new small parts.
+		d, h := beam.ParDo2(s, &featureCodesFn{}, beam.CreateList(s, featured), side, beam.SideInput{Input: tsums})
+		done, hsums = append(done, d), append(hsums, h)
+	}
+	sums(s, beam.Flatten(s, hsums...), f.work("hsums"))
 	if p.B != nil {
-		sums(s, beam.ParDo(s, &kFn{}, beam.GroupByKey(s, done), side), f.work("ksums"))
+		sums(s, beam.ParDo(s, &kFn{}, beam.GroupByKey(s, beam.Flatten(s, done...)), side), f.work("ksums"))
 	}
 }

@@ -17,11 +17,13 @@
 //     Gram matrices the B step needs as combines;
 //   - the B step: H^sᵀY as a combine and each B^s (d×h) on the driver,
 //     with the rows of the iteration's minibatches picked;
-//   - the training stage (autoencoder.go): the views' autoencoders, whose
-//     first and output layers are n wide and sharded by node, take their
-//     planned minibatch steps on one worker per view, on a compact copy
-//     of the columns the steps touch; then the codes H^s = σ(A^sW0 + b0),
-//     a join, and K = Σ_s H^s B^sᵀ by rows.
+//   - the training stage (autoencoder.go): the views' autoencoders take
+//     their planned minibatch steps on one worker per view, a view with
+//     features on its whole model, one that reads adjacency rows (whose
+//     first and output layers are n wide and sharded by node) on a compact
+//     copy of the columns the steps touch; then the codes, row-local
+//     σ(X^sW0 + b0) or the join σ(A^sW0 + b0), and K = Σ_s H^s B^sᵀ by
+//     rows.
 //
 // With Config.NoAutoencoder each view's codes are its adjacency rows and
 // the B step is two joins instead (B^sᵀ is n×d). Each iteration's state
@@ -30,10 +32,13 @@
 // complete iteration (Options.Resume). WriteGraph partitions a loaded
 // network into shards, Ingest an edge list by pipelines.
 //
-// Only featureless networks are taken, whose views' autoencoders read
-// their adjacency rows under the cross-entropy. What else differs from
-// the in-process fit, and what it costs, is in docs/beam.md: the lazy
-// Adam update at every width, minibatches drawn afresh each iteration,
-// the random draws by node, and sums added in the order the runner
-// delivers them.
+// A view with features of its own reads them prepared as dpmne prepares
+// them (features.go): propagated along the view's graph by joins and
+// scaled by combines, before the fit starts. On a network with features
+// the fit takes R(Y) over every node (Config.Solver.OrthAllNodes), which
+// dpmne takes only on featureless networks. What else differs from the
+// in-process fit, and what it costs, is in docs/beam.md: the lazy Adam
+// update at every width for adjacency rows, minibatches drawn afresh
+// each iteration, the random draws by node, and sums added in the order
+// the runner delivers them.
 package beamfit

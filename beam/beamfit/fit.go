@@ -104,9 +104,7 @@ type small struct {
 func Supported(cfg dpmne.Config) error {
 	a := cfg.Autoencoder
 	if !cfg.NoAutoencoder {
-		switch loss := strings.TrimSpace(a.Loss); {
-		case loss != "auto" && loss != "bce":
-			return fmt.Errorf("beamfit: Autoencoder.Loss = %q: the Beam fit's autoencoders read adjacency rows under the cross-entropy (auto or bce)", a.Loss)
+		switch {
 		case a.NegativeSamples < 1:
 			return fmt.Errorf("beamfit: Autoencoder.NegativeSamples = %d: the Beam fit trains on sampled reconstruction (≥ 1)", a.NegativeSamples)
 		case a.WeightDecay != 0:
@@ -118,6 +116,10 @@ func Supported(cfg dpmne.Config) error {
 		}
 	}
 	switch {
+	case cfg.Features.KNN > 0:
+		return fmt.Errorf("beamfit: Features.KNN = %d: the Beam fit does not link nodes by their features", cfg.Features.KNN)
+	case cfg.Features.PropagateAcross > 0:
+		return fmt.Errorf("beamfit: Features.PropagateAcross = %d: the Beam fit propagates features along their own view's graph only", cfg.Features.PropagateAcross)
 	case cfg.NoProximity:
 		return errors.New("beamfit: NoProximity: the Beam fit needs the proximity term")
 	case cfg.Solver.Y != "gd":
@@ -136,6 +138,28 @@ func Supported(cfg dpmne.Config) error {
 		return errors.New("beamfit: Alpha = 0: the Beam fit needs the consistency term")
 	case cfg.Dim < 1 || cfg.Solver.Iterations < 0 || cfg.Solver.YSteps < 1:
 		return fmt.Errorf("beamfit: Dim %d, Solver.Iterations %d, Solver.YSteps %d: want ≥ 1, ≥ 0, ≥ 1", cfg.Dim, cfg.Solver.Iterations, cfg.Solver.YSteps)
+	}
+	return nil
+}
+
+// supportedFor reports the first setting of cfg the Beam fit does not
+// compute as the in-process fit does on a network whose views read as
+// recs (dpmne.Config.ReconstructionsOf).
+func supportedFor(cfg dpmne.Config, recs []dpmne.ViewReconstruction) error {
+	featured := false
+	for _, r := range recs {
+		switch {
+		case r.Kind != dpmne.AdjacencyRows:
+			featured = true
+		case !cfg.NoAutoencoder && !r.Clip:
+			return fmt.Errorf("beamfit: view %q: loss %s: the Beam fit's autoencoders read adjacency rows under the cross-entropy (auto or bce)", r.View, r.Loss)
+		}
+	}
+	switch {
+	case featured && cfg.NoAutoencoder:
+		return errors.New("beamfit: NoAutoencoder on a network with features: the Beam fit's identity codes are adjacency rows")
+	case featured && !cfg.Solver.OrthAllNodes:
+		return errors.New("beamfit: Solver.OrthAllNodes is false: on a network with features dpmne leaves the nodes of the graphs' small components out of R(Y) and solves those without edges exactly, which the Beam fit does not; take R(Y) over every node (--orth-all-nodes; docs/beam.md has what it costs)")
 	}
 	return nil
 }
@@ -162,8 +186,11 @@ type driver struct {
 	shuffled            int64
 	start               time.Time
 
+	in []int // each view's feature width, 0 for a view without features
+
 	// With autoencoders (train.go):
 	ae     bool
+	xDir   []string    // where each view with features has its prepared rows (features.go)
 	nn     []nn.Config // each view's autoencoder
 	counts [][]int     // each view's first observed rank by shard, then its total
 	rngs   []*rand.PCG // each view's generator of minibatches and negatives
@@ -184,8 +211,15 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.Featureless()
-	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), start: time.Now()}
+	recs, err := cfg.ReconstructionsOf(m.Summaries)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: %w", err)
+	}
+	if err := supportedFor(cfg, recs); err != nil {
+		return nil, err
+	}
+	cfg = cfg.ForViews(m.Summaries)
+	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), in: m.Columns, start: time.Now()}
 	f.alpha, f.beta, f.lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
 	if cfg.ScaleNodes > 0 {
 		k := float64(m.N) / float64(cfg.ScaleNodes)
@@ -202,7 +236,7 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 		}
 	}
 	if f.ae = !cfg.NoAutoencoder; f.ae {
-		f.nn = nnConfigs(cfg, f.t)
+		f.nn = nnConfigs(cfg, recs)
 		if h := cfg.Autoencoder.Hidden; f.t*h[len(h)-1] < f.d+10 {
 			return nil, fmt.Errorf("beamfit: the views' codes are %d×%d wide in all, below d + 10 = %d: the randomised start needs d + 10 (widen the autoencoders' last hidden width or lower the dimension)", f.t, h[len(h)-1], f.d+10)
 		}
@@ -214,6 +248,9 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 			return nil, err
 		}
 		if err := f.countObserved(); err != nil {
+			return nil, err
+		}
+		if err := f.prepare(recs); err != nil {
 			return nil, err
 		}
 	}

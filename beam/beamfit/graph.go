@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/multiplex"
 )
 
@@ -18,6 +19,10 @@ type meta struct {
 	Views     []string
 	Observed  []int     // each view's observed nodes
 	HSq       []float64 // each view's ‖H^s‖² = Σ a_ij² over its edges
+	// Summaries say what each view's features are (dpmne.Summarize);
+	// Columns is their width, 0 for a view without features of its own.
+	Summaries []dpmne.ViewSummary
+	Columns   []int
 }
 
 // span returns the rows [lo, hi) of shard s.
@@ -45,26 +50,28 @@ func readMeta(ctx context.Context, root string) (*meta, error) {
 	if err := readJSON(ctx, path.Join(graphDir(root), "meta.json"), &m); err != nil {
 		return nil, err
 	}
-	if m.N < 1 || m.Shards < 1 || m.ShardSize < 1 || (m.N+m.ShardSize-1)/m.ShardSize != m.Shards || len(m.Views) == 0 {
+	if m.Summaries == nil && m.Columns == nil {
+		// Written by an ingest of edge lists: no view has features.
+		for _, v := range m.Views {
+			m.Summaries = append(m.Summaries, dpmne.ViewSummary{Name: v, Kind: dpmne.AdjacencyRows})
+			m.Columns = append(m.Columns, 0)
+		}
+	}
+	if m.N < 1 || m.Shards < 1 || m.ShardSize < 1 || (m.N+m.ShardSize-1)/m.ShardSize != m.Shards || len(m.Views) == 0 || len(m.Summaries) != len(m.Views) || len(m.Columns) != len(m.Views) {
 		return nil, fmt.Errorf("beamfit: %s: inconsistent network description (n %d, %d shards of %d, %d views)", path.Join(graphDir(root), "meta.json"), m.N, m.Shards, m.ShardSize, len(m.Views))
 	}
 	return &m, nil
 }
 
 // WriteGraph partitions net into shards row shards of consecutive nodes
-// and writes it under root/graph: node names, degrees, observation, and
-// each view's edges by the shard of their column. It runs on the driver,
-// for the formats that are read whole (dpmne's loaders): a plain edge list
-// goes through the Ingest pipeline instead. Only featureless networks are
-// taken: the Beam fit's autoencoders read the views' adjacency rows.
+// and writes it under root/graph: node names, degrees, observation, each
+// view's edges by the shard of their column and its features' rows by
+// shard. It runs on the driver, for the formats that are read whole
+// (dpmne's loaders): a plain edge list goes through the Ingest pipeline
+// instead.
 func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards int) error {
 	if err := net.Validate(); err != nil {
 		return err
-	}
-	for _, v := range net.Views {
-		if v.Features != nil {
-			return fmt.Errorf("beamfit: view %q has features: the Beam fit takes featureless networks (each view's autoencoder reads its adjacency rows); see docs/beam.md", v.Name)
-		}
 	}
 	if err := checkFree(ctx, root); err != nil {
 		return err
@@ -74,7 +81,7 @@ func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards
 		return fmt.Errorf("beamfit: %d shards: want at least 1", shards)
 	}
 	size := (n + shards - 1) / shards
-	m := &meta{Network: net.Name, N: n, ShardSize: size, Shards: (n + size - 1) / size}
+	m := &meta{Network: net.Name, N: n, ShardSize: size, Shards: (n + size - 1) / size, Summaries: dpmne.Summarize(net)}
 	t := len(net.Views)
 	deg := make([][]float64, t)
 	for s, v := range net.Views {
@@ -92,6 +99,11 @@ func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards
 			sq += float64(a) * float64(a)
 		}
 		m.HSq = append(m.HSq, sq)
+		cols := 0
+		if v.Features != nil {
+			cols = v.Features.Cols
+		}
+		m.Columns = append(m.Columns, cols)
 	}
 	ids := net.Nodes.IDs()
 	for sh := range m.Shards {
@@ -130,6 +142,17 @@ func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards
 				return err
 			}
 			if err := writeFile(ctx, viewShardName(graphDir(root), "edges", s, sh), by[sh].encode()); err != nil {
+				return err
+			}
+		}
+	}
+	for s, v := range net.Views {
+		if v.Features == nil {
+			continue
+		}
+		for sh := range m.Shards {
+			lo, hi := m.span(sh)
+			if err := writeFile(ctx, viewShardName(graphDir(root), "x", s, sh), encodeRows(lo, rowRange(v.Features, lo, hi))); err != nil {
 				return err
 			}
 		}

@@ -85,18 +85,23 @@ func (f *writeFn) ProcessElement(ctx context.Context, k int64, b []byte) error {
 	return writeFile(ctx, p, b)
 }
 
-// zeroFn emits a zero block for every view of shard i: with the partial
-// sums of a product, every row shard has a block even where no edge
-// reaches it.
+// zeroFn emits a zero block for every view of shard i (or those listed
+// in Only): with the partial sums of a product, every row shard has a
+// block even where no edge reaches it.
 type zeroFn struct {
 	G     geometry
 	Width int
 	Views int
+	Only  []int
 }
 
 func (f *zeroFn) ProcessElement(shard int, emit func(int64, []byte)) {
 	lo, hi := f.G.span(shard)
-	for v := range f.Views {
+	views := f.Only
+	if views == nil {
+		views = seq(f.Views)
+	}
+	for _, v := range views {
 		emit(key(v, shard), (&block{view: v, shard: shard, lo: lo, rows: hi - lo, width: f.Width}).encode())
 	}
 }

@@ -22,15 +22,17 @@ import (
 // (local paths, gs://, s3://), as small files the driver reads and writes
 // and row-sharded files the pipelines read and write:
 //
-//	graph/meta.json           the network: n, shards, views (meta)
+//	graph/meta.json           the network: n, shards, views, their summaries (meta)
 //	graph/ids-S               node names of row shard S, one per line
 //	graph/rows-S              per node and view: A's degree, observed (block)
 //	graph/pdeg-S              per node and view: D_s = P_s·1 (block)
 //	graph/edges-V-S           view V's edges whose column is in shard S, by row
+//	graph/x-V-S               view V's feature rows of shard S, if it has features
+//	prep/…/x-V-S              the same prepared (features.go; prep/done.json)
 //	it-K/{Y,LY,K}-S           iteration K's Y, L·Y, K = Σ_s H^s B^sᵀ (blocks)
 //	it-K/H-V-S                view V's codes (blocks, n×h)
-//	it-K/AE-V-S               view V's autoencoder by node (aeShard)
-//	it-K/ae-V-00000.json      the rest of it, with its Adam state (aeSmall)
+//	it-K/AE-V-S               view V's autoencoder by node, for adjacency rows (aeShard)
+//	it-K/ae-V-00000.gob       the rest of it, or all of it with features, with its Adam state (aeSmall)
 //	it-K/BT-V-S               with identity codes, view V's B^sᵀ (n×d)
 //	it-K/small.json           the d×d state, the terms, the generators
 //	it-K/DONE                 written last: iteration K is complete

@@ -34,12 +34,11 @@ func init() {
 // record is 4.8 KB, so 2¹⁸ columns are 1.26 GB).
 const maxColumns = 1 << 18
 
-// nnConfigs returns each view's autoencoder: dpmne's for adjacency rows
-// read clipped under the cross-entropy.
-func nnConfigs(cfg dpmne.Config, t int) []nn.Config {
-	r := dpmne.ViewReconstruction{Kind: dpmne.AdjacencyRows, Loss: nn.CrossEntropy, Output: nn.Sigmoid, Clip: true}
-	out := make([]nn.Config, t)
-	for v := range out {
+// nnConfigs returns each view's autoencoder, dpmne's for the view's
+// reading.
+func nnConfigs(cfg dpmne.Config, recs []dpmne.ViewReconstruction) []nn.Config {
+	out := make([]nn.Config, len(recs))
+	for v, r := range recs {
 		out[v] = cfg.NNConfig(r)
 	}
 	return out
@@ -136,7 +135,7 @@ func drawRanks(rng *rand.Rand, n, k int) []int {
 // each view's listed observed nodes (ranks), with their rows of Y from
 // yDir ("": none).
 func (f *driver) pickSide(ranks [][]int, yDir string) ([]byte, error) {
-	p := pickParams{T: f.t, YDir: yDir, D: f.d, Ranks: make([][][]int, f.t)}
+	p := pickParams{T: f.t, XDir: f.xDir, YDir: yDir, D: f.d, Ranks: make([][][]int, f.t)}
 	for v, rs := range ranks {
 		p.Ranks[v] = make([][]int, f.m.Shards)
 		for _, r := range rs {
@@ -182,11 +181,15 @@ func (f *driver) picked(ranks [][]int) ([][]*picked, error) {
 	return out, nil
 }
 
-// planStep plans the step of one batch: its rows over the network's
-// columns, the sample nn.DrawSample draws for them from rng, and their
-// targets (nil: none).
-func (f *driver) planStep(batch []*picked, rng *rand.Rand, target func(*picked) []float32, alpha float32) planStep {
-	x := &sparse.CSR{Rows: len(batch), Cols: f.m.N, Ptr: make([]int, 1, len(batch)+1)}
+// planStep plans the step of one batch of view v: its rows over the
+// view's features or the network's nodes, the sample nn.DrawSample draws
+// for them from rng, and their targets (nil: none).
+func (f *driver) planStep(v int, batch []*picked, rng *rand.Rand, target func(*picked) []float32, alpha float32) planStep {
+	cols := f.m.N
+	if f.in[v] > 0 {
+		cols = f.in[v]
+	}
+	x := &sparse.CSR{Rows: len(batch), Cols: cols, Ptr: make([]int, 1, len(batch)+1)}
 	for _, pk := range batch {
 		x.Ind = append(x.Ind, pk.Ind...)
 		x.Val = append(x.Val, pk.Val...)
@@ -244,17 +247,6 @@ func (f *driver) writePlan(v int, steps []planStep) error {
 		return err
 	}
 	return writeFile(f.ctx, viewShardName(f.work(""), "cols", v, 0), encodeInts(plan.touched()))
-}
-
-// readSmall reads each view's small part from dir.
-func (f *driver) readSmall(dir string) ([]aeSmall, error) {
-	out := make([]aeSmall, f.t)
-	for v := range out {
-		if err := readJSON(f.ctx, viewShardName(dir, "ae", v, 0)+".json", &out[v]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // train runs the views' planned steps (written by writePlan) with p's
@@ -343,17 +335,13 @@ func (f *driver) pretrain(st *small, dir string) error {
 			perm := slices.Clone(rows[v])
 			rngs[v].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 			for lo := 0; lo < len(perm); lo += a.Batch {
-				st := f.planStep(perm[lo:min(lo+a.Batch, len(perm))], rngs[v], nil, 0)
+				st := f.planStep(v, perm[lo:min(lo+a.Batch, len(perm))], rngs[v], nil, 0)
 				st.Report = e == a.Pretrain-1
 				steps = append(steps, st)
 			}
 		}
 		runs[v] = chunks(steps)
 		nc = max(nc, len(runs[v]))
-	}
-	small, err := initialSmall(f.nn, f.opt.Seed)
-	if err != nil {
-		return err
 	}
 	rep := make([]float64, 2*f.t)
 	in := ""
@@ -371,12 +359,9 @@ func (f *driver) pretrain(st *small, dir string) error {
 				return err
 			}
 		}
-		p := aeParams{NN: f.nn, G: f.g, InDir: in, OutDir: out, WorkDir: f.work(""), Seed: f.opt.Seed, Small: small, Encode: c == nc-1}
+		p := aeParams{NN: f.nn, In: f.in, XDir: f.xDir, G: f.g, InDir: in, OutDir: out, WorkDir: f.work(""), Seed: f.opt.Seed, Encode: c == nc-1}
 		if err := f.train(p, rep); err != nil {
 			return fmt.Errorf("pretraining: %w", err)
-		}
-		if small, err = f.readSmall(out); err != nil {
-			return err
 		}
 		in = out
 	}
@@ -521,7 +506,7 @@ func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 	if err != nil {
 		return err
 	}
-	p := aeParams{NN: f.nn, G: f.g, InDir: codesDir, OutDir: dir, WorkDir: f.work(""), Seed: f.opt.Seed, Encode: true, B: b, D: f.d, YDir: dir}
+	p := aeParams{NN: f.nn, In: f.in, XDir: f.xDir, G: f.g, InDir: codesDir, OutDir: dir, WorkDir: f.work(""), Seed: f.opt.Seed, Encode: true, B: b, D: f.d, YDir: dir}
 	if train {
 		rows, err := f.picked(ranks)
 		if err != nil {
@@ -545,16 +530,13 @@ func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 			}
 			var steps []planStep
 			for lo := 0; lo < len(rows[v]); lo += a.Batch {
-				st := f.planStep(rows[v][lo:min(lo+a.Batch, len(rows[v]))], rngs[v], target, float32(f.alpha))
+				st := f.planStep(v, rows[v][lo:min(lo+a.Batch, len(rows[v]))], rngs[v], target, float32(f.alpha))
 				st.Report = true
 				steps = append(steps, st)
 			}
 			if err := f.writePlan(v, steps); err != nil {
 				return err
 			}
-		}
-		if p.Small, err = f.readSmall(codesDir); err != nil {
-			return err
 		}
 		rep := make([]float64, 2*f.t)
 		if err := f.train(p, rep); err != nil {

@@ -8,17 +8,22 @@
 //	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v]]
 //	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
-//	     --filter-tau 2 --equal-view-weights --seed 1]
-//	    [--hidden 200 --learning-rate 0.01 --negative-samples 5 --nonzero-weight 8
-//	     --batch 256 --ae-batches 1 --pretrain 10 --pretrain-batches 500 | --no-autoencoder]
+//	     --filter-tau 2 --equal-view-weights --orth-all-nodes --seed 1]
+//	    [--hidden 200 --loss auto --propagate 1 --learning-rate 0.01 --negative-samples 5
+//	     --nonzero-weight 8 --batch 256 --ae-batches 1 --pretrain 10
+//	     --pretrain-batches 500 | --no-autoencoder]
 //	    [Beam's flags]
 //
 // --data is what dpmne train takes (a name under --data-dir or
-// $DPMNE_DATA, a plain edge list, a manifest or a directory) for a
-// featureless network, whose views' autoencoders read their adjacency
-// rows, as dpmne train's default does (docs/beam.md says what differs).
-// A plain edge list goes through the ingest pipeline; other formats are
-// read on the driver and partitioned there.
+// $DPMNE_DATA, a plain edge list, a manifest or a directory). A plain
+// edge list goes through the ingest pipeline; other formats, those that
+// can carry features, are read on the driver and partitioned there. Each
+// view's autoencoder reads its features, prepared as dpmne train prepares
+// them, or without features of its own its adjacency rows. On a network
+// with features the fit needs --orth-all-nodes: dpmne train's default
+// leaves the graphs' small components out of R(Y), which the Beam fit
+// does not compute (docs/beam.md says what that and the rest that differs
+// cost).
 //
 // Without --out the embedding is not gathered on the driver: it stays in
 // its row shards, ROOT/embedding/part-S.npy (float32) with part-S.ids.txt,
@@ -98,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	)
 	fs := flag.NewFlagSet("dpmne-beam train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&data, "data", "", "the network: a name, a plain edge list, a manifest or a directory (featureless)")
+	fs.StringVar(&data, "data", "", "the network: a name, a plain edge list, a manifest or a directory")
 	fs.StringVar(&dataDir, "data-dir", os.Getenv("DPMNE_DATA"), "where named data sets are (default $DPMNE_DATA)")
 	fs.StringVar(&state, "state", "", "root of the fit's state: a local path, gs://… or s3://…")
 	fs.StringVar(&out, "out", "", "embedding file to write (none: the embedding stays in its row shards, STATE/embedding/part-S.npy)")
@@ -113,18 +118,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Solver.Iterations, "iterations", cfg.Solver.Iterations, "outer iterations")
 	fs.IntVar(&cfg.Solver.YSteps, "y-steps", cfg.Solver.YSteps, "Y steps per iteration")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "consistency weight α")
-	fs.Float64Var(&cfg.Beta, "beta", cfg.Beta, "proximity weight β (0: 3000, dpmne's for a featureless network)")
+	fs.Float64Var(&cfg.Beta, "beta", cfg.Beta, "proximity weight β (0: dpmne's, 3000 for a featureless network, 300 for one with features)")
 	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "weight λ of R(Y) = ‖YᵀY − I‖²")
 	fs.Float64Var(&cfg.LambdaB, "lambda-b", cfg.LambdaB, "ridge λ_B on each basis B^s")
 	fs.IntVar(&cfg.ScaleNodes, "scale-nodes", cfg.ScaleNodes, "β and λ are stated for this many nodes (0: as given)")
 	fs.Float64Var(&cfg.FilterTau, "filter-tau", cfg.FilterTau, "heat filter τ (0: none)")
 	fs.BoolVar(&cfg.Proximity.EqualViewWeights, "equal-view-weights", false, "keep every view's weight at 1 (default: re-weighed at iterations 10, 20, 30)")
 	fs.BoolVar(&cfg.Uncentred, "uncentred", false, "give Y as fitted, without subtracting its column means")
+	fs.BoolVar(&cfg.Solver.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, as dpmne does on a featureless network; a network with features needs it here (docs/beam.md)")
+	fs.IntVar(&cfg.Features.Propagate, "propagate", cfg.Features.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features)")
+	fs.StringVar(&cfg.Autoencoder.Loss, "loss", cfg.Autoencoder.Loss, "reconstruction loss: auto (each view's by its features: bce on [0, 1] and adjacency rows, poisson on counts, mse on other values, scaled by column), bce, mse, weighted-mse, poisson; one for every view or one per view, comma-separated; adjacency rows take bce")
 	fs.BoolVar(&cfg.NoAutoencoder, "no-autoencoder", false, "identity encoders: each view's codes are its adjacency rows (the paper's ablation)")
 	fs.Var((*widths)(&cfg.Autoencoder.Hidden), "hidden", "autoencoder encoder widths, comma-separated; the last is the code size")
 	fs.Float64Var(&cfg.Autoencoder.LearningRate, "learning-rate", cfg.Autoencoder.LearningRate, "Adam step size")
 	fs.IntVar(&cfg.Autoencoder.NegativeSamples, "negative-samples", cfg.Autoencoder.NegativeSamples, "sampled zeros per non-zero in the reconstruction loss (≥ 1)")
-	fs.Float64Var(&cfg.Autoencoder.NonzeroWeight, "nonzero-weight", cfg.Autoencoder.NonzeroWeight, "weight (≥ 1) of the non-zero inputs in the cross-entropy")
+	fs.Float64Var(&cfg.Autoencoder.NonzeroWeight, "nonzero-weight", cfg.Autoencoder.NonzeroWeight, "weight (≥ 1) of the non-zero inputs in the reconstruction loss (mse takes 1)")
 	fs.IntVar(&cfg.Autoencoder.Batch, "batch", cfg.Autoencoder.Batch, "minibatch size")
 	fs.IntVar(&cfg.Autoencoder.Batches, "ae-batches", cfg.Autoencoder.Batches, "minibatches per view and iteration (≥ 1)")
 	fs.IntVar(&cfg.Autoencoder.Pretrain, "pretrain", cfg.Autoencoder.Pretrain, "pretraining epochs")

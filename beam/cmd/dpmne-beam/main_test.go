@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/embfile"
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/synth"
 )
 
 // edgeList writes a small two-layer edge list: a ring of 40 nodes with
@@ -104,6 +107,37 @@ func TestTrainParts(t *testing.T) {
 	}
 }
 
+// TestTrainFeatures: a network with features, written in dpmne's native
+// format, is fitted with --orth-all-nodes and refused without it, the
+// refusal naming the flag.
+func TestTrainFeatures(t *testing.T) {
+	net, err := synth.Generate(synth.Config{
+		Nodes: 60, Classes: 2, Views: 2, DegreeIn: []float64{4}, DegreeOut: []float64{1},
+		FeatureDims: []int{12, 0}, FeatureNNZ: []int{3, 0}, Signal: []float64{0.6}, Missing: []float64{0.2},
+	}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "net")
+	if err := multiplex.WriteNative(net, data); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "emb.npy")
+	args := []string{"train", "--data", data, "--out", out, "--dim", "4", "--iterations", "2", "--hidden", "8", "--pretrain", "2"}
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), append(args, "--state", filepath.Join(dir, "s1")), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--orth-all-nodes") {
+		t.Errorf("features without --orth-all-nodes: %v, want a refusal naming it", err)
+	}
+	if err := run(context.Background(), append(args, "--state", filepath.Join(dir, "s2"), "--orth-all-nodes"), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "60×4 embedding") {
+		t.Errorf("stdout %q: want the 60×4 embedding it wrote", stdout.String())
+	}
+}
+
 // TestTrainErrors: missing flags and settings out of range are refused
 // before anything runs, each naming what is wrong.
 func TestTrainErrors(t *testing.T) {
@@ -123,6 +157,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--hidden", "200,x"}, "positive widths"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--negative-samples", "0"}, "NegativeSamples = 0"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ae-batches", "0"}, "Batches = 0"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--propagate", "-1"}, "Propagate"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)
