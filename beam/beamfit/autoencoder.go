@@ -674,18 +674,11 @@ func (f *codesFn) ProcessElement(ctx context.Context, k int64, pb []byte, side [
 	if err != nil {
 		return err
 	}
-	rows, err := readBlock(ctx, shardName(graphDir(p.G.Root), "rows", sh))
+	obs, err := observedRows(ctx, p.G, v, sh)
 	if err != nil {
 		return err
 	}
-	t, w, h := p.G.Views, xw.width, ae.CodeDim()
-	var obs []int
-	rd := rows.dense()
-	for i := range rows.rows {
-		if rd[i*2*t+t+v] != 0 {
-			obs = append(obs, i)
-		}
-	}
+	w, h := xw.width, ae.CodeDim()
 	z := make([]float32, len(obs)*w)
 	xd := xw.dense()
 	for q, i := range obs {
@@ -695,7 +688,16 @@ func (f *codesFn) ProcessElement(ctx context.Context, k int64, pb []byte, side [
 	}
 	codes := make([]float32, len(obs)*h)
 	ae.EncodeProducts(z, len(obs), codes)
-	hb := &block{view: v, shard: sh, lo: xw.lo, rows: xw.rows, width: h}
+	return writeCodes(ctx, &p, v, sh, xw.rows, obs, codes, h, emit, sums)
+}
+
+// writeCodes writes view v's shard sh of codes (rows rows, h wide): those
+// of the observed rows obs, in order, and zero elsewhere (OutDir/H-V-S);
+// it emits a marker keyed by the shard for K and the share of ‖H^s‖²
+// (slot v of t).
+func writeCodes(ctx context.Context, p *aeParams, v, sh, rows int, obs []int, codes []float32, h int, emit func(int64, []byte), sums func([]float64)) error {
+	lo, _ := p.G.span(sh)
+	hb := &block{view: v, shard: sh, lo: lo, rows: rows, width: h}
 	hd := hb.dense()
 	var sq float64
 	for q, i := range obs {
@@ -707,7 +709,7 @@ func (f *codesFn) ProcessElement(ctx context.Context, k int64, pb []byte, side [
 	if err := writeBlock(ctx, viewShardName(p.OutDir, "H", v, sh), hb); err != nil {
 		return err
 	}
-	out := make([]float64, t)
+	out := make([]float64, p.G.Views)
 	out[v] = sq
 	sums(out)
 	emit(key(-1, sh), nil)

@@ -131,6 +131,21 @@ func observedIn(ctx context.Context, g geometry, v, sh int) ([]bool, error) {
 	return obs, nil
 }
 
+// observedRows returns the rows of shard sh that view v observes.
+func observedRows(ctx context.Context, g geometry, v, sh int) ([]int, error) {
+	obs, err := observedIn(ctx, g, v, sh)
+	if err != nil {
+		return nil, err
+	}
+	var rows []int
+	for i, o := range obs {
+		if o {
+			rows = append(rows, i)
+		}
+	}
+	return rows, nil
+}
+
 // prepParams is the preparation stages' side input.
 type prepParams struct {
 	G             geometry
@@ -598,37 +613,14 @@ func (f *featureCodesFn) ProcessElement(ctx context.Context, k int64, side []byt
 	if x.Cols != ae.In {
 		return fmt.Errorf("beamfit: view %d, shard %d: %d feature columns for an autoencoder of %d inputs", v, sh, x.Cols, ae.In)
 	}
-	obs, err := observedIn(ctx, p.G, v, sh)
+	rows, err := observedRows(ctx, p.G, v, sh)
 	if err != nil {
 		return err
-	}
-	var rows []int
-	for i, o := range obs {
-		if o {
-			rows = append(rows, i)
-		}
 	}
 	h := ae.CodeDim()
 	codes := make([]float32, len(rows)*h)
 	if len(rows) > 0 {
 		ae.Encode(x, rows, codes)
 	}
-	lo, _ := p.G.span(sh)
-	hb := &block{view: v, shard: sh, lo: lo, rows: x.Rows, width: h}
-	hd := hb.dense()
-	var sq float64
-	for q, i := range rows {
-		for c, y := range codes[q*h : (q+1)*h] {
-			hd[i*h+c] = float64(y)
-			sq += float64(y) * float64(y)
-		}
-	}
-	if err := writeBlock(ctx, viewShardName(p.OutDir, "H", v, sh), hb); err != nil {
-		return err
-	}
-	out := make([]float64, p.G.Views)
-	out[v] = sq
-	sums(out)
-	emit(key(-1, sh), nil)
-	return nil
+	return writeCodes(ctx, &p, v, sh, x.Rows, rows, codes, h, emit, sums)
 }

@@ -236,7 +236,8 @@ func chunks(steps []planStep) [][]planStep {
 	return out
 }
 
-// writePlan writes view v's plan and the columns it touches to work.
+// writePlan writes view v's plan and, for a view that reads adjacency rows,
+// the columns it touches to work.
 func (f *driver) writePlan(v int, steps []planStep) error {
 	plan := aePlan{Steps: steps}
 	var buf bytes.Buffer
@@ -245,6 +246,9 @@ func (f *driver) writePlan(v int, steps []planStep) error {
 	}
 	if err := writeFile(f.ctx, viewShardName(f.work(""), "plan", v, 0), buf.Bytes()); err != nil {
 		return err
+	}
+	if f.in[v] > 0 {
+		return nil // a view with features steps its whole model: nothing to gather
 	}
 	return writeFile(f.ctx, viewShardName(f.work(""), "cols", v, 0), encodeInts(plan.touched()))
 }
