@@ -34,9 +34,11 @@
 //
 // A view with features of its own reads them prepared as dpmne prepares
 // them (features.go): propagated along the view's graph by joins and
-// scaled by combines, before the fit starts. On a network with features
-// the fit takes R(Y) over every node (Config.Solver.OrthAllNodes), which
-// dpmne takes only on featureless networks. What else differs from the
+// scaled by combines, before the fit starts. There, as in dpmne, R(Y)
+// leaves out the nodes of the union graph's components smaller than
+// max(2, n/d) (unless Config.Solver.OrthAllNodes), found by label
+// propagation before the fit (components.go), and the gradient stage
+// solves the nodes without edges in closed form. What differs from the
 // in-process fit, and what it costs, is in docs/beam.md: the lazy Adam
 // update at every width for adjacency rows, minibatches drawn afresh
 // each iteration, the random draws by node, and sums added in the order

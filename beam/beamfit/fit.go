@@ -87,6 +87,9 @@ type small struct {
 	Iteration int
 	YtY       []float64 // d×d
 	YsY       []float64 // t·d×d: Y_sᵀY_s over each view's observed rows
+	YcY       []float64 // d×d: Y_cᵀY_c over the rows c R(Y) reaches
+	ExactSq   float64   // Σ ‖y_i‖² over the rows solved exactly
+	Mu        float64   // their ridge μ this iteration (dpmne's estimateRidge)
 	YtLY      []float64 // d×d
 	YLY       float64
 	ColY      []float64 // Y's column sums
@@ -158,8 +161,6 @@ func supportedFor(cfg dpmne.Config, recs []dpmne.ViewReconstruction) error {
 	switch {
 	case featured && cfg.NoAutoencoder:
 		return errors.New("beamfit: NoAutoencoder on a network with features: the Beam fit's identity codes are adjacency rows")
-	case featured && !cfg.Solver.OrthAllNodes:
-		return errors.New("beamfit: Solver.OrthAllNodes is false: on a network with features dpmne leaves the nodes of the graphs' small components out of R(Y) and solves those without edges exactly, which the Beam fit does not; take R(Y) over every node (--orth-all-nodes; docs/beam.md has what it costs)")
 	}
 	return nil
 }
@@ -187,6 +188,11 @@ type driver struct {
 	start               time.Time
 
 	in []int // each view's feature width, 0 for a view without features
+
+	// comp is the union graph's components, where R(Y) leaves the small
+	// ones out (not Config.Solver.OrthAllNodes); nil where it reaches
+	// every node.
+	comp *components
 
 	// With autoencoders (train.go):
 	ae     bool
@@ -251,6 +257,11 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 			return nil, err
 		}
 		if err := f.prepare(recs); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.Solver.OrthAllNodes {
+		if f.comp, err = f.components(); err != nil {
 			return nil, err
 		}
 	}
@@ -510,7 +521,7 @@ func (f *driver) initialise() (*small, error) {
 	if _, err := f.applyL(dir0, "Y", dir0, "LY", d, 1, omega); err != nil {
 		return nil, err
 	}
-	if err := f.update(st, dir0, dir0, dir0, 0); err != nil {
+	if err := f.update(st, dir0, dir0, dir0, 0, false); err != nil {
 		return nil, err
 	}
 	if f.ae {
@@ -590,13 +601,17 @@ func (f *driver) rotateStart(wtw []float64, k int, dir string) error {
 	return err
 }
 
-// update runs the update stage: Y ← Y + tΔ into outDir, and the sums.
-func (f *driver) update(st *small, yDir, lyDir, outDir string, step float64) error {
+// update runs the update stage: Y ← Y + tΔ into outDir, the exact rows
+// by their jumps in Δ (with jumps), and the sums.
+func (f *driver) update(st *small, yDir, lyDir, outDir string, step float64, jumps bool) error {
 	fail := -1
 	if fa := f.opt.failAt; fa != nil && fa.iteration == st.Iteration {
 		fail = fa.shard
 	}
 	p := updateParams{D: f.d, T: f.t, Step: step, YDir: yDir, LYDir: lyDir, WorkDir: f.work(""), OutDir: outDir, GraphDir: graphDir(f.root), FailShard: fail}
+	if f.comp != nil {
+		p.CompDir, p.MinSize, p.Jumps = compDir(f.root), f.comp.MinSize, jumps && f.comp.Exact > 0
+	}
 	if err := f.runWith("update", p, func(s beam.Scope, side beam.SideInput) {
 		sums(s, beam.ParDo(s, &updateFn{}, f.shards(s), side), f.work("usums"))
 	}); err != nil {
@@ -607,14 +622,15 @@ func (f *driver) update(st *small, yDir, lyDir, outDir string, step float64) err
 		return err
 	}
 	d, t, dd := f.d, f.t, f.d*f.d
-	if len(u) != (2+t)*dd+1+2*d {
-		return fmt.Errorf("beamfit: update: %d sums, want %d", len(u), (2+t)*dd+1+2*d)
+	if len(u) != (3+t)*dd+2+2*d {
+		return fmt.Errorf("beamfit: update: %d sums, want %d", len(u), (3+t)*dd+2+2*d)
 	}
 	st.YtY = u[:dd]
 	st.YsY = u[dd : (1+t)*dd]
 	st.YtLY = u[(1+t)*dd : (2+t)*dd]
-	tail := u[(2+t)*dd:]
-	st.YLY, st.ColY, st.ColLY = tail[0], tail[1:1+d], tail[1+d:]
+	st.YcY = u[(2+t)*dd : (3+t)*dd]
+	tail := u[(3+t)*dd:]
+	st.YLY, st.ColY, st.ColLY, st.ExactSq = tail[0], tail[1:1+d], tail[1+d:1+2*d], tail[1+2*d]
 	return nil
 }
 
@@ -660,7 +676,7 @@ func (f *driver) bStep(st *small, dir string) error {
 		cons += st.HSq[s] + dot(st.G[s*dd:(s+1)*dd], st.YsY[s*dd:(s+1)*dd]) - 2*b[t*dd+s]
 		regB += b[t*dd+t+s]
 	}
-	st.Terms = dpmne.Terms{Consistency: f.alpha * cons, Proximity: f.beta * st.YLY, RegY: f.lambda * orthResidual(st.YtY, d), RegB: f.cfg.LambdaB * regB}
+	st.Terms = dpmne.Terms{Consistency: f.alpha * cons, Proximity: f.beta * st.YLY, RegY: f.regY(st), RegB: f.cfg.LambdaB * regB}
 	return nil
 }
 
@@ -754,7 +770,8 @@ func spdInverse(m *mat.SymDense, dst []float64) bool {
 func (f *driver) iterate(it int, prev *small) (*small, error) {
 	d, dd := f.d, f.d*f.d
 	prevDir, dir := itDir(f.root, it-1), itDir(f.root, it)
-	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, G: prev.G, HSq: prev.HSq}
+	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, YcY: prev.YcY, G: prev.G, HSq: prev.HSq}
+	st.Mu = f.ridge(prev)
 	yDir, lyDir := prevDir, prevDir
 	if it%lyRefresh == 0 {
 		if _, err := f.applyL(yDir, "Y", f.work(""), "LY", d, 1, st.Omega); err != nil {
@@ -777,7 +794,10 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 		if k > 0 {
 			yDir, lyDir = dir, dir
 		}
-		p := gradParams{D: d, T: f.t, Alpha: f.alpha, Beta: f.beta, Lamb: f.lambda, YtY: st.YtY, G: st.G, MInv: minv, YDir: yDir, LYDir: lyDir, KDir: prevDir, OutDir: f.work(""), GraphDir: graphDir(f.root)}
+		p := gradParams{D: d, T: f.t, Alpha: f.alpha, Beta: f.beta, Lamb: f.lambda, YcY: st.YcY, G: st.G, MInv: minv, YDir: yDir, LYDir: lyDir, KDir: prevDir, OutDir: f.work(""), GraphDir: graphDir(f.root)}
+		if f.comp != nil {
+			p.CompDir, p.MinSize, p.Mu = compDir(f.root), f.comp.MinSize, st.Mu
+		}
 		if err := f.runWith("gradient", p, func(s beam.Scope, side beam.SideInput) {
 			sums(s, beam.ParDo(s, &gradFn{}, f.shards(s), side), f.work("gsums"))
 		}); err != nil {
@@ -787,8 +807,8 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(gs) != 5+2*dd {
-			return nil, fmt.Errorf("beamfit: gradient: %d sums, want %d", len(gs), 5+2*dd)
+		if len(gs) != 6+2*dd {
+			return nil, fmt.Errorf("beamfit: gradient: %d sums, want %d", len(gs), 6+2*dd)
 		}
 		slope := gs[0]
 		var t float64
@@ -798,13 +818,14 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			if err != nil {
 				return nil, err
 			}
-			// The line search's quartic, dpmne's yStep: A = YᵀY − I,
-			// S = YᵀΔ + ΔᵀY, E = ΔᵀΔ.
-			e, yd := gs[5:5+dd], gs[5+dd:]
+			// The line search's quartic, dpmne's yStep, over the rows c
+			// R(Y) reaches: A = Y_cᵀY_c − I, S = Y_cᵀΔ_c + Δ_cᵀY_c,
+			// E = Δ_cᵀΔ_c.
+			e, yd := gs[6:6+dd], gs[6+dd:]
 			var sNorm, ae, se, ee, orth float64
 			for i := range d {
 				for j := range d {
-					a := st.YtY[i*d+j]
+					a := st.YcY[i*d+j]
 					if i == j {
 						a--
 					}
@@ -823,12 +844,12 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			for _, v := range st.HSq {
 				hsq += v
 			}
-			fval = f.alpha*(hsq+gs[1]-2*gs[2]) + f.beta*gs[3] + f.lambda*orth
+			fval = f.alpha*(hsq+gs[1]-2*gs[2]+st.Mu*gs[5]) + f.beta*gs[3] + f.lambda*orth
 			if t > 0 {
 				step = t
 			}
 			dec := -(slope*t + c2*t*t + c3*t*t*t + c4*t*t*t*t)
-			if err := f.update(st, yDir, lyDir, dir, t); err != nil {
+			if err := f.update(st, yDir, lyDir, dir, t, true); err != nil {
 				return nil, err
 			}
 			if t <= 0 || dec < yTol*math.Abs(fval) {
@@ -836,8 +857,8 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			}
 			continue
 		}
-		// At a stationary point: Y stays.
-		if err := f.update(st, yDir, lyDir, dir, 0); err != nil {
+		// At a stationary point: Y stays, but for the exact rows' jumps.
+		if err := f.update(st, yDir, lyDir, dir, 0, true); err != nil {
 			return nil, err
 		}
 		break
@@ -854,6 +875,42 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 	}
 	f.report(st, step)
 	return st, nil
+}
+
+// ridge returns the exact rows' ridge μ = σ²/v for the iteration after
+// prev (dpmne's estimateRidge): σ² the consistency term's sum over its
+// observed entries, v the mean square of the other rows' entries of Y; 0
+// without exact rows, or where either is not positive.
+func (f *driver) ridge(prev *small) float64 {
+	if f.comp == nil || f.comp.Exact == 0 || f.comp.Exact == f.m.N {
+		return 0
+	}
+	width := f.m.N // identity codes
+	if h := f.cfg.Autoencoder.Hidden; f.ae {
+		width = h[len(h)-1]
+	}
+	var entries, sq float64
+	for v := range f.t {
+		entries += float64(f.m.Observed[v] * width)
+	}
+	for i := range f.d {
+		sq += prev.YtY[i*f.d+i]
+	}
+	if entries == 0 {
+		return 0
+	}
+	sigma2 := prev.Terms.Consistency / f.alpha / entries
+	v := (sq - prev.ExactSq) / float64((f.m.N-f.comp.Exact)*f.d)
+	if sigma2 > 0 && v > 0 {
+		return sigma2 / v
+	}
+	return 0
+}
+
+// regY returns R(Y)'s term over the rows it reaches and the exact rows'
+// ridge, λ‖Y_cᵀY_c − I‖² + αμ Σ_exact ‖y_i‖².
+func (f *driver) regY(st *small) float64 {
+	return f.lambda*orthResidual(st.YcY, f.d) + f.alpha*st.Mu*st.ExactSq
 }
 
 // weighViews re-weighs the views from Y (dpmne's weighViews: ω_s ∝ r_s^-½,

@@ -17,12 +17,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/proximity"
@@ -113,17 +116,48 @@ func gather(x []float64, rows []int, w int) []float64 {
 type gradParams struct {
 	D, T              int
 	Alpha, Beta, Lamb float64
-	YtY               []float64 // d×d
+	YcY               []float64 // d×d, Y_cᵀY_c over the rows c R(Y) reaches
 	G                 []float64 // t·d×d, each view's B^s B^sᵀ
 	MInv              []float64 // d×d, the preconditioner's inverse
 	YDir, LYDir, KDir string    // where Y, LY and K are read
 	OutDir            string    // where Δ is written
 	GraphDir          string
+	// CompDir holds the nodes' component sizes (components.go), "" where
+	// R(Y) reaches every node; a node in a component below MinSize is
+	// free, one without edges exact, its ridge Mu.
+	CompDir string
+	MinSize int
+	Mu      float64
+}
+
+// The kinds of row of the gradient stage: reached by R(Y), free (left out
+// of it) and exact (free and without edges: solved in closed form).
+const (
+	rowReached = iota
+	rowFree
+	rowExact
+)
+
+// rowKind returns the kind of a node in a component of the given size
+// (dpmne's smallComponentRows); sizes nil: R(Y) reaches every node.
+func rowKind(sizes []float64, i, minSize int) int {
+	switch {
+	case sizes == nil || sizes[i] >= float64(minSize):
+		return rowReached
+	case sizes[i] == 1:
+		return rowExact
+	}
+	return rowFree
 }
 
 // gradFn computes shard i's rows of the step direction Δ, writes them
 // (OutDir/D), and emits its share of
-// [slope ⟨∇f, Δ⟩, Σ y G_i yᵀ, ⟨Y, K⟩, ⟨Y, LY⟩, Σ δ G_i δᵀ, ΔᵀΔ (d²), YᵀΔ (d²)].
+// [slope ⟨∇f, Δ⟩, Σ y G_i yᵀ, ⟨Y, K⟩, ⟨Y, LY⟩, Σ δ G_i δᵀ, Σ_exact ‖y‖²,
+// Δ_cᵀΔ_c (d²), Y_cᵀΔ_c (d²)], the last two over the rows R(Y) reaches.
+// A free row's gradient has no R(Y) part. An exact row takes no step: its
+// row of Δ is the jump to its minimiser y_i = k_i (Σ_{s∋i} G^s + μI)⁻¹
+// (dpmne's solveExact, with its jitter), which the update stage adds
+// whole, and its sums are taken there.
 type gradFn struct{}
 
 func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit func([]float64)) error {
@@ -137,19 +171,30 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 		return err
 	}
 	y, ly, k, rows := b[0], b[1], b[2], b[3]
-	_, byMask := masks(rows, t)
+	sizes, err := readSizes(ctx, p.CompDir, sh)
+	if err != nil {
+		return err
+	}
+	mask, _ := masks(rows, t)
+	byKind := make(map[int][]int) // mask + kind·2^t
+	for i, m := range mask {
+		kd := rowKind(sizes, i, p.MinSize)
+		byKind[m+kd<<t] = append(byKind[m+kd<<t], i)
+	}
 	yd, lyd, kd := y.dense(), ly.dense(), k.dense()
 	delta := &block{view: -1, shard: sh, lo: y.lo, rows: y.rows, width: d}
 	dd := delta.dense()
-	out := make([]float64, 5+2*d*d)
-	a := make([]float64, d*d) // 4λ(YᵀY − I)
+	out := make([]float64, 6+2*d*d)
+	a := make([]float64, d*d) // 4λ(Y_cᵀY_c − I)
 	for i := range a {
-		a[i] = 4 * p.Lamb * p.YtY[i]
+		a[i] = 4 * p.Lamb * p.YcY[i]
 	}
 	for i := range d {
 		a[i*d+i] -= 4 * p.Lamb
 	}
-	for m, idx := range byMask {
+	for _, mk := range slices.Sorted(maps.Keys(byKind)) {
+		idx := byKind[mk]
+		m, kind := mk&(1<<t-1), mk>>t
 		gm := make([]float64, d*d) // Σ_{s∈m} G^s
 		for s := range t {
 			if m&(1<<s) != 0 {
@@ -158,12 +203,34 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 				}
 			}
 		}
-		mm := make([]float64, d*d)
-		for q := range mm {
-			mm[q] = a[q] + 2*p.Alpha*gm[q]
-		}
 		ym := gather(yd, idx, d)
 		r := len(idx)
+		if kind == rowExact {
+			yn, err := solveExactRows(gm, gather(kd, idx, d), r, d, p.Mu)
+			if err != nil {
+				return fmt.Errorf("shard %d: %w", sh, err)
+			}
+			yg := make([]float64, r*d)
+			gemm(false, false, 1, yn, r, d, gm, d, d, 0, yg)
+			out[1] += dot(yg, yn)
+			out[5] += dot(yn, yn)
+			for q, i := range idx {
+				row := yn[q*d : (q+1)*d]
+				out[2] += dot(row, kd[i*d:(i+1)*d])
+				out[3] += dot(row, lyd[i*d:(i+1)*d])
+				for c := range d {
+					dd[i*d+c] = row[c] - ym[q*d+c]
+				}
+			}
+			continue
+		}
+		mm := make([]float64, d*d)
+		for q := range mm {
+			mm[q] = 2 * p.Alpha * gm[q]
+			if kind == rowReached {
+				mm[q] += a[q]
+			}
+		}
 		grad := make([]float64, r*d)
 		gemm(false, false, 1, ym, r, d, mm, d, d, 0, grad)
 		yg := make([]float64, r*d)
@@ -183,8 +250,10 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 		dg := make([]float64, r*d)
 		gemm(false, false, 1, dm, r, d, gm, d, d, 0, dg)
 		out[4] += dot(dg, dm)
-		gemm(true, false, 1, dm, r, d, dm, r, d, 1, out[5:5+d*d])
-		gemm(true, false, 1, ym, r, d, dm, r, d, 1, out[5+d*d:])
+		if kind == rowReached {
+			gemm(true, false, 1, dm, r, d, dm, r, d, 1, out[6:6+d*d])
+			gemm(true, false, 1, ym, r, d, dm, r, d, 1, out[6+d*d:])
+		}
 		for q, i := range idx {
 			copy(dd[i*d:(i+1)*d], dm[q*d:(q+1)*d])
 		}
@@ -196,6 +265,30 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 	return nil
 }
 
+// solveExactRows returns the minimisers K_r(G + (1e-10·tr G/d + μ)I)⁻¹ of
+// r exact rows observed by the same views (G their Σ_s G^s, K_r their rows
+// of K; dpmne's solveExact): zero where G is (no view, or bases all zero).
+func solveExactRows(g, kr []float64, r, d int, mu float64) ([]float64, error) {
+	out := make([]float64, r*d)
+	tr := 0.0
+	for i := range d {
+		tr += g[i*d+i]
+	}
+	if tr == 0 {
+		return out, nil
+	}
+	u := mat.NewSymDense(d, symmetric(g, d))
+	for i := range d {
+		u.SetSym(i, i, u.At(i, i)+1e-10*tr/float64(d)+mu)
+	}
+	inv := make([]float64, d*d)
+	if !spdInverse(u, inv) {
+		return nil, fmt.Errorf("Y step: the basis Gram matrix of %d nodes without edges is not positive definite", r)
+	}
+	gemm(false, false, 1, kr, r, d, inv, d, d, 0, out)
+	return out, nil
+}
+
 // updateParams is the update stage's side input.
 type updateParams struct {
 	D, T        int
@@ -204,13 +297,17 @@ type updateParams struct {
 	WorkDir     string // where Δ and LΔ are read
 	OutDir      string // where Y and LY are written
 	GraphDir    string
-	FailShard   int // tests: the shard that fails after writing Y (−1: none)
+	// CompDir and MinSize are gradParams'. With Jumps, Δ holds the exact
+	// rows' jumps to their minimisers (gradFn), taken whole at any step.
+	CompDir   string
+	MinSize   int
+	Jumps     bool
+	FailShard int // tests: the shard that fails after writing Y (−1: none)
 }
 
 // updateFn moves shard i along the step, Y ← Y + tΔ and LY ← LY + t·LΔ
-// (L is linear, so LY needs no product), writes both to OutDir, and emits
-// its share of [YᵀY (d²), Y_sᵀY_s for each view (t·d²), YᵀLY (d²),
-// ⟨Y, LY⟩, Y's column sums (d), LY's column sums (d)].
+// (L is linear, so LY needs no product), the exact rows by their jumps,
+// writes both to OutDir, and emits its share of rowSums.
 type updateFn struct{}
 
 func (f *updateFn) ProcessElement(ctx context.Context, sh int, side []byte, emit func([]float64)) error {
@@ -224,16 +321,34 @@ func (f *updateFn) ProcessElement(ctx context.Context, sh int, side []byte, emit
 		return err
 	}
 	y, ly, rows := b[0], b[1], b[2]
-	if p.Step != 0 {
-		step, err := readShard(ctx, sh, p.WorkDir, "D", p.WorkDir, "LD")
+	sizes, err := readSizes(ctx, p.CompDir, sh)
+	if err != nil {
+		return err
+	}
+	if p.Step != 0 || p.Jumps {
+		yd := y.dense()
+		delta, err := readBlock(ctx, shardName(p.WorkDir, "D", sh))
 		if err != nil {
 			return err
 		}
-		yd, lyd := y.dense(), ly.dense()
-		for i, v := range step[0].dense() {
-			yd[i] += p.Step * v
+		dd := delta.dense()
+		for i := range y.rows {
+			step := p.Step
+			if p.Jumps && rowKind(sizes, i, p.MinSize) == rowExact {
+				step = 1
+			}
+			for c := range d {
+				yd[i*d+c] += step * dd[i*d+c]
+			}
 		}
-		for i, v := range step[1].dense() {
+	}
+	if p.Step != 0 {
+		ld, err := readBlock(ctx, shardName(p.WorkDir, "LD", sh))
+		if err != nil {
+			return err
+		}
+		lyd := ly.dense()
+		for i, v := range ld.dense() {
 			lyd[i] += p.Step * v
 		}
 	}
@@ -246,23 +361,25 @@ func (f *updateFn) ProcessElement(ctx context.Context, sh int, side []byte, emit
 	if err := writeBlock(ctx, shardName(p.OutDir, "LY", sh), ly); err != nil {
 		return err
 	}
-	emit(rowSums(y, ly, rows, d, t))
+	emit(rowSums(y, ly, rows, sizes, d, t, p.MinSize))
 	return nil
 }
 
-// rowSums returns a shard's share of updateFn's sums.
-func rowSums(y, ly, rows *block, d, t int) []float64 {
+// rowSums returns a shard's share of [YᵀY (d²), Y_sᵀY_s for each view
+// (t·d²), YᵀLY (d²), Y_cᵀY_c over the rows R(Y) reaches (d²), ⟨Y, LY⟩,
+// Y's column sums (d), LY's column sums (d), Σ_exact ‖y_i‖²].
+func rowSums(y, ly, rows *block, sizes []float64, d, t, minSize int) []float64 {
 	dd := d * d
-	out := make([]float64, (2+t)*dd+1+2*d)
+	out := make([]float64, (3+t)*dd+2+2*d)
 	yd, lyd := y.dense(), ly.dense()
 	r := y.rows
 	gemm(true, false, 1, yd, r, d, yd, r, d, 0, out[:dd])
 	_, byMask := masks(rows, t)
 	for s := range t {
 		var obs []int
-		for m, idx := range byMask {
+		for _, m := range slices.Sorted(maps.Keys(byMask)) {
 			if m&(1<<s) != 0 {
-				obs = append(obs, idx...)
+				obs = append(obs, byMask[m]...)
 			}
 		}
 		if len(obs) == 0 {
@@ -272,7 +389,23 @@ func rowSums(y, ly, rows *block, d, t int) []float64 {
 		gemm(true, false, 1, ys, len(obs), d, ys, len(obs), d, 0, out[(1+s)*dd:(2+s)*dd])
 	}
 	gemm(true, false, 1, yd, r, d, lyd, r, d, 0, out[(1+t)*dd:(2+t)*dd])
-	tail := out[(2+t)*dd:]
+	ycy := out[(2+t)*dd : (3+t)*dd]
+	tail := out[(3+t)*dd:]
+	if sizes == nil {
+		copy(ycy, out[:dd])
+	} else {
+		var reached []int
+		for i := range r {
+			switch rowKind(sizes, i, minSize) {
+			case rowReached:
+				reached = append(reached, i)
+			case rowExact:
+				tail[1+2*d] += dot(yd[i*d:(i+1)*d], yd[i*d:(i+1)*d])
+			}
+		}
+		yc := gather(yd, reached, d)
+		gemm(true, false, 1, yc, len(reached), d, yc, len(reached), d, 0, ycy)
+	}
 	tail[0] = dot(yd, lyd)
 	for i := range r {
 		for c := range d {

@@ -559,7 +559,7 @@ func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 	if err != nil {
 		return err
 	}
-	d, dd := f.d, f.d*f.d
+	dd := f.d * f.d
 	cons := -2 * ks[0]
 	for v := range f.t {
 		cons += st.HSq[v] + dot(st.G[v*dd:(v+1)*dd], st.YsY[v*dd:(v+1)*dd])
@@ -567,7 +567,7 @@ func (f *driver) aeBStep(st *small, dir, codesDir string, train bool) error {
 	st.Terms.Consistency = f.alpha * cons
 	st.Terms.RegB = f.cfg.LambdaB * regB
 	st.Terms.Proximity = f.beta * st.YLY
-	st.Terms.RegY = f.lambda * orthResidual(st.YtY, d)
+	st.Terms.RegY = f.regY(st)
 	return nil
 }
 

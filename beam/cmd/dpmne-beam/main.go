@@ -6,7 +6,7 @@
 // Usage:
 //
 //	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v]]
-//	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
+//	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume] [--pdr 0]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
 //	     --filter-tau 2 --equal-view-weights --orth-all-nodes --seed 1]
 //	    [--hidden 200 --loss auto --propagate 1 --learning-rate 0.01 --negative-samples 5
@@ -20,10 +20,10 @@
 // can carry features, are read on the driver and partitioned there. Each
 // view's autoencoder reads its features, prepared as dpmne train prepares
 // them, or without features of its own its adjacency rows. On a network
-// with features the fit needs --orth-all-nodes: dpmne train's default
-// leaves the graphs' small components out of R(Y), which the Beam fit
-// does not compute (docs/beam.md says what that and the rest that differs
-// cost).
+// with features the fit leaves the graphs' small components out of R(Y)
+// and solves the nodes without edges exactly, as dpmne train does, its
+// components found by pipelines before the fit (docs/beam.md says what
+// differs from dpmne train and what it costs).
 //
 // Without --out the embedding is not gathered on the driver: it stays in
 // its row shards, ROOT/embedding/part-S.npy (float32) with part-S.ids.txt,
@@ -97,6 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var (
 		data, dataDir, state, out, ids, format, runner string
 		shards                                         int
+		pdr                                            float64
 		seed                                           uint64
 		resume                                         bool
 		logLevel                                       string
@@ -112,6 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
 	fs.IntVar(&shards, "shards", 2, "row shards: on a cluster, about the number of workers (docs/beam.md)")
 	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
+	fs.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol; dpmne train's with the same --seed)")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the randomised start")
 	fs.StringVar(&logLevel, "log-level", "warn", "the runner's and SDK's log level: debug, info, warn or error")
 	fs.IntVar(&cfg.Dim, "dim", cfg.Dim, "embedding dimension d")
@@ -125,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.FilterTau, "filter-tau", cfg.FilterTau, "heat filter τ (0: none)")
 	fs.BoolVar(&cfg.Proximity.EqualViewWeights, "equal-view-weights", false, "keep every view's weight at 1 (default: re-weighed at iterations 10, 20, 30)")
 	fs.BoolVar(&cfg.Uncentred, "uncentred", false, "give Y as fitted, without subtracting its column means")
-	fs.BoolVar(&cfg.Solver.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, as dpmne does on a featureless network; a network with features needs it here (docs/beam.md)")
+	fs.BoolVar(&cfg.Solver.OrthAllNodes, "orth-all-nodes", false, "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the graphs' components smaller than max(2, n/d) (featureless networks always take it)")
 	fs.IntVar(&cfg.Features.Propagate, "propagate", cfg.Features.Propagate, "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features)")
 	fs.StringVar(&cfg.Autoencoder.Loss, "loss", cfg.Autoencoder.Loss, "reconstruction loss: auto (each view's by its features: bce on [0, 1] and adjacency rows, poisson on counts, mse on other values, scaled by column), bce, mse, weighted-mse, poisson; one for every view or one per view, comma-separated; adjacency rows take bce")
 	fs.BoolVar(&cfg.NoAutoencoder, "no-autoencoder", false, "identity encoders: each view's codes are its adjacency rows (the paper's ablation)")
@@ -160,6 +162,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("give --data (or --resume)")
 	case state == "":
 		return errors.New("give --state, the root of the fit's files")
+	case !(pdr >= 0 && pdr < 1):
+		return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
 	}
 	if out != "" {
 		var err error
@@ -184,7 +188,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	beam.Init()
 	start := time.Now()
 	if !resume {
-		if err := partition(ctx, data, dataDir, state, shards, runner, stderr); err != nil {
+		if err := partition(ctx, data, dataDir, state, shards, runner, pdr, seed, stderr); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "partitioned in %.1fs\n", time.Since(start).Seconds())
@@ -220,10 +224,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // partition writes the network under state: a plain edge list through the
-// ingest pipeline, anything else read here by dpmne's loaders.
-func partition(ctx context.Context, data, dataDir, state string, shards int, runner string, stderr io.Writer) error {
+// ingest pipeline, anything else read here by dpmne's loaders, its nodes
+// first removed from each view at the ratio pdr (multiplex.PartialSeed).
+func partition(ctx context.Context, data, dataDir, state string, shards int, runner string, pdr float64, seed uint64, stderr io.Writer) error {
 	remote := strings.Contains(data, "://")
 	if m, err := multiplex.Resolve(data, dataDir); remote || err == nil && m.Format == "edge-list" && m.Edges == data {
+		if pdr > 0 {
+			return fmt.Errorf("--pdr %g: %s is ingested by pipelines, which remove no nodes; give a format read whole (a name, manifest or directory)", pdr, data)
+		}
 		fmt.Fprintf(stderr, "ingesting the edge list %s (%d shards)\n", data, shards)
 		return beamfit.Ingest(ctx, state, data, shards, runner)
 	}
@@ -231,6 +239,11 @@ func partition(ctx context.Context, data, dataDir, state string, shards int, run
 	net, err := multiplex.Load(data, dataDir)
 	if err != nil {
 		return err
+	}
+	if pdr > 0 {
+		if net, err = multiplex.PartialSeed(net, pdr, seed); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stderr, "%s: %d nodes, %d views, %d shards\n", net.Name, net.N(), len(net.Views), shards)
 	return beamfit.WriteGraph(ctx, state, net, shards)

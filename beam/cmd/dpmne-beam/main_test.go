@@ -108,8 +108,9 @@ func TestTrainParts(t *testing.T) {
 }
 
 // TestTrainFeatures: a network with features, written in dpmne's native
-// format, is fitted with --orth-all-nodes and refused without it, the
-// refusal naming the flag.
+// format, is fitted with the default (its small components left out of
+// R(Y)), with --orth-all-nodes, and with 30% of its nodes first removed
+// from each view (--pdr).
 func TestTrainFeatures(t *testing.T) {
 	net, err := synth.Generate(synth.Config{
 		Nodes: 60, Classes: 2, Views: 2, DegreeIn: []float64{4}, DegreeOut: []float64{1},
@@ -126,15 +127,14 @@ func TestTrainFeatures(t *testing.T) {
 	out := filepath.Join(dir, "emb.npy")
 	args := []string{"train", "--data", data, "--out", out, "--dim", "4", "--iterations", "2", "--hidden", "8", "--pretrain", "2"}
 	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), append(args, "--state", filepath.Join(dir, "s1")), &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "--orth-all-nodes") {
-		t.Errorf("features without --orth-all-nodes: %v, want a refusal naming it", err)
-	}
-	if err := run(context.Background(), append(args, "--state", filepath.Join(dir, "s2"), "--orth-all-nodes"), &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "60×4 embedding") {
-		t.Errorf("stdout %q: want the 60×4 embedding it wrote", stdout.String())
+	for k, extra := range [][]string{nil, {"--orth-all-nodes"}, {"--pdr", "0.3"}} {
+		stdout.Reset()
+		if err := run(context.Background(), append(append(args, "--state", filepath.Join(dir, fmt.Sprint("s", k))), extra...), &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v\n%s", extra, err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "60×4 embedding") {
+			t.Errorf("%v: stdout %q: want the 60×4 embedding it wrote", extra, stdout.String())
+		}
 	}
 }
 
@@ -158,6 +158,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--negative-samples", "0"}, "NegativeSamples = 0"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ae-batches", "0"}, "Batches = 0"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--propagate", "-1"}, "Propagate"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "1"}, "--pdr 1: want"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "0.2"}, "ingested by pipelines"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)
