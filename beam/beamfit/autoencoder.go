@@ -853,13 +853,9 @@ func (f *pickFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 // adjacencyRows sets the rows of the nodes of shard sh in node to their
 // adjacency rows in view v, clipped to [0, 1].
 func adjacencyRows(ctx context.Context, g geometry, v, sh int, node map[int32]*picked) error {
-	b, err := readFile(ctx, viewShardName(graphDir(g.Root), "edges", v, sh))
+	e, err := readEdges(ctx, g, v, sh)
 	if err != nil {
 		return err
-	}
-	e, err := decodeEdges(b)
-	if err != nil {
-		return fmt.Errorf("view %d, shard %d: %w", v, sh, err)
 	}
 	for q, c := range e.col {
 		if pk := node[c]; pk != nil {

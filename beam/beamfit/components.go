@@ -138,13 +138,9 @@ func (f *labelSpreadFn) ProcessElement(ctx context.Context, j int, emit func(int
 	}
 	least := make(map[int32]float64)
 	for v := range f.G.Views {
-		b, err := readFile(ctx, viewShardName(graphDir(f.G.Root), "edges", v, j))
+		e, err := readEdges(ctx, f.G, v, j)
 		if err != nil {
 			return err
-		}
-		e, err := decodeEdges(b)
-		if err != nil {
-			return fmt.Errorf("view %d, shard %d: %w", v, j, err)
 		}
 		for k, r := range e.row {
 			c := int(e.col[k]) - lab.lo

@@ -238,13 +238,9 @@ func (f *propSpreadFn) ProcessElement(ctx context.Context, k int64, side []byte,
 		return err
 	}
 	p, v, j, x, obs := in.p, in.v, in.sh, in.x, in.obs
-	b, err := readFile(ctx, viewShardName(graphDir(p.G.Root), "edges", v, j))
+	e, err := readEdges(ctx, p.G, v, j)
 	if err != nil {
 		return err
-	}
-	e, err := decodeEdges(b)
-	if err != nil {
-		return fmt.Errorf("view %d, shard %d: %w", v, j, err)
 	}
 	lo, _ := p.G.span(j)
 	buf := newRowBuffer(x.Cols)

@@ -771,6 +771,9 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 	d, dd := f.d, f.d*f.d
 	prevDir, dir := itDir(f.root, it-1), itDir(f.root, it)
 	st := &small{Iteration: it, Omega: append([]float64(nil), prev.Omega...), LamMax: prev.LamMax, YtY: prev.YtY, YcY: prev.YcY, G: prev.G, HSq: prev.HSq}
+	if st.YcY == nil {
+		st.YcY = prev.YtY // a state from before Y_cᵀY_c was kept: R(Y) over every row
+	}
 	st.Mu = f.ridge(prev)
 	yDir, lyDir := prevDir, prevDir
 	if it%lyRefresh == 0 {

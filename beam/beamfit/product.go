@@ -124,13 +124,9 @@ func (f *spreadFn) ProcessElement(ctx context.Context, k int64, p []byte, emit f
 		return err
 	}
 	v, j := unkey(k)
-	b, err := readFile(ctx, viewShardName(graphDir(f.G.Root), "edges", v, j))
+	e, err := readEdges(ctx, f.G, v, j)
 	if err != nil {
 		return err
-	}
-	e, err := decodeEdges(b)
-	if err != nil {
-		return fmt.Errorf("view %d, shard %d: %w", v, j, err)
 	}
 	if x.data == nil || len(e.row) == 0 {
 		return nil

@@ -240,6 +240,20 @@ func (e *edges) encode() []byte {
 	return out
 }
 
+// readEdges reads view v's edges whose column lies in shard j
+// (graph/edges-v-j).
+func readEdges(ctx context.Context, g geometry, v, j int) (*edges, error) {
+	b, err := readFile(ctx, viewShardName(graphDir(g.Root), "edges", v, j))
+	if err != nil {
+		return nil, err
+	}
+	e, err := decodeEdges(b)
+	if err != nil {
+		return nil, fmt.Errorf("view %d, shard %d: %w", v, j, err)
+	}
+	return e, nil
+}
+
 func decodeEdges(b []byte) (*edges, error) {
 	if len(b) < 8 {
 		return nil, fmt.Errorf("beamfit: edge file of %d bytes", len(b))
