@@ -336,15 +336,19 @@ func (f *sizeWriteFn) ProcessElement(ctx context.Context, k int64, vals func(*[]
 	return nil
 }
 
-// readSizes returns shard sh's component sizes, or nil where the fit takes
-// R(Y) over every node (dir "").
-func readSizes(ctx context.Context, dir string, sh int) ([]float64, error) {
+// readSizes returns the component sizes of shard sh (of rows nodes), or nil
+// where the fit takes R(Y) over every node (dir "").
+func readSizes(ctx context.Context, dir string, sh, rows int) ([]float64, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	b, err := readBlock(ctx, shardName(dir, "size", sh))
+	p := shardName(dir, "size", sh)
+	b, err := readBlock(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if b.rows != rows || b.width != 1 {
+		return nil, fmt.Errorf("beamfit: %s: %d×%d sizes, want %d×1", p, b.rows, b.width, rows)
 	}
 	return b.dense(), nil
 }

@@ -101,11 +101,11 @@ func TestComponents(t *testing.T) {
 			t.Errorf("%d shards: %d free, %d exact, least size %d; want %d, %d, %d", shards, c.Free, c.Exact, c.MinSize, free, exact, minSize)
 		}
 		for sh := range m.Shards {
-			got, err := readSizes(ctx, compDir(root), sh)
+			lo, hi := m.span(sh)
+			got, err := readSizes(ctx, compDir(root), sh, hi-lo)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lo, _ := m.span(sh)
 			for r, v := range got {
 				if want := size[comp[lo+r]]; v != float64(want) {
 					t.Fatalf("%d shards: node %d in a component of %v, want %d", shards, lo+r, v, want)

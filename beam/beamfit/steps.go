@@ -171,7 +171,7 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 		return err
 	}
 	y, ly, k, rows := b[0], b[1], b[2], b[3]
-	sizes, err := readSizes(ctx, p.CompDir, sh)
+	sizes, err := readSizes(ctx, p.CompDir, sh, y.rows)
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (f *updateFn) ProcessElement(ctx context.Context, sh int, side []byte, emit
 		return err
 	}
 	y, ly, rows := b[0], b[1], b[2]
-	sizes, err := readSizes(ctx, p.CompDir, sh)
+	sizes, err := readSizes(ctx, p.CompDir, sh, y.rows)
 	if err != nil {
 		return err
 	}
