@@ -17,6 +17,7 @@ package beamfit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -136,7 +137,7 @@ func (f *labelSpreadFn) ProcessElement(ctx context.Context, j int, emit func(int
 	if err != nil {
 		return err
 	}
-	least := make(map[int32]float64)
+	least := make(map[int]float64)
 	for v := range f.G.Views {
 		e, err := readEdges(ctx, f.G, v, j)
 		if err != nil {
@@ -147,29 +148,36 @@ func (f *labelSpreadFn) ProcessElement(ctx context.Context, j int, emit func(int
 			if c < 0 || c >= lab.rows || r < 0 || int(r) >= f.G.N {
 				return fmt.Errorf("beamfit: view %d, shard %d: edge (%d, %d) outside the network or the shard", v, j, r, e.col[k])
 			}
-			if l, ok := least[r]; !ok || lab.data[c] < l {
-				least[r] = lab.data[c]
+			if l, ok := least[int(r)]; !ok || lab.data[c] < l {
+				least[int(r)] = lab.data[c]
 			}
 		}
 	}
-	rows := make([]int32, 0, len(least))
-	for r := range least {
-		rows = append(rows, r)
-	}
-	slices.Sort(rows)
-	for start := 0; start < len(rows); {
-		i := int(rows[start]) / f.G.ShardSize
-		lo, hi := f.G.span(i)
-		out := &block{view: 0, shard: i, lo: lo, rows: hi - lo, width: 1}
-		end := start
-		for ; end < len(rows) && int(rows[end]) < hi; end++ {
-			out.idx = append(out.idx, rows[end]-int32(lo))
-			out.data = append(out.data, least[rows[end]])
+	sendByShard(ctx, f.G, least, -1, emit)
+	return nil
+}
+
+// sendByShard sends the value of each node in vals to the node's row
+// shard q, as one sparse block (width 1) per shard keyed (0, q), in node
+// order. The block's shard field is from (where an answer goes), or q
+// where from < 0.
+func sendByShard(ctx context.Context, g geometry, vals map[int]float64, from int, emit func(int64, []byte)) {
+	nodes := slices.Sorted(maps.Keys(vals))
+	for start := 0; start < len(nodes); {
+		q := nodes[start] / g.ShardSize
+		lo, hi := g.span(q)
+		out := &block{view: 0, shard: from, lo: lo, rows: hi - lo, width: 1}
+		if from < 0 {
+			out.shard = q
 		}
-		shuffle(ctx, emit, key(0, i), out.encode())
+		end := start
+		for ; end < len(nodes) && nodes[end] < hi; end++ {
+			out.idx = append(out.idx, int32(nodes[end]-lo))
+			out.data = append(out.data, vals[nodes[end]])
+		}
+		shuffle(ctx, emit, key(0, q), out.encode())
 		start = end
 	}
-	return nil
 }
 
 // labelMinFn sets row shard i's labels to the least of their own and the
@@ -232,23 +240,7 @@ func (f *labelCountFn) ProcessElement(ctx context.Context, j int, emit func(int6
 		}
 		count[int(l)]++
 	}
-	labels := make([]int, 0, len(count))
-	for l := range count {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
-	for start := 0; start < len(labels); {
-		q := labels[start] / f.G.ShardSize
-		lo, hi := f.G.span(q)
-		out := &block{view: 0, shard: j, lo: lo, rows: hi - lo, width: 1}
-		end := start
-		for ; end < len(labels) && labels[end] < hi; end++ {
-			out.idx = append(out.idx, int32(labels[end]-lo))
-			out.data = append(out.data, count[labels[end]])
-		}
-		shuffle(ctx, emit, key(0, q), out.encode())
-		start = end
-	}
+	sendByShard(ctx, f.G, count, j, emit)
 	return nil
 }
 

@@ -888,10 +888,10 @@ func (f *driver) ridge(prev *small) float64 {
 	if f.comp == nil || f.comp.Exact == 0 || f.comp.Exact == f.m.N {
 		return 0
 	}
-	width := f.m.N // identity codes
-	if h := f.cfg.Autoencoder.Hidden; f.ae {
-		width = h[len(h)-1]
-	}
+	// Small components are left out only on networks with features,
+	// whose codes are the autoencoders' (supportedFor).
+	h := f.cfg.Autoencoder.Hidden
+	width := h[len(h)-1]
 	var entries, sq float64
 	for v := range f.t {
 		entries += float64(f.m.Observed[v] * width)
