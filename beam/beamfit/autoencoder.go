@@ -3,26 +3,29 @@ package beamfit
 // The views' autoencoders as pipeline stages. A view's codes are its
 // features, or without features of its own its adjacency rows, read by an
 // autoencoder. A view with features has an autoencoder as wide as they
-// are, kept whole in one file with its Adam state (ae-V-00000.gob). One
-// that reads adjacency rows (dpmne's default: the cross-entropy on rows
-// clipped to [0, 1]) has a first layer W0 (n×h) and an output layer (h×n,
-// with its n biases) as wide as the network: they are sharded by node with
-// their Adam moments, node j's record holding row j of W0 and column j of
-// the output layer (AE-V-S), and only the rest (W0's bias, the middle
-// layers, their moments, Adam's step count) is in ae-V-00000.gob.
+// are, kept whole in one file with its Adam state (ae-V-00000.gob), and so
+// has one that reads adjacency rows on a network of fewer than
+// nn.WideInput nodes, its clipped rows prepared as features are
+// (features.go). Past that, one that reads adjacency rows (dpmne's
+// default: the cross-entropy on rows clipped to [0, 1]) has a first layer
+// W0 (n×h) and an output layer (h×n, with its n biases) too wide for one
+// file: they are sharded by node with their Adam moments, node j's record
+// holding row j of W0 and column j of the output layer (AE-V-S), and only
+// the rest (W0's bias, the middle layers, their moments, Adam's step
+// count) is in ae-V-00000.gob.
 //
 // Training follows dpmne's: minibatches of observed nodes, sampled
-// reconstruction (nn.Config.NegativeSamples), Adam, and the lazy update
-// of wide inputs (nn.WideInput), which moves only the rows and columns a
-// step touches. The driver plans the steps (their rows, and the sampled
+// reconstruction (nn.Config.NegativeSamples), Adam, and from nn.WideInput
+// inputs on the lazy update, which moves only the rows and columns a step
+// touches. The driver plans the steps (their rows, and the sampled
 // columns nn.DrawSample draws), and one worker per view takes them
-// (nn.Trainer.StepSample). A view with features steps its whole model, as
-// dpmne does. For one that reads adjacency rows a pipeline gathers the
-// records of the columns the steps touch into the view's worker, which
-// runs them on that compact copy (nn.NewLazyTrainer: the wide model's
-// steps, bit for bit) and sends the changed records back to their shards.
-// The codes are then row-local, H^s = σ(X^s W0 + b0) from the view's
-// prepared features (features.go), or a join, H^s = σ(A^s W0 + b0) by the
+// (nn.Trainer.StepSample). A model kept whole is stepped whole, as dpmne
+// does. For one sharded by node a pipeline gathers the records of the
+// columns the steps touch into the view's worker, which runs them on that
+// compact copy (nn.NewLazyTrainer: the wide model's steps, bit for bit)
+// and sends the changed records back to their shards. The codes are then
+// row-local, H^s = σ(X^s W0 + b0) from the rows prepared for a whole model
+// (features.go), or for a sharded one a join, H^s = σ(A^s W0 + b0) by the
 // same spread-and-sum as the proximity's products; K = Σ_s H^s B^sᵀ is
 // row-local.
 
@@ -114,9 +117,9 @@ func sharded(i, l int) bool { return i == 0 || i >= 2*(l-1) }
 // aeParams is the autoencoder stages' side input.
 type aeParams struct {
 	NN []nn.Config // each view's autoencoder
-	// In is each view's feature width, 0 for a view that reads its
-	// adjacency rows; XDir is where a view with features has its prepared
-	// features (x-V-S).
+	// In is the width of the rows each view's autoencoder reads whole
+	// (driver.in), 0 for one sharded by node; XDir is where such a view
+	// has its prepared rows (x-V-S).
 	In      []int
 	XDir    []string
 	G       geometry
@@ -136,9 +139,9 @@ type aeParams struct {
 // node-sharded.
 func (p *aeParams) sharded(v, i, l int) bool { return p.In[v] == 0 && sharded(i, l) }
 
-// template returns view v's autoencoder with the parameters of sm: with
-// features, the whole model; else its small parameters and node-sharded
-// layers of width in, zero.
+// template returns view v's autoencoder with the parameters of sm: for a
+// view read whole, the whole model; else its small parameters and
+// node-sharded layers of width in, zero.
 func (p *aeParams) template(v, in int, sm aeSmall) (*nn.Autoencoder, error) {
 	if p.In[v] > 0 {
 		// Built as dpmne builds it, then every weight is sm's.
@@ -187,10 +190,10 @@ func (p *aeParams) small(ctx context.Context, v int) (aeSmall, error) {
 	return readSmall(ctx, p.InDir, v)
 }
 
-// initialSmall returns the small part of view v's new autoencoder (of
-// feature width in, 0 for adjacency rows): with features the whole model
-// as nn.New draws it, else the middle layers drawn (their fans do not
-// involve n); zero moments.
+// initialSmall returns the small part of view v's new autoencoder (read
+// whole on rows of width in, 0 for one sharded by node): for a whole
+// model all of it as nn.New draws it, else the middle layers drawn (their
+// fans do not involve n); zero moments.
 func initialSmall(c nn.Config, in int, seed uint64, v int) (aeSmall, error) {
 	ae, err := nn.New(max(in, 1), c, rand.New(rand.NewPCG(seed, uint64(v)<<40|1<<39)))
 	if err != nil {
@@ -329,7 +332,7 @@ func (f *gatherFn) ProcessElement(ctx context.Context, k int64, side []byte, emi
 	}
 	v, sh := unkey(k)
 	if p.In[v] > 0 {
-		// A view with features steps its whole model: no records.
+		// A view read whole steps its whole model: no records.
 		if sh == 0 {
 			shuffle(ctx, emit, int64(v), encodeRecords(nil, &aeShard{w: p.NN[v].Hidden[0]}))
 		}
@@ -400,7 +403,7 @@ func encodeRecords(cols []int32, a *aeShard) []byte {
 // reads adjacency rows it is cut down to the columns some steps touch
 // (cols, increasing): its first layer's rows and output layer's columns
 // are those columns' records, in order, with their Adam moments. For a
-// view with features it is the whole model (whole, cols nil).
+// view read whole it is the whole model (whole, cols nil).
 type compact struct {
 	ae    *nn.Autoencoder
 	whole bool
@@ -411,7 +414,7 @@ type compact struct {
 
 // newCompact assembles the compact autoencoder of view v from the small
 // part sm and the records of cols (rec(q) is column cols[q]'s), or for a
-// view with features the whole one from sm.
+// view read whole the whole one from sm.
 func newCompact(p *aeParams, v int, sm aeSmall, cols []int32, rec func(q int) []float32) (*compact, error) {
 	ae, err := p.template(v, max(len(cols), 1), sm)
 	if err != nil {
@@ -522,7 +525,7 @@ func (c *compact) small() aeSmall {
 }
 
 // stepFn runs view v's planned steps on the compact copy of the columns
-// they touch (or on the whole model of a view with features), writes the
+// they touch (or on the whole model of a view read whole), writes the
 // view's small part (OutDir/ae-V-00000.gob), emits the changed records
 // keyed by their shard and, for the reconstruction term, [Σ loss, rows]
 // of the steps marked Report (slots 2v, 2v+1 of 2t).
@@ -766,7 +769,7 @@ func kRows(ctx context.Context, g geometry, dir, yDir string, b []float64, d, sh
 // observed nodes as ranks among the shard's observed nodes.
 type pickParams struct {
 	T     int
-	XDir  []string  // where a view with features has its prepared rows ("": none)
+	XDir  []string  // where a view read whole has its prepared rows ("": none)
 	Ranks [][][]int // [view][shard] ranks
 	YDir  string    // with Y's rows ("": none)
 	D     int
@@ -851,17 +854,16 @@ func (f *pickFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 }
 
 // adjacencyRows sets the rows of the nodes of shard sh in node to their
-// adjacency rows in view v, clipped to [0, 1].
+// adjacency rows in view v, clipped to [0, 1] (clippedRows).
 func adjacencyRows(ctx context.Context, g geometry, v, sh int, node map[int32]*picked) error {
-	e, err := readEdges(ctx, g, v, sh)
+	x, err := clippedRows(ctx, g, v, sh)
 	if err != nil {
 		return err
 	}
-	for q, c := range e.col {
-		if pk := node[c]; pk != nil {
-			pk.Ind = append(pk.Ind, e.row[q])
-			pk.Val = append(pk.Val, min(e.a[q], 1))
-		}
+	lo, _ := g.span(sh)
+	for j, pk := range node {
+		ind, val := x.Row(int(j) - lo)
+		pk.Ind, pk.Val = slices.Clone(ind), slices.Clone(val)
 	}
 	return nil
 }
@@ -1009,7 +1011,7 @@ func (f *markFn) ProcessElement(k int64, emit func(int64, []byte)) { emit(k, []b
 // and, with p.B, K: the training sums (stepFn's) go to work/tsums, ‖H^s‖²
 // to work/hsums and ⟨Y, K⟩ to work/ksums.
 func (f *driver) trainStages(s beam.Scope, p aeParams, side beam.SideInput) {
-	var keys, wide, featured []int64 // every view's, those reading adjacency rows, those with features
+	var keys, wide, featured []int64 // every view's, those sharded by node, those read whole
 	for v := range f.t {
 		for sh := range f.m.Shards {
 			keys = append(keys, key(v, sh))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -35,7 +36,8 @@ func readViewRows(t *testing.T, dir, name string, v, n, w, shards int) *mat.Dens
 
 // wholeModel assembles view v's autoencoder, all n columns, from the
 // records and the small part under dir, with its Adam state: the test's
-// own reading of the layout autoencoder.go describes.
+// own reading of the layout autoencoder.go describes. A small part that
+// holds W0 is the whole model (a view read whole, below nn.WideInput).
 func wholeModel(t *testing.T, dir string, c nn.Config, v, n, shards int) (*nn.Autoencoder, *aeSmall, [][]float32, [][]float32) {
 	t.Helper()
 	ctx := context.Background()
@@ -49,7 +51,10 @@ func wholeModel(t *testing.T, dir string, c nn.Config, v, n, shards int) (*nn.Au
 	}
 	l := len(ae.Layers)
 	out := ae.Layers[l-1]
-	out.SetTransposed(true)
+	whole := sm.P[0] != nil
+	if !whole {
+		out.SetTransposed(true)
+	}
 	ps := ae.Params()
 	m, vv := make([][]float32, len(ps)), make([][]float32, len(ps))
 	for i, p := range ps {
@@ -59,6 +64,9 @@ func wholeModel(t *testing.T, dir string, c nn.Config, v, n, shards int) (*nn.Au
 		} else {
 			m[i], vv[i] = make([]float32, len(p)), make([]float32, len(p))
 		}
+	}
+	if whole {
+		return ae, &sm, m, vv
 	}
 	w := c.Hidden[0]
 	for sh := range shards {
@@ -92,12 +100,20 @@ func wholeModel(t *testing.T, dir string, c nn.Config, v, n, shards int) (*nn.Au
 //   - the bases, (Y_sᵀY_s + (λ_B/α)I)B^s = Y_sᵀH^s solved densely: the
 //     planned targets y_iB^s to 1e-5 relative (float32), each planned row
 //     the clipped adjacency row of the observed node whose target it is;
-//   - the trained weights, Adam moments and step count: nn's lazy
-//     trainer stepping the planned samples on all n columns gives the
-//     pipelines' compact steps bit for bit;
+//   - the trained weights, Adam moments and step count: nn's trainer
+//     stepping the planned samples on all n columns gives the pipelines'
+//     bit for bit, lazy (nn.NewLazyTrainer) for the records sharded by
+//     node and stepped on a compact copy, dense (nn.NewTrainer, as
+//     dpmne.Fit below nn.WideInput columns) for the model read whole;
 //   - the codes: nn's Encode of the clipped adjacency rows, to 1e-5;
 //   - K = Σ_s H^sB^sᵀ and the consistency term, to 1e-9 relative.
 func TestAutoencoderStepMatchesReference(t *testing.T) {
+	for _, whole := range []bool{false, true} {
+		t.Run(fmt.Sprintf("whole=%v", whole), func(t *testing.T) { testAutoencoderStep(t, whole) })
+	}
+}
+
+func testAutoencoderStep(t *testing.T, whole bool) {
 	ctx := context.Background()
 	net := testNetwork(t, 150)
 	cfg := dpmne.DefaultConfig()
@@ -112,7 +128,11 @@ func TestAutoencoderStepMatchesReference(t *testing.T) {
 	if err := WriteGraph(ctx, root, net, shards); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(ctx, root, cfg, Options{Seed: 4}); err != nil {
+	opt := Options{Seed: 4}
+	if !whole {
+		opt.wideFrom = 1
+	}
+	if _, err := Fit(ctx, root, cfg, opt); err != nil {
 		t.Fatal(err)
 	}
 	before := t.TempDir()
@@ -120,7 +140,8 @@ func TestAutoencoderStepMatchesReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Solver.Iterations = 2
-	if _, err := Fit(ctx, root, cfg, Options{Seed: 4, Resume: true}); err != nil {
+	opt.Resume = true
+	if _, err := Fit(ctx, root, cfg, opt); err != nil {
 		t.Fatal(err)
 	}
 	after := itDir(root, 2)
@@ -171,9 +192,11 @@ func TestAutoencoderStepMatchesReference(t *testing.T) {
 			t.Fatalf("view %d: %d planned steps, want %d", v, len(plan.Steps), cfg.Autoencoder.Batches)
 		}
 		ae, sm, m, vv := wholeModel(t, before, nnc[v], v, n, shards)
-		tr, err := nn.NewLazyTrainer(ae)
-		if err != nil {
-			t.Fatal(err)
+		tr := nn.NewTrainer(ae)
+		if !whole {
+			if tr, err = nn.NewLazyTrainer(ae); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := tr.SetAdamState(sm.Steps, m, vv); err != nil {
 			t.Fatal(err)
@@ -271,9 +294,8 @@ func TestAutoencoderStepMatchesReference(t *testing.T) {
 // TestAutoencoderAgreesWithInProcess: the Beam fit with autoencoders
 // (every default but the dimension) and dpmne.Fit give embeddings of the
 // same quality. Their random draws differ (the Beam fit's own generators,
-// each iteration's minibatches drawn afresh rather than from a cycle,
-// and the lazy update at every width, where dpmne's is dense below
-// nn.WideInput columns), so the Beam fit is held to dpmne's own spread
+// each iteration's minibatches drawn afresh rather than from a cycle), so
+// the Beam fit is held to dpmne's own spread
 // over six seeds, whose micro-F1 ranged 0.04 when this test was written:
 // micro-F1 within 0.04 of their mean, and a median principal cosine to
 // seed 1's embedding at most 0.03 below the lowest between seed 1 and

@@ -19,11 +19,12 @@
 //     with the rows of the iteration's minibatches picked;
 //   - the training stage (autoencoder.go): the views' autoencoders take
 //     their planned minibatch steps on one worker per view, a view with
-//     features on its whole model, one that reads adjacency rows (whose
-//     first and output layers are n wide and sharded by node) on a compact
-//     copy of the columns the steps touch; then the codes, row-local
-//     σ(X^sW0 + b0) or the join σ(A^sW0 + b0), and K = Σ_s H^s B^sᵀ by
-//     rows.
+//     features on its whole model (and below nn.WideInput nodes, with
+//     dense Adam as in dpmne, one that reads adjacency rows), one that
+//     reads adjacency rows past that (its first and output layers n wide
+//     and sharded by node) on a compact copy of the columns the steps
+//     touch; then the codes, row-local σ(X^sW0 + b0) or the join
+//     σ(A^sW0 + b0), and K = Σ_s H^s B^sᵀ by rows.
 //
 // With Config.NoAutoencoder each view's codes are its adjacency rows and
 // the B step is two joins instead (B^sᵀ is n×d). Each iteration's state
@@ -39,8 +40,7 @@
 // max(2, n/d) (unless Config.Solver.OrthAllNodes), found by label
 // propagation before the fit (components.go), and the gradient stage
 // solves the nodes without edges in closed form. What differs from the
-// in-process fit, and what it costs, is in docs/beam.md: the lazy Adam
-// update at every width for adjacency rows, minibatches drawn afresh
-// each iteration, the random draws by node, and sums added in the order
-// the runner delivers them.
+// in-process fit, and what it costs, is in docs/beam.md: minibatches
+// drawn afresh each iteration, the random draws by node, and sums added
+// in the order the runner delivers them.
 package beamfit

@@ -40,6 +40,7 @@ func init() {
 	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, []byte, func([]float64), error](&propSumFn{})
 	register.DoFn4x1[context.Context, int64, []byte, func([]float64), error](&scaleSumsFn{})
 	register.DoFn3x1[context.Context, int64, []byte, error](&applyScaleFn{})
+	register.DoFn2x1[context.Context, int64, error](&adjacencyRowsFn{})
 	register.DoFn6x1[context.Context, int64, []byte, func(*[]float64) bool, func(int64, []byte), func([]float64), error](&featureCodesFn{})
 	register.Iter1[[]float64]()
 }
@@ -437,14 +438,19 @@ func (f *applyScaleFn) ProcessElement(ctx context.Context, k int64, side []byte)
 	return writeFile(ctx, viewShardName(p.OutDir, "x", v, sh), encodeRows(lo, p.Scale[v].Apply(x, obs)))
 }
 
-// prepared records where each view's prepared features are
-// (prep/done.json): XDir[v] holds x-V-S ("" for a view without features).
+// prepared records where each view's autoencoder reads its prepared rows
+// (prep/done.json): XDir[v] holds x-V-S ("" for a view whose autoencoder
+// is sharded by node).
 type prepared struct {
 	XDir []string
 }
 
-// prepare runs the feature preparation of the views with features (f.in)
-// under root/prep, or on a resume reads where it left them.
+// prepare runs the preparation of the rows the views' autoencoders read
+// whole (f.in) under root/prep: the features of the views with features,
+// and the clipped adjacency rows of the others read whole
+// (adjacencyRowsFn, prep/adjacency). On a resume it reads where it left
+// them, and which views it prepared rows for: a view that reads adjacency
+// rows has its autoencoder whole or sharded as the state has it.
 func (f *driver) prepare(recs []dpmne.ViewReconstruction) error {
 	done := path.Join(f.root, "prep", "done.json")
 	have, err := exists(f.ctx, done)
@@ -459,22 +465,53 @@ func (f *driver) prepare(recs []dpmne.ViewReconstruction) error {
 		if len(pr.XDir) != f.t {
 			return fmt.Errorf("beamfit: %s: %d views, want %d", done, len(pr.XDir), f.t)
 		}
+		for v, c := range f.m.Columns {
+			if c == 0 {
+				f.in[v] = 0
+				if pr.XDir[v] != "" {
+					f.in[v] = f.m.N
+				}
+			}
+		}
 		f.xDir = pr.XDir
 		return nil
 	}
-	var keys []int64
+	var keys, adj []int64 // the views with features, those read whole from adjacency rows
 	for v := range f.t {
-		if f.in[v] > 0 {
-			for sh := range f.m.Shards {
+		for sh := range f.m.Shards {
+			switch {
+			case f.m.Columns[v] > 0:
 				keys = append(keys, key(v, sh))
+			case f.in[v] > 0:
+				adj = append(adj, key(v, sh))
 			}
 		}
 	}
 	pr.XDir = make([]string, f.t)
-	if len(keys) == 0 {
-		f.xDir = pr.XDir
-		return writeJSON(f.ctx, done, pr)
+	if len(adj) > 0 {
+		out := path.Join(f.root, "prep", "adjacency")
+		if err := f.run("adjacency-rows", func(s beam.Scope) {
+			beam.ParDo0(s, &adjacencyRowsFn{G: f.g, OutDir: out}, beam.CreateList(s, adj))
+		}); err != nil {
+			return fmt.Errorf("preparing the adjacency rows: %w", err)
+		}
+		for _, k := range adj {
+			v, _ := unkey(k)
+			pr.XDir[v] = out
+		}
 	}
+	if len(keys) > 0 {
+		if err := f.prepareFeatures(recs, keys, &pr); err != nil {
+			return err
+		}
+	}
+	f.xDir = pr.XDir
+	return writeJSON(f.ctx, done, pr)
+}
+
+// prepareFeatures propagates and scales the features of the views keys
+// list (each view's shards) and records where they are in pr.
+func (f *driver) prepareFeatures(recs []dpmne.ViewReconstruction, keys []int64, pr *prepared) error {
 	dir := graphDir(f.root)
 	for r := range f.cfg.Features.Propagate {
 		out := path.Join(f.root, "prep", fmt.Sprintf("propagated-%d", r+1))
@@ -489,16 +526,53 @@ func (f *driver) prepare(recs []dpmne.ViewReconstruction) error {
 		}
 		dir = out
 	}
-	for v := range f.t {
-		if f.in[v] > 0 {
-			pr.XDir[v] = dir
-		}
+	for _, k := range keys {
+		v, _ := unkey(k)
+		pr.XDir[v] = dir
 	}
-	if err := f.scaleFeatures(recs, keys, dir, &pr); err != nil {
+	return f.scaleFeatures(recs, keys, dir, pr)
+}
+
+// adjacencyRowsFn writes view v's clipped adjacency rows of shard sh
+// (OutDir/x-V-S), the rows its autoencoder reads (features.Prepare's
+// for a view without features).
+type adjacencyRowsFn struct {
+	G      geometry
+	OutDir string
+}
+
+func (f *adjacencyRowsFn) ProcessElement(ctx context.Context, k int64) error {
+	v, sh := unkey(k)
+	x, err := clippedRows(ctx, f.G, v, sh)
+	if err != nil {
 		return err
 	}
-	f.xDir = pr.XDir
-	return writeJSON(f.ctx, done, pr)
+	lo, _ := f.G.span(sh)
+	return writeFile(ctx, viewShardName(f.OutDir, "x", v, sh), encodeRows(lo, x))
+}
+
+// clippedRows returns view v's adjacency rows of the nodes of shard sh,
+// clipped to [0, 1] (features.Clip). The views' graphs are symmetric, so
+// a node's row is its column, which its own shard's edge file holds.
+func clippedRows(ctx context.Context, g geometry, v, sh int) (*sparse.CSR, error) {
+	e, err := readEdges(ctx, g, v, sh)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := g.span(sh)
+	b := sparse.NewBuilder(hi-lo, g.N)
+	b.Grow(len(e.col))
+	for q, c := range e.col {
+		if int(c) < lo || int(c) >= hi || e.row[q] < 0 || int(e.row[q]) >= g.N {
+			return nil, fmt.Errorf("beamfit: view %d, shard %d: edge (%d, %d) outside the shard's columns [%d, %d) or the %d nodes", v, sh, e.row[q], c, lo, hi, g.N)
+		}
+		b.Add(int(c)-lo, int(e.row[q]), e.a[q])
+	}
+	x, err := b.Build(sparse.MergeError)
+	if err != nil {
+		return nil, fmt.Errorf("beamfit: view %d, shard %d: adjacency rows: %w", v, sh, err)
+	}
+	return features.Clip(x), nil
 }
 
 // scaleFeatures fits and applies the column scale of the views whose

@@ -2,6 +2,7 @@ package beamfit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +50,10 @@ type Options struct {
 	// failAt, in tests, makes one shard of an iteration's update stage
 	// fail after writing part of its output.
 	failAt *fault
+	// wideFrom, in tests, is the number of nodes from which the
+	// autoencoder of a view that reads adjacency rows is sharded by node
+	// (0: nn.WideInput, where dpmne's Adam turns lazy).
+	wideFrom int
 }
 
 type fault struct{ iteration, shard int }
@@ -187,7 +193,10 @@ type driver struct {
 	shuffled            int64
 	start               time.Time
 
-	in []int // each view's feature width, 0 for a view without features
+	// in is the width of the rows each view's autoencoder reads whole on
+	// its worker: its features' or, below nn.WideInput nodes, the n of its
+	// adjacency rows; 0 for a view whose autoencoder is sharded by node.
+	in []int
 
 	// comp is the union graph's components, where R(Y) leaves the small
 	// ones out (not Config.Solver.OrthAllNodes); nil where it reaches
@@ -196,7 +205,7 @@ type driver struct {
 
 	// With autoencoders (train.go):
 	ae     bool
-	xDir   []string    // where each view with features has its prepared rows (features.go)
+	xDir   []string    // where each view read whole has its prepared rows (features.go)
 	nn     []nn.Config // each view's autoencoder
 	counts [][]int     // each view's first observed rank by shard, then its total
 	rngs   []*rand.PCG // each view's generator of minibatches and negatives
@@ -225,7 +234,7 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 		return nil, err
 	}
 	cfg = cfg.ForViews(m.Summaries)
-	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), in: m.Columns, start: time.Now()}
+	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), in: slices.Clone(m.Columns), start: time.Now()}
 	f.alpha, f.beta, f.lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
 	if cfg.ScaleNodes > 0 {
 		k := float64(m.N) / float64(cfg.ScaleNodes)
@@ -255,6 +264,15 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 		}
 		if err := f.countObserved(); err != nil {
 			return nil, err
+		}
+		if m.N < cmp.Or(opt.wideFrom, nn.WideInput) {
+			// dpmne.Fit steps such a view's autoencoder whole, with
+			// dense Adam, and so does this fit (prepare).
+			for v, c := range m.Columns {
+				if c == 0 {
+					f.in[v] = m.N
+				}
+			}
 		}
 		if err := f.prepare(recs); err != nil {
 			return nil, err

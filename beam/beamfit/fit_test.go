@@ -144,34 +144,44 @@ func TestAgreesWithInProcess(t *testing.T) {
 // only one kept), and ends at the embedding of the uninterrupted fit, to
 // 1e-9 relative (the sums may be added in another order), with identity
 // codes and with autoencoders (whose generators and Adam state resume
-// too). A root holding a fit is refused without Resume, and a resume with
-// another configuration is refused.
+// too), read whole or sharded by node. A root holding a fit is refused
+// without Resume, and a resume with another configuration is refused.
 func TestResume(t *testing.T) {
-	for _, ae := range []bool{false, true} {
-		t.Run(fmt.Sprintf("autoencoders=%v", ae), func(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		ae       bool
+		wideFrom int
+	}{
+		{"identity codes", false, 0},
+		{"autoencoders whole", true, 0},
+		{"autoencoders sharded", true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			cfg := testConfig(5)
 			cfg.Dim = 8
-			if ae {
+			if c.ae {
 				cfg.NoAutoencoder = false
 				cfg.Autoencoder.Hidden = []int{12}
 				cfg.Autoencoder.Pretrain = 2
 				cfg.Autoencoder.Batch = 32
 			}
-			testResume(t, cfg)
+			testResume(t, cfg, Options{Seed: 5, wideFrom: c.wideFrom})
 		})
 	}
 }
 
-func testResume(t *testing.T, cfg dpmne.Config) {
+func testResume(t *testing.T, cfg dpmne.Config, opt Options) {
 	ctx := context.Background()
 	net := testNetwork(t, 200)
-	whole, _ := beamFit(t, net, cfg, 3, Options{Seed: 5})
+	whole, _ := beamFit(t, net, cfg, 3, opt)
 
 	root := t.TempDir()
 	if err := WriteGraph(ctx, root, net, 3); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Fit(ctx, root, cfg, Options{Seed: 5, failAt: &fault{iteration: 3, shard: 1}})
+	failing := opt
+	failing.failAt = &fault{iteration: 3, shard: 1}
+	_, err := Fit(ctx, root, cfg, failing)
 	if err == nil || !strings.Contains(err.Error(), "injected failure") {
 		t.Fatalf("fit with a failing shard: error %v, want the injected failure", err)
 	}
@@ -181,15 +191,17 @@ func testResume(t *testing.T, cfg dpmne.Config) {
 			t.Fatalf("iteration %d complete and kept: %v (%v), want %v", it, ok, err, want)
 		}
 	}
-	if _, err := Fit(ctx, root, cfg, Options{Seed: 5}); err == nil || !strings.Contains(err.Error(), "holds a fit") {
+	if _, err := Fit(ctx, root, cfg, opt); err == nil || !strings.Contains(err.Error(), "holds a fit") {
 		t.Errorf("a second fit on the root without Resume: error %v, want one saying it holds a fit", err)
 	}
 	other := cfg
 	other.Lambda *= 2
-	if _, err := Fit(ctx, root, other, Options{Seed: 5, Resume: true}); err == nil || !strings.Contains(err.Error(), "another configuration") {
+	// The state decides whether a view's autoencoder is read whole.
+	opt.Resume, opt.wideFrom = true, 0
+	if _, err := Fit(ctx, root, other, opt); err == nil || !strings.Contains(err.Error(), "another configuration") {
 		t.Errorf("a resume with another λ: error %v, want one naming the configuration", err)
 	}
-	res, err := Fit(ctx, root, cfg, Options{Seed: 5, Resume: true})
+	res, err := Fit(ctx, root, cfg, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

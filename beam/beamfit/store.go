@@ -28,11 +28,11 @@ import (
 //	graph/pdeg-S              per node and view: D_s = P_s·1 (block)
 //	graph/edges-V-S           view V's edges whose column is in shard S, by row
 //	graph/x-V-S               view V's feature rows of shard S, if it has features
-//	prep/…/x-V-S              the same prepared (features.go; prep/done.json)
+//	prep/…/x-V-S              the same prepared, or the clipped adjacency rows below nn.WideInput nodes (features.go; prep/done.json)
 //	it-K/{Y,LY,K}-S           iteration K's Y, L·Y, K = Σ_s H^s B^sᵀ (blocks)
 //	it-K/H-V-S                view V's codes (blocks, n×h)
-//	it-K/AE-V-S               view V's autoencoder by node, for adjacency rows (aeShard)
-//	it-K/ae-V-00000.gob       the rest of it, or all of it with features, with its Adam state (aeSmall)
+//	it-K/AE-V-S               view V's autoencoder by node, for adjacency rows from nn.WideInput nodes (aeShard)
+//	it-K/ae-V-00000.gob       the rest of it, or all of it read whole, with its Adam state (aeSmall)
 //	it-K/BT-V-S               with identity codes, view V's B^sᵀ (n×d)
 //	it-K/small.json           the d×d state, the terms, the generators
 //	it-K/DONE                 written last: iteration K is complete

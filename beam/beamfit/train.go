@@ -248,7 +248,7 @@ func (f *driver) writePlan(v int, steps []planStep) error {
 		return err
 	}
 	if f.in[v] > 0 {
-		return nil // a view with features steps its whole model: nothing to gather
+		return nil // a view read whole steps its whole model: nothing to gather
 	}
 	return writeFile(f.ctx, viewShardName(f.work(""), "cols", v, 0), encodeInts(plan.touched()))
 }
