@@ -18,13 +18,13 @@
 //   - the B step: H^sᵀY as a combine and each B^s (d×h) on the driver,
 //     with the rows of the iteration's minibatches picked;
 //   - the training stage (autoencoder.go): the views' autoencoders take
-//     their planned minibatch steps on one worker per view, a view with
-//     features on its whole model (and below nn.WideInput nodes, with
-//     dense Adam as in dpmne, one that reads adjacency rows), one that
-//     reads adjacency rows past that (its first and output layers n wide
-//     and sharded by node) on a compact copy of the columns the steps
-//     touch; then the codes, row-local σ(X^sW0 + b0) or the join
-//     σ(A^sW0 + b0), and K = Σ_s H^s B^sᵀ by rows.
+//     their planned minibatch steps on one worker per view, on the whole
+//     model for a view with features and, below nn.WideInput nodes, for
+//     one that reads adjacency rows (dense Adam, as in dpmne); past that
+//     on a compact copy of the columns the steps touch, the first and
+//     output layers being n wide and sharded by node; then the codes,
+//     row-local σ(X^sW0 + b0) or the join σ(A^sW0 + b0), and
+//     K = Σ_s H^s B^sᵀ by rows.
 //
 // With Config.NoAutoencoder each view's codes are its adjacency rows and
 // the B step is two joins instead (B^sᵀ is n×d). Each iteration's state
