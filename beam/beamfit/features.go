@@ -19,6 +19,7 @@ package beamfit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/gob"
@@ -32,6 +33,7 @@ import (
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/features"
+	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -445,12 +447,14 @@ type prepared struct {
 	XDir []string
 }
 
-// prepare runs the preparation of the rows the views' autoencoders read
-// whole (f.in) under root/prep: the features of the views with features,
-// and the clipped adjacency rows of the others read whole
-// (adjacencyRowsFn, prep/adjacency). On a resume it reads where it left
-// them, and which views it prepared rows for: a view that reads adjacency
-// rows has its autoencoder whole or sharded as the state has it.
+// prepare decides which views' autoencoders are read whole (f.in) and
+// prepares their rows under root/prep: the features of the views with
+// features and, on fewer than nn.WideInput nodes, where dpmne.Fit steps
+// such a view's autoencoder whole with dense Adam, the clipped adjacency
+// rows of the others (adjacencyRowsFn, prep/adjacency). On a resume it
+// reads where it left them, and which views it prepared rows for: a view
+// that reads adjacency rows has its autoencoder whole or sharded as the
+// state has it.
 func (f *driver) prepare(recs []dpmne.ViewReconstruction) error {
 	done := path.Join(f.root, "prep", "done.json")
 	have, err := exists(f.ctx, done)
@@ -477,12 +481,14 @@ func (f *driver) prepare(recs []dpmne.ViewReconstruction) error {
 		return nil
 	}
 	var keys, adj []int64 // the views with features, those read whole from adjacency rows
-	for v := range f.t {
+	whole := f.m.N < cmp.Or(f.opt.wideFrom, nn.WideInput)
+	for v, c := range f.m.Columns {
 		for sh := range f.m.Shards {
 			switch {
-			case f.m.Columns[v] > 0:
+			case c > 0:
 				keys = append(keys, key(v, sh))
-			case f.in[v] > 0:
+			case whole:
+				f.in[v] = f.m.N
 				adj = append(adj, key(v, sh))
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"reflect"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -65,8 +66,15 @@ func featureNetwork(t *testing.T, n int, mixed bool) *multiplex.Network {
 // 4e-6 relative (absolute below 1), a few float32 roundings of sums taken
 // in another order, on views whose default losses read binary, scaled and
 // standardised features; the network's summaries are dpmne.Summarize's.
+// Below nn.WideInput nodes the view without features has its clipped
+// adjacency rows prepared, features.Prepare's too; with its autoencoder
+// sharded by node (a test option) it has none.
 func TestPrepareMatchesInProcess(t *testing.T) {
-	for _, mixed := range []bool{false, true} {
+	for _, c := range []struct {
+		mixed    bool
+		wideFrom int
+	}{{false, 0}, {true, 0}, {true, 1}} {
+		mixed := c.mixed
 		net := featureNetwork(t, 300, mixed)
 		cfg := dpmne.DefaultConfig()
 		cfg.Features.Propagate = 2
@@ -96,7 +104,7 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 		if mixed && !(recs[0].Scale && !recs[0].Centre && recs[1].Centre) {
 			t.Fatalf("readings %+v: want view 0 scaled, view 1 standardised", recs)
 		}
-		f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg.ForViews(m.Summaries), opt: Options{Runner: "prism"}, t: len(m.Views), in: m.Columns}
+		f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg.ForViews(m.Summaries), opt: Options{Runner: "prism", wideFrom: c.wideFrom}, t: len(m.Views), in: slices.Clone(m.Columns)}
 		if err := f.prepare(recs); err != nil {
 			t.Fatal(err)
 		}
@@ -109,9 +117,9 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		for v, view := range net.Views {
-			if view.Features == nil {
+			if view.Features == nil && c.wideFrom == 1 {
 				if f.xDir[v] != "" {
-					t.Errorf("view %d without features prepared in %s", v, f.xDir[v])
+					t.Errorf("view %d without features, sharded, prepared in %s", v, f.xDir[v])
 				}
 				continue
 			}
@@ -137,7 +145,7 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 				}
 			}
 			if worst > 4e-6 {
-				t.Errorf("mixed %v, view %d: prepared features off features.Prepare's by %.3g relative, want ≤ 4e-6", mixed, v, worst)
+				t.Errorf("mixed %v, sharded from %d nodes, view %d: prepared rows off features.Prepare's by %.3g relative, want ≤ 4e-6", mixed, c.wideFrom, v, worst)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package beamfit
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,7 +194,8 @@ type driver struct {
 
 	// in is the width of the rows each view's autoencoder reads whole on
 	// its worker: its features' or, below nn.WideInput nodes, the n of its
-	// adjacency rows; 0 for a view whose autoencoder is sharded by node.
+	// adjacency rows (prepare); 0 for a view whose autoencoder is sharded
+	// by node.
 	in []int
 
 	// comp is the union graph's components, where R(Y) leaves the small
@@ -264,15 +264,6 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 		}
 		if err := f.countObserved(); err != nil {
 			return nil, err
-		}
-		if m.N < cmp.Or(opt.wideFrom, nn.WideInput) {
-			// dpmne.Fit steps such a view's autoencoder whole, with
-			// dense Adam, and so does this fit (prepare).
-			for v, c := range m.Columns {
-				if c == 0 {
-					f.in[v] = m.N
-				}
-			}
 		}
 		if err := f.prepare(recs); err != nil {
 			return nil, err
