@@ -58,7 +58,7 @@ func FeatureKindOf(v *multiplex.View) FeatureKind {
 	if v.Features == nil {
 		return AdjacencyRows
 	}
-	var frac, big, nonint bool
+	var t FeatureTally
 	x := v.Features
 	for i := range x.Rows {
 		if !v.Observed[i] {
@@ -66,27 +66,57 @@ func FeatureKindOf(v *multiplex.View) FeatureKind {
 		}
 		_, val := x.Row(i)
 		for _, f := range val {
-			switch {
-			case math.IsNaN(float64(f)):
-				// NaN, which Network.Validate refuses: left to the fit,
-				// whose loss it makes NaN.
-			case f < 0:
-				return Signed
-			case f == 0 || f == 1:
-			case f < 1:
-				frac, nonint = true, true
-			default:
-				big = true
-				nonint = nonint || f != float32(math.Trunc(float64(f)))
-			}
+			t.Add(f)
+		}
+		if t.Signed {
+			return Signed
 		}
 	}
+	return t.Kind()
+}
+
+// FeatureTally gathers, value by value, what the kind of a view's
+// features depends on, so that values read apart (by a pipeline's
+// workers) give FeatureKindOf's kind together: Add each stored value of
+// the observed nodes' rows, Merge the tallies, and Kind.
+type FeatureTally struct {
+	Signed, Frac, Big, NonInt bool
+}
+
+// Add tallies the value f; a NaN is passed over.
+func (t *FeatureTally) Add(f float32) {
 	switch {
-	case big && nonint:
+	case math.IsNaN(float64(f)):
+		// NaN, which Network.Validate refuses: left to the fit, whose
+		// loss it makes NaN.
+	case f < 0:
+		t.Signed = true
+	case f == 0 || f == 1:
+	case f < 1:
+		t.Frac, t.NonInt = true, true
+	default:
+		t.Big = true
+		t.NonInt = t.NonInt || f != float32(math.Trunc(float64(f)))
+	}
+}
+
+// Merge returns the tally of the values of both t and o.
+func (t FeatureTally) Merge(o FeatureTally) FeatureTally {
+	return FeatureTally{t.Signed || o.Signed, t.Frac || o.Frac, t.Big || o.Big, t.NonInt || o.NonInt}
+}
+
+// Kind returns the kind of the values tallied: the first of Signed,
+// NonNegative, Counts, UnitInterval and Binary that describes every one
+// (Binary for none).
+func (t FeatureTally) Kind() FeatureKind {
+	switch {
+	case t.Signed:
+		return Signed
+	case t.Big && t.NonInt:
 		return NonNegative
-	case big:
+	case t.Big:
 		return Counts
-	case frac:
+	case t.Frac:
 		return UnitInterval
 	}
 	return Binary

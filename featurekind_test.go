@@ -65,6 +65,28 @@ func TestFeatureKindOf(t *testing.T) {
 	}
 }
 
+// TestFeatureTallyMerge: the values tallied in two parts and merged give
+// FeatureKindOf's kind of them all, wherever the values are split.
+func TestFeatureTallyMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pool := []float32{0, 1, 0.25, 3, 2.5, -0.1, 1e6}
+	for range 200 {
+		row := make([]float32, 3)
+		var a, b FeatureTally
+		for j := range row {
+			row[j] = pool[rng.IntN(len(pool))]
+			if rng.IntN(2) == 0 {
+				a.Add(row[j])
+			} else {
+				b.Add(row[j])
+			}
+		}
+		if got, want := a.Merge(b).Kind(), FeatureKindOf(viewOf([][]float32{row}, nil)); got != want {
+			t.Fatalf("%v: merged tallies give %s, FeatureKindOf %s", row, got, want)
+		}
+	}
+}
+
 // withView0 returns net with view0's features replaced by rows(i) for
 // every node observed there.
 func withView0(net *multiplex.Network, rows func(i int) []float32) *multiplex.Network {

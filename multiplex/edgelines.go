@@ -42,17 +42,26 @@ func SniffEdgeList(path string) (EdgeLines, error) {
 // or not), named name in errors and in the view's name: a file on a
 // filesystem of Beam's.
 func SniffEdgeLines(name string, r io.Reader) (EdgeLines, error) {
+	in, err := gunzipped(name, r)
+	if err != nil {
+		return EdgeLines{}, err
+	}
+	defer in.Close()
+	return sniffLines(name, newLineReader(context.Background(), name, in, true))
+}
+
+// gunzipped returns r decompressed when it starts with gzip's magic
+// bytes, else r as it is.
+func gunzipped(name string, r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReader(r)
-	var in io.Reader = br
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, err := br.Peek(len(gzipMagic)); err == nil && bytes.Equal(magic, gzipMagic) {
 		z, err := gzip.NewReader(br)
 		if err != nil {
-			return EdgeLines{}, &InputError{File: name, Msg: err.Error()}
+			return nil, &InputError{File: name, Msg: err.Error()}
 		}
-		defer z.Close()
-		in = z
+		return z, nil
 	}
-	return sniffLines(name, newLineReader(context.Background(), name, in, true))
+	return io.NopCloser(br), nil
 }
 
 func sniffLines(path string, lr *lineReader) (EdgeLines, error) {
@@ -78,16 +87,9 @@ func sniffLines(path string, lr *lineReader) (EdgeLines, error) {
 // or ok false for a blank, comment or header line. Errors name the file
 // and the field, and quote the line.
 func (e EdgeLines) ParseLine(line string) (layer, u, v string, w float64, ok bool, err error) {
-	t := bytes.TrimPrefix(bytes.TrimRight([]byte(line), "\r"), []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimSpace(t)
-	if len(trimmed) == 0 || trimmed[0] == '#' {
+	fs, text := lineFields(line, e.Commas)
+	if !text {
 		return "", "", "", 0, false, nil
-	}
-	var fs [][]byte
-	if e.Commas {
-		fs = splitCommas(nil, t)
-	} else {
-		fs = splitFields(nil, t)
 	}
 	if e.Header != nil && len(fs) == len(e.Header) && slices.EqualFunc(fs, e.Header, func(f []byte, h string) bool { return string(f) == h }) {
 		return "", "", "", 0, false, nil
@@ -129,6 +131,21 @@ func (e EdgeLines) ParseLine(line string) (layer, u, v string, w float64, ok boo
 		}
 	}
 	return layer, string(fs[k]), string(fs[k+1]), w, true, nil
+}
+
+// lineFields splits a line read alone (a byte-order mark, a trailing CR
+// and the spaces around commas dropped) into its fields, or reports text
+// false for a blank or comment line.
+func lineFields(line string, commas bool) (fs [][]byte, text bool) {
+	t := bytes.TrimPrefix(bytes.TrimRight([]byte(line), "\r"), []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimSpace(t)
+	if len(trimmed) == 0 || trimmed[0] == '#' {
+		return nil, false
+	}
+	if commas {
+		return splitCommas(nil, t), true
+	}
+	return splitFields(nil, t), true
 }
 
 // SortViewNames sorts names as the loaders order a network's views:

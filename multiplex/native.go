@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -488,25 +489,10 @@ func (lv *loadedView) readFeatureText(ctx context.Context, p string, nodes *node
 		lv.featHas = append(lv.featHas, i)
 		clear(rowIdx)
 		for k, tok := range fs[1:] {
-			c := strings.IndexByte(string(tok), ':')
-			if c < 0 {
-				return lr.errorf(k+2, "%q: want <index>:<value>", tok)
+			idx, val, why := featureEntry(tok, lv.spec.FeatureDim, rowIdx, k+2)
+			if why != "" {
+				return lr.errorf(k+2, "%s", why)
 			}
-			idx, err := strconv.Atoi(string(tok[:c]))
-			if err != nil || idx < 0 || idx >= math.MaxInt32 {
-				return lr.errorf(k+2, "feature index %q is not a non-negative integer", tok[:c])
-			}
-			if lv.spec.FeatureDim > 0 && idx >= lv.spec.FeatureDim {
-				return lr.errorf(k+2, "feature index %d is outside [0,%d) (feature_dim)", idx, lv.spec.FeatureDim)
-			}
-			val, ok := finite(tok[c+1:])
-			if !ok {
-				return lr.errorf(k+2, "feature value %q is not a finite number", tok[c+1:])
-			}
-			if prev, dup := rowIdx[idx]; dup {
-				return lr.errorf(k+2, "feature index %d is already given in field %d", idx, prev)
-			}
-			rowIdx[idx] = k + 2
 			maxIdx = max(maxIdx, idx)
 			lv.fr = append(lv.fr, int32(i))
 			lv.fc = append(lv.fc, int32(idx))
@@ -524,6 +510,32 @@ func (lv *loadedView) readFeatureText(ctx context.Context, p string, nodes *node
 	}
 	lv.featDim = max(lv.spec.FeatureDim, maxIdx+1)
 	return nil
+}
+
+// featureEntry parses tok, field k of a feature line, "<index>:<value>",
+// with an index below dim (0: below 2³¹ − 1) that no earlier field of the
+// line gave (seen: index → field, updated), or says why it is not one.
+func featureEntry(tok []byte, dim int, seen map[int]int, k int) (idx int, val float64, why string) {
+	c := bytes.IndexByte(tok, ':')
+	if c < 0 {
+		return 0, 0, fmt.Sprintf("%q: want <index>:<value>", tok)
+	}
+	idx, err := strconv.Atoi(string(tok[:c]))
+	if err != nil || idx < 0 || idx >= math.MaxInt32 {
+		return 0, 0, fmt.Sprintf("feature index %q is not a non-negative integer", tok[:c])
+	}
+	if dim > 0 && idx >= dim {
+		return 0, 0, fmt.Sprintf("feature index %d is outside [0,%d) (feature_dim)", idx, dim)
+	}
+	val, ok := finite(tok[c+1:])
+	if !ok {
+		return 0, 0, fmt.Sprintf("feature value %q is not a finite number", tok[c+1:])
+	}
+	if prev, dup := seen[idx]; dup {
+		return 0, 0, fmt.Sprintf("feature index %d is already given in field %d", idx, prev)
+	}
+	seen[idx] = k
+	return idx, val, ""
 }
 
 func (lv *loadedView) readMetapath(ctx context.Context, m *Manifest, mp *MetapathSpec, nodes *nodeTable) error {

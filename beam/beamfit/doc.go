@@ -31,7 +31,9 @@
 // goes to root/it-K, completed by a DONE marker, and the iteration before
 // is then removed; a fit killed at any point resumes from the last
 // complete iteration (Options.Resume). WriteGraph partitions a loaded
-// network into shards, Ingest an edge list by pipelines.
+// network into shards; Ingest (a plain edge list) and IngestManifest (a
+// native data set of text files) read files no machine reads whole, by
+// pipelines.
 //
 // A view with features of its own reads them prepared as dpmne prepares
 // them (features.go): propagated along the view's graph by joins and

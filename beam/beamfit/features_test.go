@@ -24,7 +24,7 @@ import (
 // first view's features are made real (a random positive factor on each
 // value) and the second's dense and signed, so that the default losses
 // scale the first and standardise the second.
-func featureNetwork(t *testing.T, n int, mixed bool) *multiplex.Network {
+func featureNetwork(t testing.TB, n int, mixed bool) *multiplex.Network {
 	t.Helper()
 	net, err := synth.Generate(synth.Config{
 		Nodes: n, Classes: 3, Views: 3,

@@ -66,9 +66,8 @@ func readMeta(ctx context.Context, root string) (*meta, error) {
 // WriteGraph partitions net into shards row shards of consecutive nodes
 // and writes it under root/graph: node names, degrees, observation, each
 // view's edges by the shard of their column and its features' rows by
-// shard. It runs on the driver, for the formats that are read whole
-// (dpmne's loaders): a plain edge list goes through the Ingest pipeline
-// instead.
+// shard. It runs on the driver, for a network dpmne's loaders read whole;
+// Ingest and IngestManifest read text files by pipelines instead.
 func WriteGraph(ctx context.Context, root string, net *multiplex.Network, shards int) error {
 	if err := net.Validate(); err != nil {
 		return err

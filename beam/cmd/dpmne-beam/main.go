@@ -6,7 +6,8 @@
 // Usage:
 //
 //	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v]]
-//	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume] [--pdr 0]
+//	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
+//	    [--ingest auto|driver|pipelines] [--pdr 0]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
 //	     --filter-tau 2 --equal-view-weights --orth-all-nodes --seed 1]
 //	    [--hidden 200 --loss auto --propagate 1 --learning-rate 0.01 --negative-samples 5
@@ -15,9 +16,13 @@
 //	    [Beam's flags]
 //
 // --data is what dpmne train takes (a name under --data-dir or
-// $DPMNE_DATA, a plain edge list, a manifest or a directory). A plain
-// edge list goes through the ingest pipeline; other formats, those that
-// can carry features, are read on the driver and partitioned there. Each
+// $DPMNE_DATA, a plain edge list, a manifest or a directory). With
+// --ingest pipelines (the default for a plain edge list and for a path on
+// a remote filesystem, gs://… or s3://…) the files are read by pipelines:
+// a plain edge list, or a native manifest whose files are all text
+// (edges, features, the nodes file, observed lists; labels are not read).
+// With --ingest driver (the default otherwise) the network is read here
+// by dpmne's loaders, any format, and partitioned here. Each
 // view's autoencoder reads its features, prepared as dpmne train prepares
 // them, or without features of its own its adjacency rows. On a network
 // with features the fit leaves the graphs' small components out of R(Y)
@@ -95,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := dpmne.DefaultConfig()
 	var (
-		data, dataDir, state, out, ids, format, runner string
+		data, dataDir, state, out, ids, format, runner, ingest string
 		shards                                         int
 		pdr                                            float64
 		seed                                           uint64
@@ -113,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
 	fs.IntVar(&shards, "shards", 2, "row shards: on a cluster, about the number of workers (docs/beam.md)")
 	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
+	fs.StringVar(&ingest, "ingest", "auto", "who reads --data: pipelines (a plain edge list, or a native manifest of text files), driver (any format, read whole here) or auto (pipelines for a plain edge list or a remote path, else driver)")
 	fs.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol; dpmne train's with the same --seed)")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the randomised start")
 	fs.StringVar(&logLevel, "log-level", "warn", "the runner's and SDK's log level: debug, info, warn or error")
@@ -164,6 +170,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("give --state, the root of the fit's files")
 	case !(pdr >= 0 && pdr < 1):
 		return fmt.Errorf("--pdr %g: want 0 ≤ pdr < 1", pdr)
+	case ingest != "auto" && ingest != "driver" && ingest != "pipelines":
+		return fmt.Errorf("--ingest %q: want auto, driver or pipelines", ingest)
 	}
 	if out != "" {
 		var err error
@@ -188,7 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	beam.Init()
 	start := time.Now()
 	if !resume {
-		if err := partition(ctx, data, dataDir, state, shards, runner, pdr, seed, stderr); err != nil {
+		if err := partition(ctx, data, dataDir, state, shards, runner, ingest, pdr, seed, stderr); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "partitioned in %.1fs\n", time.Since(start).Seconds())
@@ -223,20 +231,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// partition writes the network under state: a plain edge list through the
-// ingest pipeline, anything else read here by dpmne's loaders, its nodes
-// first removed from each view at the ratio pdr (multiplex.PartialSeed).
-func partition(ctx context.Context, data, dataDir, state string, shards int, runner string, pdr float64, seed uint64, stderr io.Writer) error {
+// partition writes the network under state: read by pipelines (ingest
+// "pipelines", or "auto" for a plain edge list or a remote path) or by
+// dpmne's loaders here, its nodes first removed from each view at the
+// ratio pdr (multiplex.PartialSeed).
+func partition(ctx context.Context, data, dataDir, state string, shards int, runner, ingest string, pdr float64, seed uint64, stderr io.Writer) error {
 	remote := strings.Contains(data, "://")
-	if m, err := multiplex.Resolve(data, dataDir); remote || err == nil && m.Format == "edge-list" && m.Edges == data {
-		if pdr > 0 {
-			return fmt.Errorf("--pdr %g: %s is ingested by pipelines, which remove no nodes; give a format read whole (a name, manifest or directory)", pdr, data)
+	var m *multiplex.Manifest
+	var err error
+	if remote {
+		if ingest == "driver" {
+			return fmt.Errorf("--ingest driver: %s is on a remote filesystem, which dpmne's loaders do not read; give --ingest pipelines", data)
 		}
-		fmt.Fprintf(stderr, "ingesting the edge list %s (%d shards)\n", data, shards)
-		return beamfit.Ingest(ctx, state, data, shards, runner)
+		ingest = "pipelines"
+		if strings.HasSuffix(data, ".json") || strings.HasSuffix(data, ".json.gz") || strings.HasSuffix(data, "/") {
+			m, err = beamfit.ReadManifest(ctx, data)
+		} else {
+			m = &multiplex.Manifest{Format: "edge-list", Edges: data}
+		}
+	} else {
+		m, err = multiplex.Resolve(data, dataDir)
+	}
+	if err != nil {
+		return err
+	}
+	edgeList := m.Format == "edge-list"
+	if ingest == "auto" && edgeList && m.Edges == data {
+		ingest = "pipelines"
+	}
+	if ingest == "pipelines" {
+		if pdr > 0 {
+			return fmt.Errorf("--pdr %g: %s is ingested by pipelines, which remove no nodes; give --ingest driver", pdr, data)
+		}
+		if edgeList {
+			fmt.Fprintf(stderr, "ingesting the edge list %s by pipelines (%d shards)\n", data, shards)
+			return beamfit.Ingest(ctx, state, m.Edges, shards, runner)
+		}
+		fmt.Fprintf(stderr, "ingesting %s by pipelines (%d shards)\n", data, shards)
+		return beamfit.IngestManifest(ctx, state, m, shards, runner)
 	}
 	fmt.Fprintf(stderr, "reading %s\n", data)
-	net, err := multiplex.Load(data, dataDir)
+	net, err := m.LoadContext(ctx)
 	if err != nil {
 		return err
 	}

@@ -109,8 +109,8 @@ func TestTrainParts(t *testing.T) {
 
 // TestTrainFeatures: a network with features, written in dpmne's native
 // format, is fitted with the default (its small components left out of
-// R(Y)), with --orth-all-nodes, and with 30% of its nodes first removed
-// from each view (--pdr).
+// R(Y)), with --orth-all-nodes, with 30% of its nodes first removed
+// from each view (--pdr), and read by pipelines (--ingest pipelines).
 func TestTrainFeatures(t *testing.T) {
 	net, err := synth.Generate(synth.Config{
 		Nodes: 60, Classes: 2, Views: 2, DegreeIn: []float64{4}, DegreeOut: []float64{1},
@@ -127,10 +127,14 @@ func TestTrainFeatures(t *testing.T) {
 	out := filepath.Join(dir, "emb.npy")
 	args := []string{"train", "--data", data, "--out", out, "--dim", "4", "--iterations", "2", "--hidden", "8", "--pretrain", "2"}
 	var stdout, stderr bytes.Buffer
-	for k, extra := range [][]string{nil, {"--orth-all-nodes"}, {"--pdr", "0.3"}} {
+	for k, extra := range [][]string{nil, {"--orth-all-nodes"}, {"--pdr", "0.3"}, {"--ingest", "pipelines"}} {
 		stdout.Reset()
+		stderr.Reset()
 		if err := run(context.Background(), append(append(args, "--state", filepath.Join(dir, fmt.Sprint("s", k))), extra...), &stdout, &stderr); err != nil {
 			t.Fatalf("%v: %v\n%s", extra, err, stderr.String())
+		}
+		if by := strings.Contains(stderr.String(), "by pipelines"); by != (k == 3) {
+			t.Errorf("%v: stderr %q: want it to say it ingests by pipelines only with --ingest pipelines", extra, stderr.String())
 		}
 		if !strings.Contains(stdout.String(), "60×4 embedding") {
 			t.Errorf("%v: stdout %q: want the 60×4 embedding it wrote", extra, stdout.String())
@@ -160,6 +164,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--propagate", "-1"}, "Propagate"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "1"}, "--pdr 1: want"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "0.2"}, "ingested by pipelines"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ingest", "cluster"}, `--ingest "cluster"`},
+		{[]string{"train", "--data", "gs://b/net.json", "--state", dir, "--out", "e.npy", "--ingest", "driver"}, "remote filesystem"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)
