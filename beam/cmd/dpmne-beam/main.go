@@ -101,11 +101,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := dpmne.DefaultConfig()
 	var (
 		data, dataDir, state, out, ids, format, runner, ingest string
-		shards                                         int
-		pdr                                            float64
-		seed                                           uint64
-		resume                                         bool
-		logLevel                                       string
+		shards                                                 int
+		pdr                                                    float64
+		seed                                                   uint64
+		resume                                                 bool
+		logLevel                                               string
 	)
 	fs := flag.NewFlagSet("dpmne-beam train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
