@@ -748,7 +748,7 @@ func IngestManifest(ctx context.Context, root string, m *multiplex.Manifest, sha
 		return err
 	}
 	at := func(p string) string {
-		if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "://") {
+		if p == "" || m.Dir == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "://") {
 			return p
 		}
 		return strings.TrimSuffix(m.Dir, "/") + "/" + p

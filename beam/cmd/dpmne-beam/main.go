@@ -17,12 +17,14 @@
 //
 // --data is what dpmne train takes (a name under --data-dir or
 // $DPMNE_DATA, a plain edge list, a manifest or a directory). With
-// --ingest pipelines (the default for a plain edge list and for a path on
-// a remote filesystem, gs://… or s3://…) the files are read by pipelines:
-// a plain edge list, or a native manifest whose files are all text
-// (edges, features, the nodes file, observed lists; labels are not read).
-// With --ingest driver (the default otherwise) the network is read here
-// by dpmne's loaders, any format, and partitioned here. Each
+// --ingest pipelines (the default for a path on a remote filesystem,
+// gs://… or s3://…; a remote manifest is named by its .json file) the
+// files are read by pipelines, for files no machine reads whole: a plain
+// edge list, or a native manifest whose files are all text (edges,
+// features, the nodes file, observed lists; labels are not read). With
+// --ingest driver (the default for a local path, which Prism's
+// pipelines read about 100 times slower) the network is read here by
+// dpmne's loaders, any format, and partitioned here. Each
 // view's autoencoder reads its features, prepared as dpmne train prepares
 // them, or without features of its own its adjacency rows. On a network
 // with features the fit leaves the graphs' small components out of R(Y)
@@ -118,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
 	fs.IntVar(&shards, "shards", 2, "row shards: on a cluster, about the number of workers (docs/beam.md)")
 	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
-	fs.StringVar(&ingest, "ingest", "auto", "who reads --data: pipelines (a plain edge list, or a native manifest of text files), driver (any format, read whole here) or auto (pipelines for a plain edge list or a remote path, else driver)")
+	fs.StringVar(&ingest, "ingest", "auto", "who reads --data: pipelines (a plain edge list, or a native manifest of text files), driver (any format, read whole here) or auto (pipelines for a remote path, else driver)")
 	fs.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol; dpmne train's with the same --seed)")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the randomised start")
 	fs.StringVar(&logLevel, "log-level", "warn", "the runner's and SDK's log level: debug, info, warn or error")
@@ -232,9 +234,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // partition writes the network under state: read by pipelines (ingest
-// "pipelines", or "auto" for a plain edge list or a remote path) or by
-// dpmne's loaders here, its nodes first removed from each view at the
-// ratio pdr (multiplex.PartialSeed).
+// "pipelines", or "auto" for a remote path) or by dpmne's loaders here,
+// its nodes first removed from each view at the ratio pdr
+// (multiplex.PartialSeed).
 func partition(ctx context.Context, data, dataDir, state string, shards int, runner, ingest string, pdr float64, seed uint64, stderr io.Writer) error {
 	remote := strings.Contains(data, "://")
 	var m *multiplex.Manifest
@@ -256,9 +258,6 @@ func partition(ctx context.Context, data, dataDir, state string, shards int, run
 		return err
 	}
 	edgeList := m.Format == "edge-list"
-	if ingest == "auto" && edgeList && m.Edges == data {
-		ingest = "pipelines"
-	}
 	if ingest == "pipelines" {
 		if pdr > 0 {
 			return fmt.Errorf("--pdr %g: %s is ingested by pipelines, which remove no nodes; give --ingest driver", pdr, data)

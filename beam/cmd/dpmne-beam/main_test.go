@@ -34,7 +34,7 @@ func edgeList(t *testing.T) string {
 	return p
 }
 
-// TestTrain: train ingests an edge list, fits on Prism and writes the
+// TestTrain: train reads an edge list, fits on Prism and writes the
 // embedding with its ids; a second run on the same state is refused
 // without --resume, and --resume ends the fit without refitting it.
 func TestTrain(t *testing.T) {
@@ -68,13 +68,13 @@ func TestTrain(t *testing.T) {
 	}
 }
 
-// TestTrainParts: without --out the embedding stays in its row shards,
-// part-S.npy with part-S.ids.txt under the state, which together name
-// every node once.
+// TestTrainParts: an edge list read by pipelines (--ingest pipelines);
+// without --out the embedding stays in its row shards, part-S.npy with
+// part-S.ids.txt under the state, which together name every node once.
 func TestTrainParts(t *testing.T) {
 	data := edgeList(t)
 	state := filepath.Join(t.TempDir(), "state")
-	args := []string{"train", "--data", data, "--state", state, "--dim", "4", "--iterations", "2", "--shards", "3"}
+	args := []string{"train", "--data", data, "--state", state, "--dim", "4", "--iterations", "2", "--shards", "3", "--ingest", "pipelines"}
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -163,7 +163,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ae-batches", "0"}, "Batches = 0"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--propagate", "-1"}, "Propagate"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "1"}, "--pdr 1: want"},
-		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "0.2"}, "ingested by pipelines"},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--pdr", "0.2", "--ingest", "pipelines"}, "ingested by pipelines"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--ingest", "cluster"}, `--ingest "cluster"`},
 		{[]string{"train", "--data", "gs://b/net.json", "--state", dir, "--out", "e.npy", "--ingest", "driver"}, "remote filesystem"},
 	} {
