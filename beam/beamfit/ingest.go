@@ -197,9 +197,9 @@ func maxVecs(a, b []float64) []float64 {
 	return out
 }
 
-// idLineFn parses a line of a list of ids: a nodes file (View < 0), whose
-// ids it emits, or view View's observed list, whose ids it emits as
-// (id, view name).
+// idLineFn parses a line of a list of ids: the nodes file (View ""),
+// whose ids it emits, or view View's observed list, whose ids it emits
+// as (id, View).
 type idLineFn struct {
 	File string
 	View string // "" for the nodes file
@@ -477,7 +477,7 @@ func (f *xMarkFn) ProcessElement(k int64, emit func(int64, []byte)) { emit(k, ni
 const (
 	slotRows   = iota // the feature rows
 	slotNNZ           // their stored entries
-	slotSigned        // rows with a value of each of dpmne.FeatureTally's flags
+	slotSigned        // shards with a value that sets each of dpmne.FeatureTally's flags
 	slotFrac
 	slotBig
 	slotNonInt
@@ -971,6 +971,9 @@ func ingest(ctx context.Context, root string, src *inputs, shards int, runner st
 		}
 		for _, f := range src.Features {
 			m.Columns[f.View] = max(f.Lines.Dim, int(w[f.View]))
+			if m.Columns[f.View] == 0 {
+				return fmt.Errorf("beamfit: ingest: %s: no feature line has an entry: want <index>:<value> fields, or \"feature_dim\" in the manifest", f.Lines.File)
+			}
 			if f.Lines.Dim == 0 && m.Columns[f.View] > multiplex.MaxInferredFeatureDim {
 				return fmt.Errorf("beamfit: ingest: %s: largest feature index %d implies %d feature dimensions; give \"feature_dim\" in the manifest to allow more than %d", f.Lines.File, m.Columns[f.View]-1, m.Columns[f.View], multiplex.MaxInferredFeatureDim)
 			}

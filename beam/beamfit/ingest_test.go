@@ -283,8 +283,10 @@ func TestIngestManifest(t *testing.T) {
 
 // TestIngestManifestRefuses: what the loader refuses in a native data
 // set's text files, the ingest refuses too, naming the file or the node;
-// a manifest with a file not read a line at a time is refused before any
-// pipeline runs, naming the field.
+// so are features without a single entry, which the loader reads as a
+// view of no columns that the fit then refuses; a manifest with a file
+// not read a line at a time is refused before any pipeline runs, naming
+// the field.
 func TestIngestManifestRefuses(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -294,6 +296,8 @@ func TestIngestManifestRefuses(t *testing.T) {
 	}{
 		{"a node's features twice", `{"views":[{"name":"v","features":"f.txt"}]}`,
 			map[string]string{"f.txt": "a 0:1\nb 1:1\na 1:1\n"}, `f.txt: node "a" has two feature lines`},
+		{"features without entries", `{"views":[{"name":"v","features":"f.txt","edges":"e.txt"}]}`,
+			map[string]string{"f.txt": "a\nb\n", "e.txt": "a b\n"}, `f.txt: no feature line has an entry`},
 		{"a bad feature line", `{"views":[{"name":"v","features":"f.txt"}]}`,
 			map[string]string{"f.txt": "a 0:1\nb 1:x\n"}, `f.txt: field 2: line "b 1:x": feature value "x" is not a finite number`},
 		{"an edge of a node not listed", `{"views":[{"name":"v","edges":"e.txt","observed":"o.txt"}]}`,
@@ -319,7 +323,7 @@ func TestIngestManifestRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := multiplex.Load(dir, ""); err == nil && !strings.Contains(tc.name, "matrix") {
+			if _, err := multiplex.Load(dir, ""); err == nil && !strings.Contains(tc.name, "matrix") && !strings.Contains(tc.name, "without entries") {
 				t.Fatalf("the loader reads it")
 			}
 			m, err := ReadManifest(ctx, dir)
