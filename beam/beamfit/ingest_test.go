@@ -111,10 +111,23 @@ func TestIngest(t *testing.T) {
 	if err := Ingest(ctx, got, file, 3, ""); err != nil {
 		t.Fatal(err)
 	}
+	sameGraph(t, got, want)
+}
+
+// sameGraph compares the networks partitioned under got (ingested) and
+// want (loaded and written by WriteGraph) by node names: the same views,
+// nodes, summaries and feature widths, edges (at least 1000) and weights,
+// degrees (1e-12) and observed nodes, and ‖H^s‖² to 1e-9. It returns
+// their descriptions.
+func sameGraph(t *testing.T, got, want string) (gm, wm *meta) {
+	t.Helper()
 	gm, ge, gn := graphOf(t, got)
 	wm, we, wn := graphOf(t, want)
 	if gm.N != wm.N || gm.Shards != wm.Shards || strings.Join(gm.Views, ",") != strings.Join(wm.Views, ",") || gm.Network != wm.Network {
 		t.Fatalf("ingested %+v, loaded %+v", gm, wm)
+	}
+	if fmt.Sprint(gm.Summaries, gm.Columns) != fmt.Sprint(wm.Summaries, wm.Columns) {
+		t.Errorf("summaries and widths %v %v ingested, %v %v loaded", gm.Summaries, gm.Columns, wm.Summaries, wm.Columns)
 	}
 	for v := range wm.Views {
 		if gm.Observed[v] != wm.Observed[v] || math.Abs(gm.HSq[v]-wm.HSq[v]) > 1e-9*wm.HSq[v] {
@@ -137,6 +150,7 @@ func TestIngest(t *testing.T) {
 			t.Errorf("%s: degree %v ingested, %v loaded (−1: not observed)", node, gn[node], d)
 		}
 	}
+	return gm, wm
 }
 
 // TestWriteGraphRefuses: a root that holds a fit is refused, naming it.
@@ -242,32 +256,7 @@ func TestIngestManifest(t *testing.T) {
 			if err := IngestManifest(ctx, got, m, 3, ""); err != nil {
 				t.Fatal(err)
 			}
-			gm, ge, gn := graphOf(t, got)
-			wm, we, wn := graphOf(t, want)
-			if gm.N != wm.N || gm.Shards != wm.Shards || strings.Join(gm.Views, ",") != strings.Join(wm.Views, ",") || gm.Network != wm.Network {
-				t.Fatalf("ingested %+v, loaded %+v", gm, wm)
-			}
-			if fmt.Sprint(gm.Summaries, gm.Columns) != fmt.Sprint(wm.Summaries, wm.Columns) {
-				t.Errorf("summaries and widths %v %v ingested, %v %v loaded", gm.Summaries, gm.Columns, wm.Summaries, wm.Columns)
-			}
-			for v := range wm.Views {
-				if gm.Observed[v] != wm.Observed[v] || math.Abs(gm.HSq[v]-wm.HSq[v]) > 1e-9*wm.HSq[v] {
-					t.Errorf("view %d: observed %d, ‖H‖² %v; loaded %d, %v", v, gm.Observed[v], gm.HSq[v], wm.Observed[v], wm.HSq[v])
-				}
-			}
-			if len(ge) != len(we) || len(we) < 1000 {
-				t.Errorf("%d edges ingested, %d loaded", len(ge), len(we))
-			}
-			for e, w := range we {
-				if ge[e] != w {
-					t.Errorf("edge %s: weight %v ingested, %v loaded", e, ge[e], w)
-				}
-			}
-			for node, d := range wn {
-				if math.Abs(gn[node]-d) > 1e-12*math.Max(1, d) {
-					t.Errorf("%s: degree %v ingested, %v loaded (−1: not observed)", node, gn[node], d)
-				}
-			}
+			gm, wm := sameGraph(t, got, want)
 			gx, wx := featuresOf(t, got, gm), featuresOf(t, want, wm)
 			if len(gx) != len(wx) || len(wx) < 1000 {
 				t.Errorf("%d feature values ingested, %d loaded", len(gx), len(wx))
