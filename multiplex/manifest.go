@@ -186,8 +186,7 @@ const DefaultMetapathTopK = 10
 const MaxManifestSize = 16 << 20
 
 // ReadManifest reads a manifest from a JSON file (gzip-compressed or
-// not), or from manifest.json in the directory path. Unknown fields are
-// an error, and so is a file of more than MaxManifestSize bytes.
+// not), or from manifest.json in the directory path (DecodeManifest).
 func ReadManifest(path string) (*Manifest, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -201,29 +200,36 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
+	m, err := DecodeManifest(path, f)
+	if err != nil {
+		return nil, err
+	}
+	m.Dir = filepath.Dir(path)
+	return m, nil
+}
+
+// DecodeManifest reads a manifest's JSON from r, gzip-compressed or not,
+// naming it file in errors (ParseManifest). Unknown fields are an error,
+// and so is more than MaxManifestSize bytes. The caller sets Dir.
+func DecodeManifest(file string, r io.Reader) (*Manifest, error) {
+	br := bufio.NewReader(r)
+	r = br
 	if head, err := br.Peek(len(gzipMagic)); err == nil && bytes.Equal(head, gzipMagic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &InputError{File: path, Msg: "starts as a gzip stream but its header is broken: " + err.Error()}
+			return nil, &InputError{File: file, Msg: "starts as a gzip stream but its header is broken: " + err.Error()}
 		}
 		defer zr.Close()
 		r = gzipErrors{zr}
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxManifestSize+1))
 	if err != nil {
-		return nil, &InputError{File: path, Msg: err.Error()}
+		return nil, &InputError{File: file, Msg: err.Error()}
 	}
 	if len(data) > MaxManifestSize {
-		return nil, &InputError{File: path, Msg: fmt.Sprintf("more than %d MiB: too large for a manifest", MaxManifestSize>>20)}
+		return nil, &InputError{File: file, Msg: fmt.Sprintf("more than %d MiB: too large for a manifest", MaxManifestSize>>20)}
 	}
-	m, err := ParseManifest(path, data)
-	if err != nil {
-		return nil, err
-	}
-	m.Dir = filepath.Dir(path)
-	return m, nil
+	return ParseManifest(file, data)
 }
 
 // ParseManifest decodes manifest JSON; file names the source in errors.

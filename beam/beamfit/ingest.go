@@ -23,9 +23,7 @@ package beamfit
 // are (dpmne.FeatureTally) and how dense.
 
 import (
-	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -783,28 +781,17 @@ func IngestManifest(ctx context.Context, root string, m *multiplex.Manifest, sha
 
 // ReadManifest reads the manifest at p, a local path or one of Beam's
 // filesystems' (gs://…, s3://…): a JSON file, gzip-compressed or not, or
-// manifest.json in the directory p. Its files are then read where it is.
+// manifest.json in the directory p (multiplex.DecodeManifest). Its files
+// are then read where it is.
 func ReadManifest(ctx context.Context, p string) (*multiplex.Manifest, error) {
 	if !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".json.gz") {
 		p = strings.TrimSuffix(p, "/") + "/manifest.json"
 	}
-	b, err := readFile(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > multiplex.MaxManifestSize {
-		return nil, fmt.Errorf("beamfit: %s: more than %d MiB: too large for a manifest", p, multiplex.MaxManifestSize>>20)
-	}
-	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("beamfit: %s: %w", p, err)
-		}
-		if b, err = io.ReadAll(io.LimitReader(z, multiplex.MaxManifestSize+1)); err != nil {
-			return nil, fmt.Errorf("beamfit: %s: %w", p, err)
-		}
-	}
-	m, err := multiplex.ParseManifest(p, b)
+	var m *multiplex.Manifest
+	err := sniff(ctx, p, func(r io.Reader) (err error) {
+		m, err = multiplex.DecodeManifest(p, r)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -812,8 +799,9 @@ func ReadManifest(ctx context.Context, p string) (*multiplex.Manifest, error) {
 	return m, nil
 }
 
-// sniff calls read on the start of the file at p, a local path or one of
-// Beam's filesystems'.
+// sniff calls read on the file at p, a local path or one of Beam's
+// filesystems', opened for reading (read takes what it needs: the start
+// of an edge file, or a manifest).
 func sniff(ctx context.Context, p string, read func(io.Reader) error) error {
 	fsys, err := filesystem.New(ctx, p)
 	if err != nil {
