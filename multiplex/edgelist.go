@@ -61,7 +61,8 @@ import (
 // (numerically when every name is an integer). The network, and the one
 // view of a list without layers, are named after the file: its base
 // name without ".gz" and the extension. There are no features (each
-// view's adjacency rows serve) and no labels.
+// view's adjacency rows serve) and no labels: a manifest of format
+// "edge-list" gives them by "labels" (ReadLabels).
 //
 // Errors name the file, line and field, and what was expected.
 func LoadEdgeList(path string) (*Network, error) {

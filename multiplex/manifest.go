@@ -30,6 +30,14 @@ import (
 //     "<layer> <src> <dst> [weight]", read by LoadEdgeList. Resolve makes
 //     such a manifest for an edge list given in place of a data set.
 //
+// In every format, Labels names a text file of lines "<id> <class>
+// [<class>…]". The native format reads it with its other files (below);
+// the others read it once their files have made the nodes (ReadLabels),
+// so that it may name only those nodes: a node no edge names has no
+// place in an edge list. There it replaces the classes a LINQS content
+// file holds; a multiplex-edges manifest takes it in place of
+// LabelColumn or LabelRanges, not with them.
+//
 // # The native format
 //
 // Nodes (optional) is a text file with one node id per line (the first
@@ -339,6 +347,9 @@ func (m *Manifest) check(file string) error {
 		if m.Edges == "" {
 			return bad("format %s needs \"edges\"", m.Format)
 		}
+		if m.Labels != "" && (m.LabelColumn != "" || len(m.LabelRanges) > 0) {
+			return bad("format %s: give the labels once, by \"labels\" (a file of lines <id> <class>), \"label_column\" or \"label_ranges\"", m.Format)
+		}
 	default:
 		return bad("unknown format %q: want native, linqs, multiplex-edges or edge-list", m.Format)
 	}
@@ -385,6 +396,11 @@ func (m *Manifest) LoadContext(ctx context.Context) (*Network, error) {
 		net, err = loadEdgeList(ctx, m.path(m.Edges), m.hint)
 	default:
 		net, err = m.loadNative(ctx)
+	}
+	if err == nil && m.Labels != "" && m.Format != "" && m.Format != "native" {
+		// The native loader reads its labels with the nodes; the other
+		// formats' nodes are their files', which the labels then name.
+		net.Labels, err = ReadLabels(ctx, m.path(m.Labels), net.Nodes, m.title())
 	}
 	if err != nil {
 		if m.builtin && errors.Is(err, fs.ErrNotExist) {

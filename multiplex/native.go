@@ -806,6 +806,26 @@ func readIDList(ctx context.Context, p string) (ids []string, lines []int, err e
 	return ids, lines, nil
 }
 
+// ReadLabels reads the text labels file at path, lines "<id> <class>
+// [<class>…]" as the native format's "labels" field takes them (the same
+// reader), for a data set whose nodes are already known: every id must be
+// one of nodes, of naming them in the error ("node id "x" is not among the
+// 500 nodes of pp.edges"). It is how a manifest of another format than
+// "native" reads its "labels", and how dpmne's --labels flag gives labels
+// to any data set. A .npy or .mat file, whose rows are nodes by position,
+// is refused: only the native format's manifest, which numbers the nodes,
+// reads one. Errors name the file, line and field.
+func ReadLabels(ctx context.Context, path string, nodes *Nodes, of string) (*Labels, error) {
+	if isMatrixFile(path) {
+		return nil, &InputError{File: path, Msg: "labels in a matrix file (.npy, .mat) are read by position, which only a native manifest (with its nodes) can give; want a text file of lines <id> <class>"}
+	}
+	lines, err := readLabelText(ctx, path, &nodeTable{Nodes: nodes, fixed: true, source: of})
+	if err != nil {
+		return nil, err
+	}
+	return labelsFromLines(lines, nodes.Len()), nil
+}
+
 type labelLine struct {
 	node    int
 	classes []string

@@ -24,6 +24,7 @@ func newDataCmd(g *globals) *cobra.Command {
 	var seed uint64
 	var loss string
 	var listUnobserved bool
+	var labels string
 	info := &cobra.Command{
 		Use:   "info <name|edge list|manifest|dir>",
 		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
@@ -41,7 +42,7 @@ id a line with --list-unobserved; the classes; and how each view's autoencoder r
 and reconstructs its features.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			net, err := g.loadNetwork(cmd.Context(), args[0])
+			net, err := g.loadLabelled(cmd.Context(), args[0], labels)
 			if err != nil {
 				return err
 			}
@@ -79,6 +80,7 @@ and reconstructs its features.`,
 	info.Flags().Float64Var(&pdr, "pdr", 0, "remove this fraction of nodes from each view first (the paper's partial-data protocol)")
 	info.Flags().Uint64Var(&seed, "seed", 1, "seed for --pdr")
 	info.Flags().StringVar(&loss, "loss", "auto", "state the reconstruction that dpmne train's --loss of this value gives")
+	info.Flags().StringVar(&labels, "labels", "", labelsUsage)
 	info.Flags().BoolVar(&listUnobserved, "list-unobserved", false, "list the ids of the nodes observed in no view, one a line (in --json: \"unobserved_ids\")")
 
 	list := &cobra.Command{

@@ -15,7 +15,7 @@ import (
 )
 
 func newEvalCmd(g *globals) *cobra.Command {
-	var data, emb, ids, tasks string
+	var data, emb, ids, tasks, labels string
 	var ratio float64
 	var repeats int
 	var seed uint64
@@ -26,7 +26,8 @@ func newEvalCmd(g *globals) *cobra.Command {
 		Long: `eval reads an embedding — float .npy (n×d) with its ids one per line beside
 it (E.ids.txt, or --ids; without one, rows are the data set's nodes in order),
 or word2vec text ("n d" header, then "id v1 … vd") — matches its ids to the
-data set's nodes, and runs the paper's node classification protocol: L2
+data set's nodes (the classes are its labels, or those of --labels FILE, lines
+"<id> <class>"), and runs the paper's node classification protocol: L2
 logistic regression on standardised features, C chosen by 5-fold CV on the
 training part from {0.01, 0.1, 1, 10, 100}, --repeats random splits with
 --train-ratio of the labelled nodes for training; micro- and macro-F1 as
@@ -55,12 +56,12 @@ nodes are left out of every score (stderr says how many).`,
 				}
 				doTask[t] = true
 			}
-			net, err := g.loadNetwork(cmd.Context(), data)
+			net, err := g.loadLabelled(cmd.Context(), data, labels)
 			if err != nil {
 				return err
 			}
 			if net.Labels == nil {
-				return fmt.Errorf("data set %s has no labels to evaluate against", net.Name)
+				return noLabels(net, "to evaluate against")
 			}
 			x, d, have, err := embfile.ReadPartial(emb, ids, net.Nodes)
 			if err != nil {
@@ -153,7 +154,8 @@ nodes are left out of every score (stderr says how many).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&data, "data", "", "labelled data set: a name, a manifest or a directory, or synthetic")
+	f.StringVar(&data, "data", "", "labelled data set: a name, an edge list, a manifest or a directory, or synthetic")
+	f.StringVar(&labels, "labels", "", labelsUsage)
 	f.StringVar(&emb, "emb", "", "embedding: .npy (with ids beside it) or word2vec text")
 	f.StringVar(&ids, "ids", "", "ids file for a .npy embedding (default: E.ids.txt when present)")
 	f.StringVar(&tasks, "task", "classify", "tasks, comma-separated: classify, cluster")

@@ -17,7 +17,7 @@ import (
 
 func newExperimentCmd(g *globals) *cobra.Command {
 	var mf modelFlags
-	var data, methods []string
+	var data, methods, labels []string
 	var out string
 	var repeats, fitSeeds int
 	var quiet, stratified, validation, cluster bool
@@ -160,8 +160,16 @@ configuration of every DPMNE method.`,
 				fmt.Fprintf(stderr, "[%d/%d] %s on %s%s: %s (embedding %.1fs%s; about %v left)\n",
 					len(done), total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, eta.Round(time.Second))
 			}
+			labelsOf, err := labelFiles(data, labels)
+			if err != nil {
+				return err
+			}
 			cells, err := experiment.Run(cmd.Context(), spec, func(name string) (*multiplex.Network, error) {
-				return g.loadNetwork(cmd.Context(), name)
+				net, err := g.loadLabelled(cmd.Context(), name, labelsOf[name])
+				if err == nil && net.Labels == nil && spec.Task != "linkpred" {
+					err = noLabels(net, "to score against")
+				}
+				return net, err
 			}, progress)
 			if err != nil {
 				if len(done) > 0 {
@@ -177,6 +185,7 @@ configuration of every DPMNE method.`,
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&data, "data", nil, "data sets (names, edge lists, manifests or directories; comma-separated)")
+	f.StringSliceVar(&labels, "labels", nil, "classes of each --data in turn, in place of its own: text files of lines \"<id> <class>\" (as a manifest's \"labels\"; comma-separated, one per --data, \"\" for a data set's own)")
 	f.StringSliceVar(&methods, "methods", nil, "methods (default depends on the experiment; see dpmne experiment --help)")
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
@@ -189,6 +198,29 @@ configuration of every DPMNE method.`,
 	f.BoolVar(&validation, "validation", false, "score inside a training half: a fixed half of the labelled nodes (drawn from --seed) is never scored, and the splits and k-means accuracy use the other half; for choosing settings")
 	mf.register(f, g.argv)
 	return cmd
+}
+
+// labelFiles pairs the --labels files with the --data sets, one each in
+// turn, by the data set's name less a partial data ratio (cora@pdr=0.4
+// is loaded as cora): what experiment.Run's loader is given.
+func labelFiles(data, labels []string) (map[string]string, error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	if len(labels) != len(data) {
+		return nil, fmt.Errorf("--labels: %d labels files for %d data sets: give one per --data, in turn (\"\" for a data set's own)", len(labels), len(data))
+	}
+	of := make(map[string]string, len(data))
+	for k, d := range data {
+		if i := strings.LastIndex(d, "@pdr="); i >= 0 {
+			d = d[:i]
+		}
+		if prev, ok := of[d]; ok && prev != labels[k] {
+			return nil, fmt.Errorf("--labels: data set %s is given %q and %q", d, prev, labels[k])
+		}
+		of[d] = labels[k]
+	}
+	return of, nil
 }
 
 func scoreLine(c experiment.Cell) string {
@@ -210,7 +242,7 @@ func scoreLine(c experiment.Cell) string {
 }
 
 // recordedArgs returns the command line as an experiment's results record
-// it: each --data, --out and --data-dir path (a data set given as a file
+// it: each --data, --out, --data-dir and --labels path (a data set given as a file
 // or directory rather than by name) made absolute, so that the command can
 // be run again elsewhere; names and the rest as given.
 func recordedArgs(argv []string) []string {
@@ -221,7 +253,7 @@ func recordedArgs(argv []string) []string {
 		var parts []string
 		for _, p := range strings.Split(v, ",") {
 			_, err := os.Stat(p)
-			if !names || err == nil || strings.ContainsAny(p, `/\`) {
+			if p != "" && (!names || err == nil || strings.ContainsAny(p, `/\`)) {
 				if a, err := filepath.Abs(p); err == nil {
 					p = a
 				}
@@ -231,7 +263,7 @@ func recordedArgs(argv []string) []string {
 		return strings.Join(parts, ",")
 	}
 	for i := 0; i < len(out); i++ {
-		for _, flag := range []string{"--data", "--out", "--data-dir"} {
+		for _, flag := range []string{"--data", "--out", "--data-dir", "--labels"} {
 			names := flag == "--data"
 			switch {
 			case out[i] == flag && i+1 < len(out):

@@ -83,6 +83,30 @@ func (g *globals) loadNetwork(ctx context.Context, name string) (*multiplex.Netw
 	return multiplex.LoadContext(ctx, name, g.dir())
 }
 
+// loadLabelled is loadNetwork, then, with labels, the classes of that
+// file in place of the data set's own (multiplex.ReadLabels: lines "<id>
+// <class> [<class>…]", as a manifest's "labels", naming only the data
+// set's nodes): the --labels flag of eval, data info, tune and experiment.
+func (g *globals) loadLabelled(ctx context.Context, name, labels string) (*multiplex.Network, error) {
+	net, err := g.loadNetwork(ctx, name)
+	if err != nil || labels == "" {
+		return net, err
+	}
+	if net.Labels, err = multiplex.ReadLabels(ctx, labels, net.Nodes, net.Name); err != nil {
+		return nil, fmt.Errorf("--labels: %w", err)
+	}
+	return net, nil
+}
+
+// labelsUsage is the --labels flag's help.
+const labelsUsage = "classes of the data set's nodes, in place of its own: a text file of lines \"<id> <class>\" (as a manifest's \"labels\")"
+
+// noLabels is the error of a command that scores against classes, given
+// a data set without them: it says how to give them.
+func noLabels(net *multiplex.Network, why string) error {
+	return fmt.Errorf("data set %s has no labels %s: give them with --labels FILE, a text file of lines \"<id> <class>\", or by \"labels\" in a manifest (docs/formats.md)", net.Name, why)
+}
+
 // bounds returns the lower bounds on the size of data set name that its
 // manifest and the headers of its files give (multiplex.Manifest.Bounds),
 // or nil for a synthetic data set or one that does not resolve (the load

@@ -11,7 +11,7 @@ import (
 
 func newTuneCmd(g *globals) *cobra.Command {
 	var mf modelFlags
-	var data string
+	var data, labels string
 	var axes, stages []string
 	var ratio, pdr float64
 	var folds int
@@ -65,9 +65,12 @@ stage; --stage alone keeps the default grid.`,
 			if grid.Stages, err = mf.axes("--stage", stages, grid.Stages); err != nil {
 				return err
 			}
-			net, err := g.loadNetwork(cmd.Context(), data)
+			net, err := g.loadLabelled(cmd.Context(), data, labels)
 			if err != nil {
 				return err
+			}
+			if net.Labels == nil {
+				return noLabels(net, "to score the settings by")
 			}
 			// The partial network dpmne experiment pdr fits at this PDR
 			// with the same seed.
@@ -126,6 +129,7 @@ stage; --stage alone keeps the default grid.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "labelled data set")
+	f.StringVar(&labels, "labels", "", labelsUsage)
 	f.StringArrayVar(&axes, "grid", nil, "FLAG=V1,V2: a model flag and the values to try, every combination of the --grid flags (repeatable; default: experiment.TunedGrid's)")
 	f.StringArrayVar(&stages, "stage", nil, "FLAG=V1,V2: then fit the best point so far with each value in turn (repeatable; default: experiment.TunedGrid's stages, none with --grid)")
 	f.Float64Var(&pdr, "pdr", 0, "tune on the partial network that dpmne experiment pdr fits at this partial data ratio (same --seed)")
