@@ -12,7 +12,10 @@
 // as word2vec text. WriteNPY and WriteWord2Vec write each file atomically
 // (package internal/atomicfile): a failed write leaves the file as it was.
 // Read aligns an embedding with a network's nodes; ReadVectors returns it
-// in its own row order.
+// in its own row order. A .npy embedding without its ids file is refused
+// (*MissingIDsError) unless the caller says that its rows are the nodes
+// in order (ReadOptions.NodeOrder): nothing in the file says so, and rows
+// scored against the wrong nodes give a wrong score without an error.
 //
 // Readers' errors name the file and, for text, the line ("emb.txt:3: …")
 // and what was expected there; a line quoted in an error is cut to its

@@ -106,15 +106,45 @@ func ReadIDs(path string) ([]string, error) {
 	return out, nil
 }
 
+// ReadOptions says how Read and ReadPartial find the node of each row of
+// a .npy embedding; word2vec text names its own rows.
+type ReadOptions struct {
+	// IDs is the ids file, one id per row in row order; "" means
+	// IDsPath(path). Without either file a .npy embedding is refused
+	// (*MissingIDsError), unless NodeOrder is set.
+	IDs string
+	// NodeOrder takes the rows to be the nodes in order, without an ids
+	// file: a promise the caller makes, as nothing in a .npy file says
+	// so. It needs as many rows as nodes, and no ids file (IDs "" and
+	// none at IDsPath(path)), which would name the rows otherwise.
+	NodeOrder bool
+}
+
+// MissingIDsError reports a .npy embedding read without an ids file and
+// without ReadOptions.NodeOrder: its rows could belong to any nodes, and
+// scoring them in row order would be silently wrong when they are not
+// the nodes in order.
+type MissingIDsError struct {
+	Path  string // the .npy embedding
+	IDs   string // the ids file looked for, IDsPath(Path)
+	Rows  int    // the embedding's rows
+	Nodes int    // the nodes they are read for
+}
+
+func (e *MissingIDsError) Error() string {
+	s := fmt.Sprintf("%s: no ids file %s to name the node of each of its %d rows", e.Path, e.IDs, e.Rows)
+	if e.Rows != e.Nodes {
+		s += fmt.Sprintf(" (and %d rows for %d nodes cannot be the nodes in order)", e.Rows, e.Nodes)
+	}
+	return s
+}
+
 // Read reads the embedding at path and returns it as n×d row-major
 // float64 in the order of nodes (n = nodes.Len()). Every node must have a
-// row; rows for ids that nodes lacks are ignored.
-//
-// A .npy embedding's ids are read from idsPath; if idsPath is "", from
-// IDsPath(path) when that file exists, and otherwise its rows are taken
-// to be nodes in order, which needs as many rows as nodes.
-func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) {
-	y, d, have, err := ReadPartial(path, idsPath, nodes)
+// row; rows for ids that nodes lacks are ignored. A .npy embedding's rows
+// are named by its ids file, or taken in node order, as opt says.
+func Read(path string, nodes *multiplex.Nodes, opt ReadOptions) ([]float64, int, error) {
+	y, d, have, err := ReadPartial(path, nodes, opt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -128,7 +158,7 @@ func Read(path, idsPath string, nodes *multiplex.Nodes) ([]float64, int, error) 
 
 // ReadPartial is Read for an embedding that may miss some of nodes: their
 // rows are zero, and have says which nodes have one.
-func ReadPartial(path, idsPath string, nodes *multiplex.Nodes) (y []float64, d int, have []bool, err error) {
+func ReadPartial(path string, nodes *multiplex.Nodes, opt ReadOptions) (y []float64, d int, have []bool, err error) {
 	var rows [][]float64
 	var ids []string
 	if IsNPY(path) {
@@ -155,25 +185,33 @@ func ReadPartial(path, idsPath string, nodes *multiplex.Nodes) (y []float64, d i
 		for i := range n {
 			rows = append(rows, v[i*d:(i+1)*d])
 		}
+		idsPath := opt.IDs
 		if idsPath == "" {
 			if p := IDsPath(path); fileExists(p) {
 				idsPath = p
 			}
 		}
-		if idsPath != "" {
+		switch {
+		case opt.NodeOrder && idsPath != "":
+			return nil, 0, nil, fmt.Errorf("%s: its rows are named by the ids file %s, not taken in node order", path, idsPath)
+		case opt.NodeOrder && n != nodes.Len():
+			return nil, 0, nil, fmt.Errorf("%s: %d rows for %d nodes: rows in node order need one per node", path, n, nodes.Len())
+		case opt.NodeOrder:
+			ids = nodes.IDs()
+		case idsPath == "":
+			return nil, 0, nil, &MissingIDsError{Path: path, IDs: IDsPath(path), Rows: n, Nodes: nodes.Len()}
+		default:
 			if ids, err = ReadIDs(idsPath); err != nil {
 				return nil, 0, nil, err
 			}
 			if len(ids) != n {
 				return nil, 0, nil, fmt.Errorf("%s: %d ids for the %d rows of %s", idsPath, len(ids), n, path)
 			}
-		} else {
-			if n != nodes.Len() {
-				return nil, 0, nil, fmt.Errorf("%s: %d rows but the data set has %d nodes, and there is no ids file", path, n, nodes.Len())
-			}
-			ids = nodes.IDs()
 		}
 	} else {
+		if opt.NodeOrder {
+			return nil, 0, nil, fmt.Errorf("%s: word2vec text names its rows, which are not taken in node order (that is for a .npy without ids)", path)
+		}
 		if ids, rows, err = ReadWord2Vec(path); err != nil {
 			return nil, 0, nil, err
 		}
@@ -220,7 +258,7 @@ func ReadVectors(path, idsPath string) (ids []string, y []float64, d int, err er
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", idsPath, err)
 	}
-	y, d, err = Read(path, idsPath, nodes)
+	y, d, err = Read(path, nodes, ReadOptions{IDs: idsPath})
 	return nodes.IDs(), y, d, err
 }
 

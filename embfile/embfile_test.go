@@ -2,6 +2,8 @@ package embfile_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,7 +115,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("%s: ids file %q, %v", tc.name, got, err)
 			}
 		}
-		x, d, err := embfile.Read(p, idsPath, nodes)
+		x, d, err := embfile.Read(p, nodes, embfile.ReadOptions{IDs: idsPath})
 		if err != nil || d != 3 || !slices.Equal(float32s(x), want) {
 			t.Errorf("%s: Read = %v, %d, %v; want %v", tc.name, x, d, err, want)
 		}
@@ -179,7 +181,7 @@ func TestReadErrors(t *testing.T) {
 		{"1-D", npyOf("flat.npy", []int{2}, []float32{1, 2}), "", "flat.npy: shape [2], want a 2-D n×d array"},
 		{"codes", write("codes.npy", codes.Bytes()), "", "codes.npy: dtype |u1, want a float embedding"},
 		{"empty", npyOf("empty.npy", []int{0, 2}, nil), "", "empty.npy: shape [0 2]: an embedding needs rows and columns"},
-		{"no ids, rows", npyOf("three.npy", []int{3, 1}, []float32{1, 2, 3}), "", "three.npy: 3 rows but the data set has 2 nodes, and there is no ids file"},
+		{"no ids, rows", npyOf("three.npy", []int{3, 1}, []float32{1, 2, 3}), "", "three.npy: no ids file " + filepath.Join(dir, "three.ids.txt") + " to name the node of each of its 3 rows (and 3 rows for 2 nodes cannot be the nodes in order)"},
 		{"ids count", npyOf("two.npy", []int{2, 1}, []float32{1, 2}), write("one.txt", []byte("a\n")), "one.txt: 1 ids for the 2 rows of"},
 		{"missing node", npyOf("ac.npy", []int{2, 1}, []float32{1, 2}), write("ac.txt", []byte("a\nc\n")), `ac.npy: no row for node "b" (and maybe others)`},
 		{"w2v empty", write("empty.txt", nil), "", "empty.txt: empty file"},
@@ -189,7 +191,7 @@ func TestReadErrors(t *testing.T) {
 		{"w2v number", write("number.txt", []byte("1 1\na x\n")), "", `number.txt:2: field 2: "x" is not a number`},
 		{"w2v count", write("count.txt", []byte("3 1\na 1\nb 2\n")), "", "count.txt: header says 3 vectors, file has 2"},
 	} {
-		_, _, err := embfile.Read(tc.path, tc.ids, nodes)
+		_, _, err := embfile.Read(tc.path, nodes, embfile.ReadOptions{IDs: tc.ids})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
@@ -236,5 +238,67 @@ func TestReadWord2Vec(t *testing.T) {
 		case err != nil && len(err.Error()) > 300:
 			t.Errorf("%s: a %d-byte error", tc.name, len(err.Error()))
 		}
+	}
+}
+
+// TestReadNodeOrder: a .npy embedding without its ids file is refused,
+// naming the file it lacks, unless the caller says its rows are the
+// nodes in order, which needs one row per node and no ids file.
+func TestReadNodeOrder(t *testing.T) {
+	dir := t.TempDir()
+	nodes, err := multiplex.NodesOf([]string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	npyOf := func(name string, rows int) string {
+		var b bytes.Buffer
+		data := make([]float32, rows)
+		for i := range data {
+			data[i] = float32(i + 1)
+		}
+		if err := npy.WriteFloat32(&b, []int{rows, 1}, data); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	two, three := npyOf("two.npy", 2), npyOf("three.npy", 3)
+	named := filepath.Join(dir, "named.npy")
+	if err := embfile.WriteNPY(named, "", []string{"b", "a"}, mat.NewDense(2, 1, []float64{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	w2v := filepath.Join(dir, "e.txt")
+	if err := embfile.WriteWord2Vec(w2v, []string{"b", "a"}, mat.NewDense(2, 1, []float64{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		opt  embfile.ReadOptions
+		want string // the rows of a and b, or the error
+	}{
+		{"no ids", two, embfile.ReadOptions{}, two + ": no ids file " + filepath.Join(dir, "two.ids.txt") + " to name the node of each of its 2 rows"},
+		{"node order", two, embfile.ReadOptions{NodeOrder: true}, "[1 2]"},
+		{"ids beside", named, embfile.ReadOptions{}, "[2 1]"},
+		{"node order, ids beside", named, embfile.ReadOptions{NodeOrder: true}, named + ": its rows are named by the ids file " + filepath.Join(dir, "named.ids.txt") + ", not taken in node order"},
+		{"node order, ids given", two, embfile.ReadOptions{IDs: filepath.Join(dir, "named.ids.txt"), NodeOrder: true}, two + ": its rows are named by the ids file " + filepath.Join(dir, "named.ids.txt")},
+		{"node order, other rows", three, embfile.ReadOptions{NodeOrder: true}, three + ": 3 rows for 2 nodes: rows in node order need one per node"},
+		{"node order, word2vec", w2v, embfile.ReadOptions{NodeOrder: true}, w2v + ": word2vec text names its rows"},
+	} {
+		y, _, err := embfile.Read(tc.path, nodes, tc.opt)
+		got := fmt.Sprint(y)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+	_, _, err = embfile.Read(two, nodes, embfile.ReadOptions{})
+	if me := (*embfile.MissingIDsError)(nil); !errors.As(err, &me) || me.IDs != filepath.Join(dir, "two.ids.txt") || me.Rows != 2 || me.Nodes != 2 {
+		t.Errorf("err = %#v, want a *MissingIDsError", err)
 	}
 }

@@ -43,7 +43,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	x, d, err := embfile.Read(npyPath, "", nodes)
+	x, d, err := embfile.Read(npyPath, nodes, embfile.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

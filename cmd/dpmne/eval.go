@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 func newEvalCmd(g *globals) *cobra.Command {
-	var data, emb, ids, tasks, labels string
+	var data, emb, ids, idsOrder, tasks, labels string
 	var ratio float64
 	var repeats int
 	var seed uint64
@@ -24,10 +25,11 @@ func newEvalCmd(g *globals) *cobra.Command {
 		Use:   "eval --data D --emb E.npy",
 		Short: "Evaluate an embedding from any tool on a labelled data set",
 		Long: `eval reads an embedding — float .npy (n×d) with its ids one per line beside
-it (E.ids.txt, or --ids; without one, rows are the data set's nodes in order),
-or word2vec text ("n d" header, then "id v1 … vd") — matches its ids to the
-data set's nodes (the classes are its labels, or those of --labels FILE, lines
-"<id> <class>"), and runs the paper's node classification protocol: L2
+it (E.ids.txt, or --ids; without one it is refused, unless --ids-order nodes
+says that its rows are the data set's nodes in order), or word2vec text ("n
+d" header, then "id v1 … vd") — matches its ids to the data set's nodes (the
+classes are its labels, or those of --labels FILE, lines "<id> <class>"),
+and runs the paper's node classification protocol: L2
 logistic regression on standardised features, C chosen by 5-fold CV on the
 training part from {0.01, 0.1, 1, 10, 100}, --repeats random splits with
 --train-ratio of the labelled nodes for training; micro- and macro-F1 as
@@ -56,6 +58,10 @@ nodes are left out of every score (stderr says how many).`,
 				}
 				doTask[t] = true
 			}
+			opt, err := embOptions(emb, ids, idsOrder)
+			if err != nil {
+				return err
+			}
 			net, err := g.loadLabelled(cmd.Context(), data, labels)
 			if err != nil {
 				return err
@@ -63,9 +69,9 @@ nodes are left out of every score (stderr says how many).`,
 			if net.Labels == nil {
 				return noLabels(net, "to evaluate against")
 			}
-			x, d, have, err := embfile.ReadPartial(emb, ids, net.Nodes)
+			x, d, have, err := embfile.ReadPartial(emb, net.Nodes, opt)
 			if err != nil {
-				return err
+				return embError(err)
 			}
 			// Nodes without a row: an error, or with --allow-missing left
 			// out of both tasks (as unlabelled).
@@ -157,7 +163,8 @@ nodes are left out of every score (stderr says how many).`,
 	f.StringVar(&data, "data", "", "labelled data set: a name, an edge list, a manifest or a directory, or synthetic")
 	f.StringVar(&labels, "labels", "", labelsUsage)
 	f.StringVar(&emb, "emb", "", "embedding: .npy (with ids beside it) or word2vec text")
-	f.StringVar(&ids, "ids", "", "ids file for a .npy embedding (default: E.ids.txt when present)")
+	f.StringVar(&ids, "ids", "", "ids file for a .npy embedding (default: E.ids.txt)")
+	f.StringVar(&idsOrder, "ids-order", "file", idsOrderUsage)
 	f.StringVar(&tasks, "task", "classify", "tasks, comma-separated: classify, cluster")
 	f.Float64Var(&ratio, "train-ratio", 0.5, "fraction of labelled nodes used for training")
 	f.IntVar(&repeats, "repeats", 10, "random splits")
@@ -166,4 +173,48 @@ nodes are left out of every score (stderr says how many).`,
 	f.BoolVar(&stratified, "stratified", false, "stratify the splits by class (small data sets)")
 	f.BoolVar(&allowMissing, "allow-missing", false, "leave out the nodes the embedding has no row for (by default an error)")
 	return cmd
+}
+
+// idsOrderUsage is the --ids-order flag's help (eval, plot).
+const idsOrderUsage = "how a .npy embedding's rows are matched to the nodes: file (by its ids file, --ids or E.ids.txt) or nodes (the rows are the data set's nodes in order, one per node, and there is no ids file)"
+
+// embOptions returns how eval and plot read the embedding emb: its rows
+// named by --ids or the ids file beside it, or with --ids-order nodes
+// taken as the data set's nodes in order, which only a .npy without an
+// ids file may be.
+func embOptions(emb, ids, order string) (embfile.ReadOptions, error) {
+	switch order {
+	case "file":
+		return embfile.ReadOptions{IDs: ids}, nil
+	case "nodes":
+		switch p := embfile.IDsPath(emb); {
+		case ids != "":
+			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes takes the rows in node order, and --ids %s names them: give one of the two", ids)
+		case !embfile.IsNPY(emb):
+			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes: %s is word2vec text, whose lines name their nodes; the flag is for a .npy without an ids file", emb)
+		case fileExists(p):
+			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes: %s has its ids file %s beside it, which names its rows: drop --ids-order nodes", emb, p)
+		}
+		return embfile.ReadOptions{NodeOrder: true}, nil
+	}
+	return embfile.ReadOptions{}, fmt.Errorf("--ids-order %q: want file (the rows named by the ids file) or nodes (the rows are the data set's nodes in order)", order)
+}
+
+// embError adds to the error of a .npy embedding without its ids file
+// the flags that say which node each row is.
+func embError(err error) error {
+	var me *embfile.MissingIDsError
+	switch {
+	case !errors.As(err, &me):
+		return err
+	case me.Rows == me.Nodes:
+		return fmt.Errorf("%w: give --ids FILE, or --ids-order nodes if the rows are the data set's %d nodes in order", err, me.Nodes)
+	}
+	return fmt.Errorf("%w: give --ids FILE (--ids-order nodes, the rows in node order, needs one row per node)", err)
+}
+
+// fileExists reports whether p names a file (or anything Stat finds).
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -9,14 +9,14 @@
 //	dpmne train --data D [--out emb.npy [--format npy|w2v] [--ids F]] [--model M]
 //	    [--method M] [--pdr P] [--checkpoint DIR [--resume]] [--max-memory B] [model flags]
 //	dpmne demo [--nodes N --repeats R] [model flags]
-//	dpmne eval --data D [--labels F] --emb E.npy|E.txt [--ids F] [--task classify,cluster] [--json]
+//	dpmne eval --data D [--labels F] --emb E.npy|E.txt [--ids F | --ids-order nodes] [--task classify,cluster] [--json]
 //	dpmne experiment table2|table3|table4|table5|linkpred|pdr|dim|views|suite
 //	    --data D,… [--labels F,…] --out DIR [--methods M,…] [--values V,…] [--repeats R] [model flags]
 //	dpmne tune --data D [--labels F] [--pdr P] [--grid FLAG=V1,V2 …] [--stage FLAG=V1,V2 …] [model flags]
 //	dpmne binarize (--model M | --emb E) [--method sign|itq] [--out codes.bin] [--npy codes.npy]
 //	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
-//	dpmne plot --emb E --data D --out map.png [--points N]
+//	dpmne plot --emb E [--ids F | --ids-order nodes] --data D --out map.png [--points N]
 //	dpmne embed --model M --data D --out E [--format npy|w2v]
 //	dpmne version
 //

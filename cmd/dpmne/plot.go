@@ -12,7 +12,7 @@ import (
 )
 
 func newPlotCmd(g *globals) *cobra.Command {
-	var data, emb, ids, out string
+	var data, emb, ids, idsOrder, out string
 	var points int
 	var seed uint64
 	cmd := &cobra.Command{
@@ -31,13 +31,17 @@ found. PCA, not t-SNE or UMAP: no maintained Go package offers either.`,
 			if err := checkWritable(out); err != nil {
 				return fmt.Errorf("--out: %w", err)
 			}
+			opt, err := embOptions(emb, ids, idsOrder)
+			if err != nil {
+				return err
+			}
 			net, err := g.loadNetwork(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
-			y, d, err := embfile.Read(emb, ids, net.Nodes)
+			y, d, err := embfile.Read(emb, net.Nodes, opt)
 			if err != nil {
-				return err
+				return embError(err)
 			}
 			class := make([]int, net.N())
 			var names []string
@@ -60,6 +64,7 @@ found. PCA, not t-SNE or UMAP: no maintained Go package offers either.`,
 	f.StringVar(&data, "data", "", "the data set the embedding is of (its classes colour the points)")
 	f.StringVar(&emb, "emb", "", "embedding file: .npy (with its ids file) or word2vec text")
 	f.StringVar(&ids, "ids", "", "ids file of a .npy embedding (default: its path with .ids.txt)")
+	f.StringVar(&idsOrder, "ids-order", "file", idsOrderUsage)
 	f.StringVar(&out, "out", "", "the PNG to write")
 	f.IntVar(&points, "points", 20000, "at most this many nodes drawn (0: all)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the sample of nodes drawn")
