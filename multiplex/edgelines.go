@@ -87,7 +87,10 @@ func sniffLines(path string, lr *lineReader) (EdgeLines, error) {
 // or ok false for a blank, comment or header line. Errors name the file
 // and the field, and quote the line.
 func (e EdgeLines) ParseLine(line string) (layer, u, v string, w float64, ok bool, err error) {
-	fs, text := lineFields(line, e.Commas)
+	fs, text, err := lineFields(line, e.Commas)
+	if err != nil {
+		return "", "", "", 0, false, &InputError{File: e.File, Msg: fmt.Sprintf("line %q: ", strings.TrimSpace(line)) + csvMessage(err)}
+	}
 	if !text {
 		return "", "", "", 0, false, nil
 	}
@@ -134,18 +137,19 @@ func (e EdgeLines) ParseLine(line string) (layer, u, v string, w float64, ok boo
 }
 
 // lineFields splits a line read alone (a byte-order mark, a trailing CR
-// and the spaces around commas dropped) into its fields, or reports text
-// false for a blank or comment line.
-func lineFields(line string, commas bool) (fs [][]byte, text bool) {
+// and the spaces around commas dropped; as CSV, splitCSV, with commas)
+// into its fields, or reports text false for a blank or comment line.
+func lineFields(line string, commas bool) (fs [][]byte, text bool, err error) {
 	t := bytes.TrimPrefix(bytes.TrimRight([]byte(line), "\r"), []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(t)
 	if len(trimmed) == 0 || trimmed[0] == '#' {
-		return nil, false
+		return nil, false, nil
 	}
 	if commas {
-		return splitCommas(nil, t), true
+		fs, err := splitCSV(nil, t)
+		return fs, err == nil, err
 	}
-	return splitFields(nil, t), true
+	return splitFields(nil, t), true, nil
 }
 
 // SortViewNames sorts names as the loaders order a network's views:

@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func TestEdgeLinesMatchLoad(t *testing.T) {
 }
 
 // TestParseLineErrors: a bad line's error names the file and the field
-// and quotes the line.
+// and quotes the line; a CSV line is read as encoding/csv reads it.
 func TestParseLineErrors(t *testing.T) {
 	e := EdgeLines{File: "f.txt", View: "f"}
 	for _, tc := range []struct{ line, want string }{
@@ -109,6 +110,27 @@ func TestParseLineErrors(t *testing.T) {
 		_, _, _, _, _, err := e.ParseLine(tc.line)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("ParseLine(%q): %v, want an error starting %q", tc.line, err, tc.want)
+		}
+	}
+	// CSV: quoted fields as encoding/csv reads them.
+	c := EdgeLines{File: "f.csv", View: "f", Commas: true, Header: []string{"source", "target"}}
+	for _, tc := range []struct{ line, want string }{
+		{`"source","target"`, "skipped"},
+		{`"a,b", c ,2`, "f a,b c 2"},
+		{`"a""x",b`, `f a"x b 1`},
+		{`"a,b`, `f.csv: line "\"a,b": byte 5: extraneous or missing " in quoted-field: want comma-separated fields`},
+		{`"a b",c`, `f.csv: field 1: line "\"a b\",c": "a b": want a field without spaces or tabs`},
+	} {
+		layer, u, v, w, ok, err := c.ParseLine(tc.line)
+		got := fmt.Sprint(layer, " ", u, " ", v, " ", w)
+		switch {
+		case err != nil:
+			got = err.Error()
+		case !ok:
+			got = "skipped"
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("ParseLine(%q) = %s, want %s", tc.line, got, tc.want)
 		}
 	}
 }

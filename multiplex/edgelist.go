@@ -21,8 +21,11 @@ import (
 //
 // Node ids and layer names are strings (UTF-8 without NUL bytes, as in
 // every text file), separated by spaces or tabs, or by commas when the
-// first line holds one (CSV without quoting: each field is then trimmed
-// of spaces and tabs, and may neither hold one nor be empty); the
+// first line holds one: CSV, each line read as encoding/csv reads a
+// record, so that a field may be in double quotes ("source","target" is
+// the header source target, "a,b" an id with a comma); each field is
+// trimmed of the spaces and tabs around it (inside its quotes, a quoted
+// one keeps them), and may neither hold one nor be empty; the
 // weight, 1 when absent, is a finite number > 0 and may be left out on
 // any line. Blank lines and comment lines (first non-blank character
 // '#') are skipped, CRLF endings and a UTF-8 byte-order mark are
@@ -369,7 +372,9 @@ func firstEdgeLines(lr *lineReader, path string) (l1, l2 heldLine, more bool, er
 		return l1, l2, false, &InputError{File: path, Msg: "no edge lines, only blank or comment lines"}
 	}
 	if slices.ContainsFunc(lr.fields, func(f []byte) bool { return bytes.IndexByte(f, ',') >= 0 }) {
-		lr.useCommas()
+		if err := lr.useCommas(); err != nil {
+			return l1, l2, false, err
+		}
 	}
 	l1 = lr.hold()
 	if more = lr.next(); more {

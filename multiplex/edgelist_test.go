@@ -85,6 +85,13 @@ func TestEdgeList(t *testing.T) {
 			[]string{"1:1-6:1", "1:1-8:1", "2:1-6:1", "3:6-8:1"}, []int{3, 2, 2}},
 		{"all numbers: weights", "n", "1 2 3\n2 3 1\n", []string{"1", "2", "3"}, []string{"n:1-2:3", "n:2-3:1"}, []int{3}},
 		{"commas", "c.csv", "source,target,weight\na, b ,2\nb,c\n", []string{"a", "b", "c"}, []string{"c:a-b:2", "c:b-c:1"}, []int{3}},
+		// CSV as encoding/csv reads it: a quoted header is a header, not
+		// an edge between "source" and "target".
+		{"quoted CSV header", "q.csv", "\"source\",\"target\"\n\"a\",\"b\"\nb,\"c\"\n", []string{"a", "b", "c"}, []string{"q:a-b:1", "q:b-c:1"}, []int{3}},
+		{"quoted CSV, layers and weights", "q.csv", "\"layer\",\"source\",\"target\",\"weight\"\n\"x\",\"a\",\"b\",\"2\"\n\"y\", \"b\",c,0.5\n",
+			[]string{"a", "b", "c"}, []string{"x:a-b:2", "y:b-c:0.5"}, []int{2, 2}},
+		{"quoted CSV ids with commas and quotes", "q.csv", "\"Smith,J\",\"O\"\"Hara\"\nb,\"Smith,J\"\n", []string{"Smith,J", `O"Hara`, "b"},
+			[]string{`q:Smith,J-O"Hara:1`, "q:Smith,J-b:1"}, []int{3}},
 		{"CRLF and a byte-order mark", "b", "\xef\xbb\xbfa b\r\nb c 2\r\n", []string{"a", "b", "c"}, []string{"b:a-b:1", "b:b-c:2"}, []int{3}},
 		{"either way round, the larger weight", "d", "a b 1\nb a 3\n", []string{"a", "b"}, []string{"d:a-b:3"}, []int{2}},
 		{"a self-loop observes its node", "l", "a b\nc c\n", []string{"a", "b", "c"}, []string{"l:a-b:1"}, []int{3}},
@@ -150,6 +157,10 @@ func TestEdgeListErrors(t *testing.T) {
 		{"NUL in an id", "a\x00 b\n", `e:1: field 1: node id "a\x00" holds a NUL byte (byte 2)`, true},
 		{"bad UTF-8 layer", "a b c\n\xff b c\n", `e:2: field 1: layer name "\xff" is not valid UTF-8 (byte 1)`, true},
 		{"empty CSV field", "a,,b\n", `e:1: field 2: "": want a field without spaces or tabs, not empty (fields are separated by commas, as on line 1)`, true},
+		{"CSV quote not closed", "a,b\n\"c,d\n", `e:2: byte 5: extraneous or missing " in quoted-field: want comma-separated fields, each in double quotes whole ("a, b", with "" for a quote in it) or not at all, and a quoted field on one line`, false},
+		{"CSV quote not closed on the first line", "\"a,b\nc,d\n", `e:1: byte 5: extraneous or missing " in quoted-field`, false},
+		{"CSV bare quote", "a,b\nc\"d,e\n", `e:2: byte 2: bare " in non-quoted-field`, false},
+		{"CSV quoted id with a space", "\"a b\",c\n", `e:1: field 1: "a b": want a field without spaces or tabs, not empty`, true},
 		{"gzip of nothing", gz(t, ""), "e: file is empty (a gzip stream of no bytes)", false},
 		{"gzip truncated", gz(t, "a b\nb c\n")[:20], "e:3: gzip stream truncated", false},
 		{"gzip corrupt", string(corrupt), "e:3: gzip stream corrupt: gzip: invalid checksum", false},
@@ -383,6 +394,8 @@ var edgeListSeeds = []string{
 	"layer src dst\n1 2 3\n",
 	"u v\nv w\n",
 	"a,b\nb,,c\n",
+	"\"source\",\"target\"\n\"a\",\"b\"\n",
+	"\"a,b\",c,2\n\"c\"\",d\n",
 	"from_user to_user strength\nann bob x\n",
 	"\xef\xbb\xbfa b\r\n# c\r\n",
 }

@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -66,7 +67,7 @@ const (
 
 // lineReader reads a text file line by line, tolerating CRLF and a missing
 // final newline, skipping blank lines and lines starting with '#' when
-// comments is set, and splitting fields on spaces and tabs (or on commas,
+// comments is set, and splitting fields on spaces and tabs (or as CSV,
 // after useCommas). It stops,
 // with an error wrapping ctx's, once ctx is done.
 type lineReader struct {
@@ -77,23 +78,46 @@ type lineReader struct {
 	comments bool
 	fields   [][]byte
 	unread   int   // bytes read since ctx was last looked at
-	done     error // set when ctx stopped the reading
+	done     error // why the reading stopped early: ctx, or a line that is not CSV
 	scanned  int   // lines scanned, blank and comment lines included
 	commas   bool  // fields are separated by commas (useCommas)
 }
 
-// useCommas makes the reader split fields on commas, from the current
-// line on: each field is what lies between two commas, without the
-// spaces and tabs around it, and may be empty. No quoting: a field
-// cannot hold a comma.
-func (lr *lineReader) useCommas() {
+// useCommas makes the reader split each line as comma-separated values,
+// from the current line on (splitCSV): each field is what lies between
+// two commas, without the spaces and tabs around it, and may be empty,
+// or a field in double quotes, which may hold commas. The error is that
+// of the current line, when it is not CSV.
+func (lr *lineReader) useCommas() error {
 	lr.commas = true
-	if len(lr.fields) > 0 {
-		first, last := lr.fields[0], lr.fields[len(lr.fields)-1]
-		// The fields lie in one line of the scanner's buffer, in order.
-		line := first[:cap(first)-cap(last)+len(last)]
-		lr.fields = splitCommas(lr.fields[:0], line)
+	if len(lr.fields) == 0 {
+		return nil
 	}
+	first, last := lr.fields[0], lr.fields[len(lr.fields)-1]
+	// The fields lie in one line of the scanner's buffer, in order.
+	line := first[:cap(first)-cap(last)+len(last)]
+	fs, err := splitCSV(nil, line)
+	if err != nil {
+		return lr.csvError(err)
+	}
+	lr.fields = fs
+	return nil
+}
+
+// csvError returns splitCSV's error at the current line.
+func (lr *lineReader) csvError(err error) error {
+	return &InputError{File: lr.file, Line: lr.line, Msg: csvMessage(err)}
+}
+
+// csvMessage says what is wrong with a line that splitCSV refuses, and
+// what CSV it reads.
+func csvMessage(err error) string {
+	what := err.Error()
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		what = fmt.Sprintf("byte %d: %v", pe.Column, pe.Err)
+	}
+	return what + `: want comma-separated fields, each in double quotes whole ("a, b", with "" for a quote in it) or not at all, and a quoted field on one line`
 }
 
 func newLineReader(ctx context.Context, file string, r io.Reader, comments bool) *lineReader {
@@ -129,7 +153,12 @@ func (lr *lineReader) next() bool {
 			continue
 		}
 		if lr.commas {
-			lr.fields = splitCommas(lr.fields[:0], t)
+			fs, err := splitCSV(lr.fields[:0], t)
+			if err != nil {
+				lr.done = lr.csvError(err)
+				return false
+			}
+			lr.fields = fs
 		} else {
 			lr.fields = splitFields(lr.fields[:0], t)
 		}
@@ -284,6 +313,38 @@ func splitCommas(dst [][]byte, s []byte) [][]byte {
 		dst = append(dst, bytes.Trim(s[:i], " \t"))
 		s = s[i+1:]
 	}
+}
+
+// splitCSV appends to dst the fields of s, one line of comma-separated
+// values: as splitCommas does for a line without a double quote, else as
+// encoding/csv reads it (RFC 4180: a field in double quotes may hold
+// commas, and "" for a quote), the line being one record. Spaces and tabs
+// before a field and after an unquoted one are dropped; a quoted field is
+// kept as it is between its quotes. The error is encoding/csv's
+// (*csv.ParseError, with the byte it is at).
+func splitCSV(dst [][]byte, s []byte) ([][]byte, error) {
+	if bytes.IndexByte(s, '"') < 0 {
+		return splitCommas(dst, s), nil
+	}
+	r := csv.NewReader(bytes.NewReader(s))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	rec, err := r.Read()
+	if err != nil {
+		return dst, err
+	}
+	if _, err := r.Read(); err != io.EOF {
+		// A line that csv reads as two records: a bare CR between them.
+		return dst, errors.New("a carriage return inside the line")
+	}
+	for k, f := range rec {
+		if _, col := r.FieldPos(k); col >= 1 && col <= len(s) && s[col-1] == '"' {
+			dst = append(dst, []byte(f))
+			continue
+		}
+		dst = append(dst, bytes.TrimRight([]byte(f), " \t"))
+	}
+	return dst, nil
 }
 
 // splitFields appends to dst the fields of s separated by spaces and

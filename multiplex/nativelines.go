@@ -51,7 +51,7 @@ type FeatureLines struct {
 // and val, or ok false for a blank or comment line. Errors name the file
 // and the field, and quote the line.
 func (f FeatureLines) ParseLine(line string, ind []int32, val []float32) (node string, _ []int32, _ []float32, ok bool, err error) {
-	fs, text := lineFields(line, false)
+	fs, text, _ := lineFields(line, false) // no error without commas
 	if !text {
 		return "", ind, val, false, nil
 	}
@@ -76,7 +76,7 @@ func (f FeatureLines) ParseLine(line string, ind []int32, val []float32) (node s
 // observed list): its first field, or ok false for a blank or comment
 // line. Errors name the file and quote the line.
 func ParseIDLine(file, line string) (id string, ok bool, err error) {
-	fs, text := lineFields(line, false)
+	fs, text, _ := lineFields(line, false) // no error without commas
 	if !text {
 		return "", false, nil
 	}
