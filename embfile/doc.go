@@ -6,11 +6,17 @@
 //     one id per line in row order; by default the .npy path with its
 //     extension replaced by .ids.txt (IDsPath: emb.npy → emb.ids.txt);
 //   - word2vec text: a header line "n d", then one line per node, its id
-//     and d numbers separated by spaces.
+//     and d numbers separated by spaces;
+//   - CSV or TSV text: a header line "id,0,1,…,d−1", then one line per
+//     node, its id (quoted as RFC 4180 quotes a field, where it must be)
+//     and d numbers separated by commas or tabs.
 //
-// A path whose extension is .npy (in any case) is read as .npy; any other
-// as word2vec text. WriteNPY and WriteWord2Vec write each file atomically
-// (package internal/atomicfile): a failed write leaves the file as it was.
+// A path whose extension is .npy (in any case) is read as .npy, .csv and
+// .tsv as CSV and TSV, any other as word2vec text; Format says which
+// format an output path takes, refusing an extension that says none.
+// WriteNPY, WriteWord2Vec and Write write each file atomically (package
+// internal/atomicfile): a failed write leaves the file as it was;
+// WriteText writes a text format to any writer (standard output).
 // Read aligns an embedding with a network's nodes; ReadVectors returns it
 // in its own row order. A .npy embedding without its ids file is refused
 // (*MissingIDsError) unless the caller says that its rows are the nodes

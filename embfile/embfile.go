@@ -3,6 +3,8 @@ package embfile
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,26 +58,108 @@ func WriteNPY(path, idsPath string, ids []string, y mat.Matrix) error {
 // each row as its id and its values, rounded to float32 and printed in
 // the shortest form that reads back as the same float32.
 func WriteWord2Vec(path string, ids []string, y mat.Matrix) error {
+	if err := checkIDs(ids, y); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteText(w, "w2v", ids, y) })
+}
+
+// Write writes y, whose rows ids names, at path in format: "npy"
+// (WriteNPY, its ids at idsPath or IDsPath(path)), or a text format,
+// "w2v", "csv" or "tsv" (WriteText; idsPath unused). Format gives the
+// format of a path.
+func Write(path, idsPath, format string, ids []string, y mat.Matrix) error {
+	if format == "npy" {
+		return WriteNPY(path, idsPath, ids, y)
+	}
+	if !IsText(format) {
+		return fmt.Errorf("embfile: format %q, want npy, w2v, csv or tsv", format)
+	}
+	if err := checkIDs(ids, y); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteText(w, format, ids, y) })
+}
+
+// IsText reports whether format is one of the text formats WriteText
+// writes, "w2v", "csv" or "tsv".
+func IsText(format string) bool {
+	return format == "w2v" || format == "csv" || format == "tsv"
+}
+
+// WriteText writes y as text to w, one line per row, its id first and its
+// values rounded to float32, printed in the shortest form that reads back
+// as the same float32: in format "w2v", word2vec text (the header "n d",
+// fields separated by spaces); in "csv" or "tsv", values separated by
+// commas or tabs after the header "id,0,1,…,d−1" (pandas.read_csv(path,
+// index_col="id") reads it), an id that holds the separator, a quote, a
+// line break or a leading space quoted as RFC 4180 (and encoding/csv)
+// quote it. w is the file, or standard output.
+func WriteText(w io.Writer, format string, ids []string, y mat.Matrix) error {
+	if err := checkIDs(ids, y); err != nil {
+		return err
+	}
 	n, d := y.Dims()
-	if len(ids) != n {
+	sep := byte(' ')
+	buf := make([]byte, 0, 16*d)
+	switch format {
+	case "w2v":
+		buf = fmt.Appendf(buf, "%d %d\n", n, d)
+	case "csv", "tsv":
+		sep = ','
+		if format == "tsv" {
+			sep = '\t'
+		}
+		buf = append(buf, "id"...)
+		for j := range d {
+			buf = append(buf, sep)
+			buf = strconv.AppendInt(buf, int64(j), 10)
+		}
+		buf = append(buf, '\n')
+	default:
+		return fmt.Errorf("embfile: text format %q, want w2v, csv or tsv", format)
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	for i := range n {
+		buf = buf[:0]
+		if sep == ' ' {
+			buf = append(buf, ids[i]...)
+		} else {
+			buf = appendField(buf, ids[i], sep)
+		}
+		for j := range d {
+			buf = append(buf, sep)
+			buf = strconv.AppendFloat(buf, float64(float32(y.At(i, j))), 'g', -1, 32)
+		}
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendField appends s to buf as a field of a line of values separated
+// by sep, in double quotes (a quote doubled) where RFC 4180 and
+// encoding/csv's Writer quote it: when it holds sep, a quote, a line
+// break, or starts with a space or a tab.
+func appendField(buf []byte, s string, sep byte) []byte {
+	if s == "" || !strings.ContainsAny(s, string(sep)+"\"\r\n") && s[0] != ' ' && s[0] != '\t' {
+		return append(buf, s...)
+	}
+	buf = append(buf, '"')
+	buf = append(buf, strings.ReplaceAll(s, `"`, `""`)...)
+	return append(buf, '"')
+}
+
+// checkIDs reports ids and y's rows that differ in number.
+func checkIDs(ids []string, y mat.Matrix) error {
+	if n, _ := y.Dims(); len(ids) != n {
 		return fmt.Errorf("embfile: %d ids for %d rows", len(ids), n)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		fmt.Fprintf(w, "%d %d\n", n, d)
-		buf := make([]byte, 0, 16*d)
-		for i := range n {
-			buf = append(buf[:0], ids[i]...)
-			for j := range d {
-				buf = append(buf, ' ')
-				buf = strconv.AppendFloat(buf, float64(float32(y.At(i, j))), 'g', -1, 32)
-			}
-			buf = append(buf, '\n')
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return nil
 }
 
 // WriteIDs writes one id per line, atomically.
@@ -210,9 +294,9 @@ func ReadPartial(path string, nodes *multiplex.Nodes, opt ReadOptions) (y []floa
 		}
 	} else {
 		if opt.NodeOrder {
-			return nil, 0, nil, fmt.Errorf("%s: word2vec text names its rows, which are not taken in node order (that is for a .npy without ids)", path)
+			return nil, 0, nil, fmt.Errorf("%s: text names its rows, which are not taken in node order (that is for a .npy without ids)", path)
 		}
-		if ids, rows, err = ReadWord2Vec(path); err != nil {
+		if ids, rows, err = readText(path); err != nil {
 			return nil, 0, nil, err
 		}
 	}
@@ -236,7 +320,7 @@ func ReadPartial(path string, nodes *multiplex.Nodes, opt ReadOptions) (y []floa
 // one row each.
 func ReadVectors(path, idsPath string) (ids []string, y []float64, d int, err error) {
 	if !IsNPY(path) {
-		wids, rows, err := ReadWord2Vec(path)
+		wids, rows, err := readText(path)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -260,6 +344,113 @@ func ReadVectors(path, idsPath string) (ids []string, y []float64, d int, err er
 	}
 	y, d, err = Read(path, nodes, ReadOptions{IDs: idsPath})
 	return nodes.IDs(), y, d, err
+}
+
+// readText reads a text embedding: CSV or TSV (ReadDelimited) for a path
+// whose extension is .csv or .tsv, else word2vec text.
+func readText(path string) ([]string, [][]float64, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return ReadDelimited(path, ',')
+	case ".tsv":
+		return ReadDelimited(path, '\t')
+	}
+	return ReadWord2Vec(path)
+}
+
+// ReadDelimited reads an embedding as values separated by sep (',' for
+// CSV, '\t' for TSV), as encoding/csv reads them: one row a line, its id
+// first and then its values, as many on every line. A first line whose
+// values are not all numbers is a header, skipped, and so is one that
+// names the columns by number (isHeader: WriteText's "id,0,1,…", or
+// pandas' ",0,1,…"). It returns the ids and the rows, at least one, in file
+// order; an id given twice is an error naming both lines.
+func ReadDelimited(path string, sep rune) ([]string, [][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+	r.Comma = sep
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	var ids []string
+	var rows [][]float64
+	seen := make(map[string]int) // id → line
+	d := -1
+	for k := 0; ; k++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, fmt.Errorf("%s:%d: byte %d: %v", path, pe.Line, pe.Column, pe.Err)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...))
+		}
+		row := make([]float64, len(rec)-1)
+		number := true
+		for j, s := range rec[1:] {
+			if row[j], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+				if k > 0 {
+					return nil, nil, bad("field %d: %q is not a number", j+2, quoteStart(s))
+				}
+				number = false
+			}
+		}
+		if k == 0 && (!number || isHeader(rec[0], row)) {
+			continue
+		}
+		if len(row) == 0 {
+			return nil, nil, bad("an id alone, want an id and its values")
+		}
+		if d < 0 {
+			d = len(row)
+		}
+		if len(row) != d {
+			return nil, nil, bad("%d fields, want an id and %d values", len(rec), d)
+		}
+		id := rec[0]
+		if prev, dup := seen[id]; dup {
+			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(id), prev)
+		}
+		seen[id] = line
+		ids = append(ids, id)
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("%s: no rows, want lines of an id and its values separated by %q", path, sep)
+	}
+	return ids, rows, nil
+}
+
+// isHeader reports whether a first line of CSV or TSV whose values are
+// numbers is a header all the same: its first field "", "id" or "node" (in
+// any case) and its values the column numbers 0, 1, … (WriteText's, and
+// pandas' DataFrame.to_csv) or 1, 2, ….
+func isHeader(first string, values []float64) bool {
+	switch strings.ToLower(strings.TrimSpace(first)) {
+	case "", "id", "node":
+	default:
+		return false
+	}
+	for _, base := range []float64{0, 1} {
+		ok := len(values) > 0
+		for j, v := range values {
+			ok = ok && v == base+float64(j)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadWord2Vec reads word2vec text: the ids and the rows, at least one,
@@ -341,27 +532,55 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// Format returns the format an embedding file at path is written in,
-// "npy" or "w2v": format where given, else by path's extension (.npy;
-// .txt, .w2v, .emb or .vec), else format. A given format that the
-// extension contradicts is an error (the flags --format and --out of
-// dpmne train, embed and dpmne-beam train).
+// Stdout is the output path that means standard output, for the text
+// formats (dpmne train --out -).
+const Stdout = "-"
+
+// Format returns the format an embedding file at path is written in:
+// "npy", "w2v", "csv" or "tsv", format where given, else by path's
+// extension: .npy; .txt, .w2v, .emb or .vec (word2vec text); .csv; .tsv.
+// A given format that the extension contradicts is an error, and so is an
+// extension of none of them without a given format, which lists them (a
+// file named emb.csv holds CSV, never a .npy). Path Stdout, standard
+// output, takes a given text format; path "" (no output) takes format.
+// The flags --format and --out of dpmne train, embed and dpmne-beam train.
 func Format(path, format string, given bool) (string, error) {
-	if format != "npy" && format != "w2v" {
-		return "", fmt.Errorf("--format %q: want npy or w2v", format)
+	switch format {
+	case "npy", "w2v", "csv", "tsv":
+	default:
+		return "", fmt.Errorf("--format %q: want npy, w2v, csv or tsv", format)
 	}
+	switch {
+	case path == "":
+		return format, nil
+	case path == Stdout && !given:
+		return "", errors.New("--out -: standard output takes a text format: give --format w2v, csv or tsv")
+	case path == Stdout && format == "npy":
+		return "", errors.New("--out - --format npy: a .npy goes with its ids file beside it, which standard output has none of: give --format w2v, csv or tsv, or a file name")
+	case path == Stdout:
+		return format, nil
+	}
+	ext := strings.ToLower(filepath.Ext(path))
 	byExt := ""
-	switch strings.ToLower(filepath.Ext(path)) {
+	switch ext {
 	case ".npy":
 		byExt = "npy"
 	case ".txt", ".w2v", ".emb", ".vec":
 		byExt = "w2v"
+	case ".csv", ".tsv":
+		byExt = ext[1:]
 	}
 	switch {
 	case given && byExt != "" && byExt != format:
 		return "", fmt.Errorf("--format %s for --out %s, whose extension means %s: drop --format, or name the file to match", format, path, byExt)
-	case given || byExt == "":
+	case given:
 		return format, nil
+	case byExt == "":
+		what := fmt.Sprintf("extension %q", filepath.Ext(path))
+		if filepath.Ext(path) == "" {
+			what = "no extension"
+		}
+		return "", fmt.Errorf("--out %s: %s, want one that says the format: .npy (float32 array, its ids beside it in .ids.txt), .txt, .w2v, .emb or .vec (word2vec text), .csv or .tsv (text, the id first); or give --format npy, w2v, csv or tsv", path, what)
 	}
 	return byExt, nil
 }

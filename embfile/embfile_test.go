@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,7 +287,7 @@ func TestReadNodeOrder(t *testing.T) {
 		{"node order, ids beside", named, embfile.ReadOptions{NodeOrder: true}, named + ": its rows are named by the ids file " + filepath.Join(dir, "named.ids.txt") + ", not taken in node order"},
 		{"node order, ids given", two, embfile.ReadOptions{IDs: filepath.Join(dir, "named.ids.txt"), NodeOrder: true}, two + ": its rows are named by the ids file " + filepath.Join(dir, "named.ids.txt")},
 		{"node order, other rows", three, embfile.ReadOptions{NodeOrder: true}, three + ": 3 rows for 2 nodes: rows in node order need one per node"},
-		{"node order, word2vec", w2v, embfile.ReadOptions{NodeOrder: true}, w2v + ": word2vec text names its rows"},
+		{"node order, word2vec", w2v, embfile.ReadOptions{NodeOrder: true}, w2v + ": text names its rows, which are not taken in node order"},
 	} {
 		y, _, err := embfile.Read(tc.path, nodes, tc.opt)
 		got := fmt.Sprint(y)
@@ -300,5 +301,120 @@ func TestReadNodeOrder(t *testing.T) {
 	_, _, err = embfile.Read(two, nodes, embfile.ReadOptions{})
 	if me := (*embfile.MissingIDsError)(nil); !errors.As(err, &me) || me.IDs != filepath.Join(dir, "two.ids.txt") || me.Rows != 2 || me.Nodes != 2 {
 		t.Errorf("err = %#v, want a *MissingIDsError", err)
+	}
+}
+
+// TestFormat: an output path's format is the one its extension says, or
+// the one given; an extension that says none is refused with the list,
+// and standard output takes a given text format.
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct {
+		path, format string
+		given        bool
+		want         string // the format, or the error
+	}{
+		{"e.npy", "npy", false, "npy"},
+		{"e.NPY", "npy", false, "npy"},
+		{"e.txt", "npy", false, "w2v"},
+		{"e.vec", "npy", false, "w2v"},
+		{"e.csv", "npy", false, "csv"},
+		{"e.tsv", "npy", false, "tsv"},
+		{"e.bin", "w2v", true, "w2v"},
+		{"e", "csv", true, "csv"},
+		{"", "npy", false, "npy"},
+		{"-", "csv", true, "csv"},
+		{"-", "w2v", true, "w2v"},
+		{"e.dat", "npy", false, `--out e.dat: extension ".dat", want one that says the format: .npy (float32 array, its ids beside it in .ids.txt), .txt, .w2v, .emb or .vec (word2vec text), .csv or .tsv (text, the id first); or give --format npy, w2v, csv or tsv`},
+		{"emb", "npy", false, "--out emb: no extension, want one that says the format: .npy"},
+		{"e.csv", "npy", true, "--format npy for --out e.csv, whose extension means csv: drop --format, or name the file to match"},
+		{"e.npy", "tsv", true, "--format tsv for --out e.npy, whose extension means npy"},
+		{"e.csv", "xml", true, `--format "xml": want npy, w2v, csv or tsv`},
+		{"-", "npy", false, "--out -: standard output takes a text format: give --format w2v, csv or tsv"},
+		{"-", "npy", true, "--out - --format npy: a .npy goes with its ids file beside it, which standard output has none of: give --format w2v, csv or tsv, or a file name"},
+	} {
+		got, err := embfile.Format(tc.path, tc.format, tc.given)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("Format(%q, %q, %v) = %s\nwant %s", tc.path, tc.format, tc.given, got, tc.want)
+		}
+	}
+}
+
+// TestWriteText: CSV and TSV hold the id first, quoted where RFC 4180
+// quotes it, after a header of the dimensions; encoding/csv, and
+// ReadDelimited, read back the same ids and float32 values.
+func TestWriteText(t *testing.T) {
+	ids := []string{"a", "b,c", `q"x`, " lead", "tab\tid"}
+	y := mat.NewDense(5, 2, []float64{1, -0.5, 0.1, 2, 3, 4, 1e-7, 5, 6, 7})
+	for _, tc := range []struct {
+		format string
+		want   string
+	}{
+		{"csv", "id,0,1\na,1,-0.5\n\"b,c\",0.1,2\n\"q\"\"x\",3,4\n\" lead\",1e-07,5\ntab\tid,6,7\n"},
+		{"tsv", "id\t0\t1\na\t1\t-0.5\nb,c\t0.1\t2\n\"q\"\"x\"\t3\t4\n\" lead\"\t1e-07\t5\n\"tab\tid\"\t6\t7\n"},
+		{"w2v", "5 2\na 1 -0.5\nb,c 0.1 2\nq\"x 3 4\n lead 1e-07 5\ntab\tid 6 7\n"},
+	} {
+		var b bytes.Buffer
+		if err := embfile.WriteText(&b, tc.format, ids, y); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%s:\n%s\nwant\n%s", tc.format, b.String(), tc.want)
+		}
+		if tc.format == "w2v" {
+			continue
+		}
+		p := filepath.Join(t.TempDir(), "e."+tc.format)
+		if err := embfile.Write(p, "", tc.format, ids, y); err != nil {
+			t.Fatal(err)
+		}
+		got, v, d, err := embfile.ReadVectors(p, "")
+		if err != nil || d != 2 || !slices.Equal(got, ids) || !slices.Equal(float32s(v), float32s(slices.Clone(y.RawMatrix().Data))) {
+			t.Errorf("%s read back: %q, %v, %d, %v", tc.format, got, v, d, err)
+		}
+	}
+	if err := embfile.WriteText(io.Discard, "npy", ids, y); err == nil {
+		t.Error("WriteText wrote npy")
+	}
+	if err := embfile.WriteText(io.Discard, "csv", ids[:2], y); err == nil || !strings.Contains(err.Error(), "2 ids for 5 rows") {
+		t.Errorf("2 ids for 5 rows: %v", err)
+	}
+}
+
+// TestReadDelimited: a header is skipped only on the first line, and every
+// error names the file and line.
+func TestReadDelimited(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, want string // want: the ids, or the error
+	}{
+		{"header", "id,x,y\na,1,2\nb,3,4\n", "[a b]"},
+		{"no header", "a,1,2\nb,3,4\n", "[a b]"},
+		{"pandas' header", ",0,1\na,1,2\n", "[a]"},
+		{"header by number", "ID,1,2\na,1,2\n", "[a]"},
+		{"a node 0 1 first", "a,0,1\nb,3,4\n", "[a b]"},
+		{"spaces", "a, 1 , 2\n", "[a]"},
+		{"a word", "id,x\na,1\nb,x\n", `:3: field 2: "x" is not a number`},
+		{"fields", "a,1,2\nb,3\n", ":2: 2 fields, want an id and 2 values"},
+		{"an id alone", "a\n", ":1: an id alone, want an id and its values"},
+		{"twice", "a,1\na,2\n", `:2: id "a" already has a vector on line 1`},
+		{"quote", "a,1\n\"b,2\n", `:2: byte 6: extraneous or missing " in quoted-field`},
+		{"header only", "id,0,1\n", `: no rows, want lines of an id and its values separated by ','`},
+		{"empty", "", `: no rows, want lines of an id and its values separated by ','`},
+	} {
+		p := filepath.Join(dir, tc.name+".csv")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids, _, err := embfile.ReadDelimited(p, ',')
+		got := fmt.Sprint(ids)
+		if err != nil {
+			got = strings.TrimPrefix(err.Error(), p)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

@@ -28,7 +28,8 @@ view with features reads a node's raw features there (of the model's
 width); a view without features, whose autoencoder reads adjacency rows
 over the nodes the model was fitted on, reads the node's edges to those
 nodes, by id. A view D lacks, or that does not observe a node, is left out
-for it. The output is as dpmne train's (--out's extension or --format).`,
+for it. The output is as dpmne train's (--out's extension or --format; --out -
+writes a text format to standard output).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
@@ -39,8 +40,13 @@ for it. The output is as dpmne train's (--out's extension or --format).`,
 			if err != nil {
 				return err
 			}
-			if err := checkWritable(out); err != nil {
-				return fmt.Errorf("--out: %w", err)
+			if out != embfile.Stdout {
+				if err := checkWritable(out); err != nil {
+					return fmt.Errorf("--out: %w", err)
+				}
+			}
+			if embfile.IsText(format) && ids != "" {
+				return fmt.Errorf("--ids names the ids file of --format npy; %s text holds its ids", format)
 			}
 			m, err := dpmne.Load(modelPath)
 			if err != nil {
@@ -58,7 +64,7 @@ for it. The output is as dpmne train's (--out's extension or --format).`,
 			if err != nil {
 				return err
 			}
-			if err := writeEmbedding(out, ids, format, net.Nodes.IDs(), y); err != nil {
+			if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, net.Nodes.IDs(), y); err != nil {
 				return err
 			}
 			n, d := y.Dims()
@@ -69,9 +75,9 @@ for it. The output is as dpmne train's (--out's extension or --format).`,
 	f := cmd.Flags()
 	f.StringVar(&modelPath, "model", "", "a model written by dpmne train --model")
 	f.StringVar(&data, "data", "", "the nodes to embed: a data set whose views are named as the model's")
-	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file, or word2vec text)")
+	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file; word2vec, CSV or TSV text), or - for standard output (a text --format)")
 	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
-	f.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
+	f.StringVar(&format, "format", "npy", formatUsage)
 	return cmd
 }
 

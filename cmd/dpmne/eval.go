@@ -191,7 +191,7 @@ func embOptions(emb, ids, order string) (embfile.ReadOptions, error) {
 		case ids != "":
 			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes takes the rows in node order, and --ids %s names them: give one of the two", ids)
 		case !embfile.IsNPY(emb):
-			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes: %s is word2vec text, whose lines name their nodes; the flag is for a .npy without an ids file", emb)
+			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes: %s is text (word2vec, CSV or TSV), whose lines name their nodes; the flag is for a .npy without an ids file", emb)
 		case fileExists(p):
 			return embfile.ReadOptions{}, fmt.Errorf("--ids-order nodes: %s has its ids file %s beside it, which names its rows: drop --ids-order nodes", emb, p)
 		}

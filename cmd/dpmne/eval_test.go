@@ -119,7 +119,7 @@ func TestEvalNPYWithoutIDs(t *testing.T) {
 			"--ids-order nodes: " + p("e.npy") + " has its ids file " + p("e.ids.txt") + " beside it, which names its rows: drop --ids-order nodes"},
 		{"node order and --ids", append(eval, "--emb", p("x.npy"), "--ids-order", "nodes", "--ids", p("e.ids.txt")),
 			"--ids-order nodes takes the rows in node order, and --ids " + p("e.ids.txt") + " names them: give one of the two"},
-		{"node order, word2vec", append(eval, "--emb", p("e.txt"), "--ids-order", "nodes"), "--ids-order nodes: " + p("e.txt") + " is word2vec text, whose lines name their nodes"},
+		{"node order, word2vec", append(eval, "--emb", p("e.txt"), "--ids-order", "nodes"), "--ids-order nodes: " + p("e.txt") + " is text (word2vec, CSV or TSV), whose lines name their nodes"},
 		{"another order", append(eval, "--emb", p("x.npy"), "--ids-order", "rows"), `--ids-order "rows": want file (the rows named by the ids file) or nodes`},
 		{"plot, no ids file", []string{"plot", "--data", p("pp.edges"), "--emb", p("x.npy"), "--out", p("map.png")}, p("x.npy") + ": no ids file " + p("x.ids.txt")},
 	} {

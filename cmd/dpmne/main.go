@@ -6,7 +6,7 @@
 //	dpmne data list
 //	dpmne data fetch <name> [--base-url URL]
 //	dpmne generate [--nodes N --classes C --views T …] --out DIR
-//	dpmne train --data D [--out emb.npy [--format npy|w2v] [--ids F]] [--model M]
+//	dpmne train --data D [--out emb.npy|- [--format npy|w2v|csv|tsv] [--ids F]] [--model M]
 //	    [--method M] [--pdr P] [--checkpoint DIR [--resume]] [--max-memory B] [model flags]
 //	dpmne demo [--nodes N --repeats R] [model flags]
 //	dpmne eval --data D [--labels F] --emb E.npy|E.txt [--ids F | --ids-order nodes] [--task classify,cluster] [--json]
@@ -17,7 +17,7 @@
 //	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
 //	dpmne plot --emb E [--ids F | --ids-order nodes] --data D --out map.png [--points N]
-//	dpmne embed --model M --data D --out E [--format npy|w2v]
+//	dpmne embed --model M --data D --out E|- [--format npy|w2v|csv|tsv]
 //	dpmne version
 //
 // Every command takes --data-dir DIR and --help, which lists its flags;
@@ -33,7 +33,8 @@
 // "<layer> <src> <dst> [weight]" lines, gzip-compressed or not), a
 // manifest.json or a directory holding one. See docs/formats.md for the
 // edge list and the native format. Embedding files (.npy with an ids
-// file, or word2vec text) are read and written by package embfile.
+// file, word2vec, CSV or TSV text) are read and written by package
+// embfile.
 //
 // # Fuzzing
 //

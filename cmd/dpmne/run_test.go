@@ -333,7 +333,7 @@ func TestTrainErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"train", "--out", "x.npy"}, "--data"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "csv"}, `--format "csv"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--format", "xml"}, `--format "xml": want npy, w2v, csv or tsv`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-reg", "l1"}, "--y-reg"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--beta", "-1"}, "--beta: Beta = -1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--proximity-norm", "max"}, "--proximity-norm"},
@@ -363,7 +363,7 @@ func TestTrainErrors(t *testing.T) {
 		// An output that cannot be written is found before the fit.
 		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--model", "/nonexistent/m.dpmne"}, "--model: cannot write"},
-		{[]string{"train", "--data", "synthetic", "--out", "testdata"}, "--out: testdata is a directory"},
+		{[]string{"train", "--data", "synthetic", "--out", "testdata", "--format", "npy"}, "--out: testdata is a directory"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.bin", "--format", "w2v", "--ids", "i.txt"}, "--ids names the ids file of --format npy"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--method", "spectral", "--checkpoint", "ck"}, "--method spectral: --checkpoint and --resume are DPMNE's"},
 	} {

@@ -307,10 +307,12 @@ func newTrainCmd(g *globals) *cobra.Command {
 		Short: "Fit DPMNE (or a baseline) and write the embedding (and optionally the model)",
 		Long: `Fit DPMNE on a data set (a name, a manifest, or "synthetic") and write the
 embedding: float32 n×d .npy in node order with the ids one per line beside it
-(--format npy), or word2vec text that gensim's
-KeyedVectors.load_word2vec_format reads (--format w2v); without --format,
---out's extension says which (.npy; .txt, .w2v, .emb or .vec), npy for any
-other. --model also saves
+(--format npy), word2vec text that gensim's
+KeyedVectors.load_word2vec_format reads (--format w2v), or CSV or TSV text,
+the id first after a header "id,0,1,…" (--format csv, tsv); without
+--format, --out's extension says which (.npy; .txt, .w2v, .emb or .vec;
+.csv; .tsv), and another extension is refused. --out - writes a text format
+(--format w2v, csv or tsv) to standard output. --model also saves
 the fitted model. Outputs are written atomically. Ctrl-C (or SIGTERM)
 stops at the end of the current iteration and writes no embedding or model:
 with --checkpoint it saves that iteration's state for --resume; a second
@@ -354,8 +356,8 @@ Go runtime's soft memory limit.`,
 				return err
 			}
 			format = inferred
-			if format == "w2v" && ids != "" {
-				return errors.New("--ids names the ids file of --format npy; word2vec text holds its ids")
+			if embfile.IsText(format) && ids != "" {
+				return fmt.Errorf("--ids names the ids file of --format npy; %s text holds its ids", format)
 			}
 			if method != "dpmne" && (checkpointDir != "" || resume) {
 				return fmt.Errorf("--method %s: --checkpoint and --resume are DPMNE's", method)
@@ -370,6 +372,9 @@ Go runtime's soft memory limit.`,
 			// A fit can take minutes: find an output that cannot be
 			// written before it, not after.
 			for _, p := range []struct{ flag, path string }{{"out", out}, {"model", modelPath}, {"ids", ids}} {
+				if p.flag == "out" && p.path == embfile.Stdout {
+					continue
+				}
 				if err := checkWritable(p.path); err != nil {
 					return fmt.Errorf("--%s: %w", p.flag, err)
 				}
@@ -419,7 +424,7 @@ Go runtime's soft memory limit.`,
 				if err != nil {
 					return err
 				}
-				if err := writeEmbedding(out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb)); err != nil {
+				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb)); err != nil {
 					return err
 				}
 				done(net.N(), d)
@@ -477,7 +482,7 @@ Go runtime's soft memory limit.`,
 				return fitErr
 			}
 			if out != "" {
-				if err := writeEmbedding(out, ids, format, m.IDs, m.Embedding()); err != nil {
+				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, m.IDs, m.Embedding()); err != nil {
 					return err
 				}
 			}
@@ -495,9 +500,9 @@ Go runtime's soft memory limit.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "data set: a name, a manifest or a directory, or synthetic")
-	f.StringVar(&out, "out", "", "embedding file to write")
+	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file; word2vec, CSV or TSV text), or - for standard output (a text --format)")
 	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
-	f.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension, .npy or .txt, .w2v, .emb, .vec; npy for any other)")
+	f.StringVar(&format, "format", "npy", formatUsage)
 	f.StringVar(&modelPath, "model", "", "also save the fitted model here")
 	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
 	f.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
@@ -516,13 +521,16 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// writeEmbedding writes y as .npy (float32) plus an ids file, or as
-// word2vec text.
-func writeEmbedding(out, idsPath, format string, ids []string, y *mat.Dense) error {
-	if format == "w2v" {
-		return embfile.WriteWord2Vec(out, ids, y)
+// formatUsage is the --format flag's help (train, embed).
+const formatUsage = "npy, w2v, csv or tsv (default: by --out's extension: .npy; .txt, .w2v, .emb or .vec; .csv; .tsv; another is refused)"
+
+// writeEmbedding writes y as .npy (float32) plus an ids file, or as text
+// in format (word2vec, CSV, TSV): to stdout for out "-".
+func writeEmbedding(stdout io.Writer, out, idsPath, format string, ids []string, y *mat.Dense) error {
+	if out == embfile.Stdout {
+		return embfile.WriteText(stdout, format, ids, y)
 	}
-	return embfile.WriteNPY(out, idsPath, ids, y)
+	return embfile.Write(out, idsPath, format, ids, y)
 }
 
 // trainLog writes the progress and log lines of a fit on w: as text, or as
@@ -644,10 +652,13 @@ func pretrainProgress(l *trainLog) func(done, total int) {
 // ids beside it in ids or the default ids file for npy) and the model.
 func written(out, ids, format, model string, n, d int) string {
 	var parts []string
+	text := map[string]string{"w2v": "word2vec text", "csv": "CSV text, the id first", "tsv": "TSV text, the id first"}[format]
 	switch {
 	case out == "":
-	case format == "w2v":
-		parts = append(parts, fmt.Sprintf("%s (%d×%d, word2vec text)", out, n, d))
+	case out == embfile.Stdout:
+		parts = append(parts, fmt.Sprintf("the embedding to standard output (%d×%d, %s)", n, d, text))
+	case text != "":
+		parts = append(parts, fmt.Sprintf("%s (%d×%d, %s)", out, n, d, text))
 	default:
 		if ids == "" {
 			ids = embfile.IDsPath(out)

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v]]
+//	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v|csv|tsv]]
 //	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
 //	    [--ingest auto|driver|pipelines] [--pdr 0]
 //	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&state, "state", "", "root of the fit's state: a local path, gs://… or s3://…")
 	fs.StringVar(&out, "out", "", "embedding file to write (none: the embedding stays in its row shards, STATE/embedding/part-S.npy)")
 	fs.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
-	fs.StringVar(&format, "format", "npy", "npy or w2v (default: by --out's extension)")
+	fs.StringVar(&format, "format", "npy", "npy, w2v, csv or tsv (default: by --out's extension: .npy; .txt, .w2v, .emb or .vec; .csv; .tsv; another is refused)")
 	fs.StringVar(&runner, "runner", "prism", "Beam runner: prism, flink, spark, dataflow or universal")
 	fs.IntVar(&shards, "shards", 2, "row shards: on a cluster, about the number of workers (docs/beam.md)")
 	fs.BoolVar(&resume, "resume", false, "continue the fit under --state from its last complete iteration")
@@ -175,6 +175,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case ingest != "auto" && ingest != "driver" && ingest != "pipelines":
 		return fmt.Errorf("--ingest %q: want auto, driver or pipelines", ingest)
 	}
+	if out == embfile.Stdout {
+		return errors.New("--out -: dpmne-beam writes the embedding to a file (its report goes to standard output); give a file name")
+	}
 	if out != "" {
 		var err error
 		if format, err = embfile.Format(out, format, given["format"]); err != nil {
@@ -220,12 +223,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote the embedding by row shard: %s/part-*.npy with part-*.ids.txt, %d pipelines, %.1fs\n", res.Parts, res.Pipelines, time.Since(start).Seconds())
 		return nil
 	}
-	if format == "w2v" {
-		err = embfile.WriteWord2Vec(out, res.IDs, res.Embedding)
-	} else {
-		err = embfile.WriteNPY(out, ids, res.IDs, res.Embedding)
-	}
-	if err != nil {
+	if err := embfile.Write(out, ids, format, res.IDs, res.Embedding); err != nil {
 		return err
 	}
 	n, d := res.Embedding.Dims()

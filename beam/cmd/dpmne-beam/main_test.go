@@ -156,6 +156,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", data, "--out", "e.npy"}, "give --state"},
 		{[]string{"train", "--data", data, "--state", dir, "--ids", "e.ids.txt"}, "need --out"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--format", "xml"}, `--format "xml"`},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "e.dat"}, `--out e.dat: extension ".dat", want one that says the format: .npy`},
+		{[]string{"train", "--data", data, "--state", dir, "--out", "-", "--format", "csv"}, "--out -: dpmne-beam writes the embedding to a file"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--log-level", "loud"}, "--log-level"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--dim", "0"}, "Dim = 0"},
 		{[]string{"train", "--data", data, "--state", dir, "--out", "e.npy", "--hidden", "200,x"}, "positive widths"},
