@@ -433,14 +433,16 @@ func TestReadCheckpointForgedHeader(t *testing.T) {
 // TestCheckpointResumeLegacyConfig: a checkpoint written before propagation
 // had a default (no Propagate field) was fitted on raw features; resuming
 // it with today's default (one step) is refused with an error naming the
-// setting, and with Propagate 0 it resumes.
+// setting, and with Propagate 0 (and without the balance, which it
+// predates) it resumes.
 func TestCheckpointResumeLegacyConfig(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
 	var buf bytes.Buffer
 	if err := cp.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	data := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); delete(c, "Propagate") })
+	// β as such a file stored it: 0, the default before the balance.
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { flatten(c); delete(c, "Propagate"); c["Beta"] = 0 })
 	old, err := ReadCheckpoint(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -451,6 +453,7 @@ func TestCheckpointResumeLegacyConfig(t *testing.T) {
 	}
 	raw := cfg
 	raw.Features.Propagate = 0
+	raw.Unbalanced = true // the checkpoint is from before the balance
 	if _, err := Fit(context.Background(), net, raw, rand.New(rand.NewPCG(1, 1)), Options{Resume: old}); err != nil {
 		t.Errorf("resume with propagation off: %v", err)
 	}

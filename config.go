@@ -62,9 +62,12 @@ type Config struct {
 	// Alpha is the consistency term's weight α (default 1; 0 drops the
 	// term, the paper's Table 4 ablation).
 	Alpha float64
-	// Beta is the proximity term's weight β; 0 (the default) means 300 on
-	// a network with features and 3000 on one without (ForNetwork).
-	// NoProximity drops the term.
+	// Beta is the proximity term's weight β; 0 (the default) means the
+	// balance's (Balanced): β from the structure the network's graphs and
+	// features each hold beyond their null models, the proximity dropped
+	// where the graphs hold none; with Unbalanced, 300 on a network with
+	// features and 3000 on one without (ForNetwork). NoProximity drops the
+	// term.
 	Beta float64
 	// Lambda is the weight λ of R(Y) (default 1e4).
 	Lambda float64
@@ -100,6 +103,11 @@ type Config struct {
 	// NoProximity drops the proximity term (β = 0; the paper's Table 4
 	// ablation; default off).
 	NoProximity bool
+	// Unbalanced leaves β, the views' weights and the features' smoothing
+	// as set, without measuring the network's sources (Measure, Balanced);
+	// the paper's (default off: where β is 0, Fit measures the network
+	// and balances the configuration by it).
+	Unbalanced bool
 	// Workers bounds the goroutines of the sparse products (default 0:
 	// GOMAXPROCS); the dense products follow GOMAXPROCS itself, so a fit's
 	// bytes depend on both (Fit).
@@ -416,7 +424,8 @@ func Paper() Config { return PaperOf(DefaultConfig()) }
 
 // PaperOf returns c with the settings of the paper's method: the
 // squared-error autoencoders of eq. 1 trained as the engine first did (Adam
-// step 1e-3, 3 pretraining epochs), raw features (Propagate 0), β = 3000,
+// step 1e-3, 3 pretraining epochs), raw features (Propagate 0), β = 3000
+// without the balance (Unbalanced),
 // equal view weights, R(Y) over every node (OrthAllNodes), and the
 // embedding as fitted (Uncentred) and unfiltered (FilterTau 0). With every
 // other setting at its default it is the paper's method with its slips
@@ -436,6 +445,7 @@ func PaperOf(c Config) Config {
 	c.Solver.OrthAllNodes = true
 	c.Uncentred = true
 	c.FilterTau = 0
+	c.Unbalanced = true
 	return c
 }
 

@@ -36,6 +36,11 @@ type Options struct {
 	// each epoch of each view, with the epochs done and their total
 	// (Config.Autoencoder.Pretrain times the views), one call at a time.
 	Pretraining func(done, total int)
+	// Measured, if set, receives the measurement of the network's sources
+	// that the configuration is balanced by (Config.Balanced), before the
+	// fit starts; it is not called where the configuration leaves nothing
+	// to the balance.
+	Measured func(Balance)
 
 	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
 	// state of the fit after every CheckpointEvery-th iteration, after the
@@ -103,6 +108,19 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		return nil, err
 	}
 	given := cfg
+	if !cfg.Unbalanced && !cfg.NoProximity && cfg.Beta == 0 {
+		b, err := Measure(ctx, net)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%w while measuring the network: %w", ErrCanceled, ctx.Err())
+			}
+			return nil, err
+		}
+		if opt.Measured != nil {
+			opt.Measured(b)
+		}
+		cfg = cfg.Balanced(b)
+	}
 	cfg = cfg.ForNetwork(net)
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package dpmne
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/internal/ritz"
@@ -43,4 +45,59 @@ func heatFilter(y, ly []float64, n, d int, tau float64) *mat.Dense {
 	a.Mul(ym.T(), lym)
 	g.Mul(ym.T(), ym)
 	return ritz.HeatFilter(&g, &a, tau)
+}
+
+// codeFilter returns the d×d right factor F = (C/c_max)^½ of the filter of
+// an embedding fitted without the proximity term, where no heat filter is
+// defined: C = Σ_s B^s·B^sᵀ is how much of the views' codes each of Y's
+// directions carries (the consistency term fits Y·B^s to H^s), and
+// ‖y_i·F‖ = ‖y_i·[B¹ … B^t]‖/√c_max, so the embedding's geometry is that
+// of the codes it reconstructs rather than of Y, whose directions R(Y)
+// makes equal whatever they carry. Eigenvalues below 10⁻⁶·c_max are
+// raised to it, so that F stays invertible (Model.Impute undoes it). It
+// returns nil when no view has a basis or C is zero.
+func codeFilter(bases []*mat.Dense, d int) *mat.Dense {
+	var sum mat.Dense
+	for _, b := range bases {
+		if b == nil {
+			continue
+		}
+		var bbt mat.Dense
+		bbt.Mul(b, b.T())
+		if sum.IsEmpty() {
+			sum.CloneFrom(&bbt)
+		} else {
+			sum.Add(&sum, &bbt)
+		}
+	}
+	if sum.IsEmpty() {
+		return nil
+	}
+	c := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			c.SetSym(i, j, (sum.At(i, j)+sum.At(j, i))/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(c, true) {
+		return nil
+	}
+	vals := eig.Values(nil)
+	top := vals[len(vals)-1]
+	if !(top > 0) {
+		return nil
+	}
+	var q mat.Dense
+	eig.VectorsTo(&q)
+	scaled := mat.DenseCopyOf(&q)
+	for j, v := range vals {
+		s := math.Sqrt(max(v/top, 1e-6))
+		for i := range d {
+			scaled.Set(i, j, scaled.At(i, j)*s)
+		}
+	}
+	var f mat.Dense
+	f.Mul(scaled, q.T())
+	return &f
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -320,5 +321,77 @@ func TestFilteredModel(t *testing.T) {
 	}
 	if !mat.EqualApprox(rec, wantR, 1e-6) {
 		t.Fatal("Impute of a filtered row differs from Impute of the unfiltered row")
+	}
+}
+
+// The codes' filter makes each row's length that of the codes it
+// reconstructs: ‖y·F‖² = ‖y·[B¹ … B^t]‖²/c_max for every y, F is symmetric,
+// and a view without a basis adds nothing.
+func TestCodeFilter(t *testing.T) {
+	const d, h = 6, 4
+	rng := rand.New(rand.NewPCG(1, 2))
+	rnd := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range r {
+			for j := range c {
+				m.Set(i, j, rng.NormFloat64())
+			}
+		}
+		return m
+	}
+	b1, b2 := rnd(d, h), rnd(d, h+2)
+	f := codeFilter([]*mat.Dense{b1, nil, b2}, d)
+	if f == nil {
+		t.Fatal("no filter")
+	}
+	var c, c2 mat.Dense
+	c.Mul(b1, b1.T())
+	c2.Mul(b2, b2.T())
+	c.Add(&c, &c2)
+	var eig mat.EigenSym
+	eig.Factorize(mat.NewSymDense(d, c.RawMatrix().Data), false)
+	cmax := slices.Max(eig.Values(nil))
+	for range 5 {
+		y := rnd(1, d)
+		var yf, yb1, yb2 mat.Dense
+		yf.Mul(y, f)
+		yb1.Mul(y, b1)
+		yb2.Mul(y, b2)
+		got := mat.Norm(&yf, 2) * mat.Norm(&yf, 2)
+		want := (mat.Norm(&yb1, 2)*mat.Norm(&yb1, 2) + mat.Norm(&yb2, 2)*mat.Norm(&yb2, 2)) / cmax
+		if math.Abs(got-want) > 1e-10*want {
+			t.Errorf("‖yF‖² = %v, want ‖yB‖²/c_max = %v", got, want)
+		}
+	}
+	if !mat.EqualApprox(f, f.T(), 1e-12) {
+		t.Error("F is not symmetric")
+	}
+	if codeFilter([]*mat.Dense{nil, mat.NewDense(d, h, nil)}, d) != nil {
+		t.Error("a filter from zero bases")
+	}
+}
+
+// The default embedding's rows have a mean squared norm of d (centred,
+// filtered, then scaled), the scale being folded into Model.Filter; a
+// model that asks for no balance keeps its rows as fitted.
+func TestEmbeddingScale(t *testing.T) {
+	net := smallNet(t, 200)
+	for _, unbalanced := range []bool{false, true} {
+		cfg := quickConfig()
+		cfg.FilterTau, cfg.Unbalanced = 2, unbalanced
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := m.Embedding()
+		n, d := emb.Dims()
+		var ms float64
+		for i := range n {
+			row := emb.RawRowView(i)
+			ms += floats.Dot(row, row) / float64(n)
+		}
+		if scaled := math.Abs(ms-float64(d)) < 1e-9*float64(d); scaled == unbalanced {
+			t.Errorf("unbalanced %v: mean squared row norm %v, d = %d", unbalanced, ms, d)
+		}
 	}
 }

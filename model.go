@@ -394,6 +394,56 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 		ly := make([]float64, sub.n*sub.d)
 		sub.lap.ApplyL(ly, yc.RawMatrix().Data, sub.d)
 		m.Filter = heatFilter(yc.RawMatrix().Data, ly, sub.n, sub.d, cfg.FilterTau)
+	} else if sub.lap == nil && cfg.FilterTau > 0 && !cfg.Unbalanced {
+		bases := make([]*mat.Dense, len(m.Views))
+		for s, v := range m.Views {
+			bases[s] = v.B
+		}
+		m.Filter = codeFilter(bases, sub.d)
+	}
+	if !cfg.Uncentred && !cfg.Unbalanced {
+		m.Filter = scaleFilter(m.Y, m.offset(), m.Filter)
 	}
 	return m
+}
+
+// scaleFilter returns the filter f (nil: the identity) times the scale s
+// that gives the embedding's rows, (y_i − ȳ)·f·s, a mean squared norm of
+// d: coordinates of about unit size, as scikit-learn's and gensim's
+// defaults expect, rather than the 1/√n that R(Y)'s YᵀY ≈ I gives them.
+// The mean is tr(fᵀ·C·f)/n with C = YᵀY − n·ȳȳᵀ, a d×d product: no n×d
+// copy is made. f is returned as it is where that mean is 0 or not finite.
+func scaleFilter(y *mat.Dense, mean []float64, f *mat.Dense) *mat.Dense {
+	n, d := y.Dims()
+	c := make([]float64, d*d)
+	gram(y.RawMatrix().Data, n, d, c)
+	for i := range d {
+		for j := range d {
+			c[i*d+j] -= float64(n) * mean[i] * mean[j]
+		}
+	}
+	cm := mat.NewDense(d, d, c)
+	var ms float64
+	if f == nil {
+		ms = mat.Trace(cm)
+	} else {
+		var cf, fcf mat.Dense
+		cf.Mul(cm, f)
+		fcf.Mul(f.T(), &cf)
+		ms = mat.Trace(&fcf)
+	}
+	ms /= float64(max(n, 1))
+	if !(ms > 0) || math.IsInf(ms, 0) {
+		return f
+	}
+	s := math.Sqrt(float64(d) / ms)
+	out := mat.NewDense(d, d, nil)
+	if f == nil {
+		for i := range d {
+			out.Set(i, i, s)
+		}
+	} else {
+		out.Scale(s, f)
+	}
+	return out
 }

@@ -64,7 +64,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 func TestEmbedClosedForm(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
-	cfg.FilterTau = 0 // TestFilteredModel checks the filtered model
+	cfg.FilterTau = 0     // TestFilteredModel checks the filtered model
+	cfg.Unbalanced = true // and TestEmbeddingScale the scaled one
 	m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -653,6 +654,9 @@ func TestLegacyConfig(t *testing.T) {
 			}
 			want := m.Config
 			want.Autoencoder.Hidden = slices.Clone(want.Autoencoder.Hidden)
+			if tc.edit != nil {
+				want.Unbalanced = true // a flat file is from before the balance
+			}
 			tc.want(&want)
 			if !reflect.DeepEqual(back.Config, want) {
 				t.Errorf("config read back\n%+v\nwant\n%+v", back.Config, want)

@@ -35,6 +35,9 @@ func decodeConfig(raw json.RawMessage) (c Config, retired []string, err error) {
 	}
 	if _, nested := keys["Autoencoder"]; nested {
 		err := json.Unmarshal(raw, &c)
+		if _, ok := keys["Unbalanced"]; !ok {
+			c.Unbalanced = true // before: no balance
+		}
 		return c, nil, err
 	}
 	var f flatConfig
@@ -159,7 +162,7 @@ func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, e
 		LambdaB:   pickf(f.LambdaB, d.LambdaB),
 		Uncentred: f.Uncentred, FilterTau: f.FilterTau,
 		ScaleNodes:    f.ScaleNodes,
-		NoAutoencoder: f.NoAutoencoder, NoProximity: f.NoProximity,
+		NoAutoencoder: f.NoAutoencoder, NoProximity: f.NoProximity, Unbalanced: true, // before: no balance
 		Workers: f.Workers,
 		Autoencoder: AutoencoderConfig{
 			Hidden: f.Hidden, Activation: f.Activation, Loss: f.Loss,

@@ -39,7 +39,8 @@ func TestFitFeatureKNN(t *testing.T) {
 // fit without it.
 func TestFitPropagateAcross(t *testing.T) {
 	fit := func(net *multiplex.Network, across int) []byte {
-		return fitBytes(t, net, func(c *Config) { c.Features.PropagateAcross = across })
+		// Unbalanced: the measurement would see the smoothed features.
+		return fitBytes(t, net, func(c *Config) { c.Features.PropagateAcross, c.Unbalanced = across, true })
 	}
 	net := smallNet(t, 300)
 	with := fit(net, 2)

@@ -257,6 +257,12 @@ func (f *fitter) newSubspace() {
 		var single []int
 		sub.free, single = smallComponentRows(f.graphs, n, d)
 		sub.setExact(single)
+	case f.lap == nil && cfg.Solver.YReg == Orth && alpha > 0:
+		// Without the proximity, a node observed in no view has nothing
+		// but R(Y) to set its row: it is left out of it and solved, as a
+		// node without edges is, to zero.
+		sub.free = f.net.Unobserved()
+		sub.setExact(sub.free)
 	}
 	f.sub = sub
 }

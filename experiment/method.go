@@ -175,6 +175,10 @@ func init() {
 	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
 		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))
+	Register(DPMNE("dpmne-unbalanced", "default off: β 300 (3000 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
+	Register(DPMNE("dpmne-stiefel-balanced", "candidate: the balance's β, views and smoothing, with Y solved on the constraint YᵀY = I (5 generalized power iterations per iteration) on the normalised Laplacian (--y-solver stiefel --y-steps 5 --laplacian normalized)", func(c *dpmne.Config) {
+		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
+	}))
 	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
 	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.Alpha = 0 }))

@@ -116,7 +116,7 @@ func TestAutoencoderStepMatchesReference(t *testing.T) {
 func testAutoencoderStep(t *testing.T, whole bool) {
 	ctx := context.Background()
 	net := testNetwork(t, 150)
-	cfg := dpmne.DefaultConfig()
+	cfg := defaultConfig()
 	cfg.Dim = 8
 	cfg.Autoencoder.Hidden = []int{10, 12}
 	cfg.Autoencoder.Pretrain = 2
@@ -302,7 +302,7 @@ func testAutoencoderStep(t *testing.T, whole bool) {
 // the others. TestAutoencoderStepMatchesReference checks the algebra.
 func TestAutoencoderAgreesWithInProcess(t *testing.T) {
 	net := testNetwork(t, 600)
-	cfg := dpmne.DefaultConfig()
+	cfg := defaultConfig()
 	cfg.Dim = 16
 	cfg.Solver.Iterations = 20
 	res, _ := beamFit(t, net, cfg, 4, Options{Seed: 1})

@@ -38,6 +38,7 @@ func ExampleFit() {
 	}
 	cfg := dpmne.DefaultConfig()
 	cfg.NoAutoencoder = true // the Beam fit's codes are the adjacency rows
+	cfg.Unbalanced = true    // the Beam fit does not measure the sources yet
 	cfg.Dim, cfg.Solver.Iterations = 8, 3
 	res, err := beamfit.Fit(ctx, root, cfg, beamfit.Options{Seed: 1})
 	if err != nil {

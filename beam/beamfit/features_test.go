@@ -76,7 +76,7 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 	}{{false, 0}, {true, 0}, {true, 1}} {
 		mixed := c.mixed
 		net := featureNetwork(t, 300, mixed)
-		cfg := dpmne.DefaultConfig()
+		cfg := defaultConfig()
 		cfg.Features.Propagate = 2
 		ctx := context.Background()
 		root := t.TempDir()
@@ -164,7 +164,7 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 func TestFeaturesAgreeWithInProcess(t *testing.T) {
 	net := featureNetwork(t, 600, true)
 	splitOff(t, net, 540, []int{2})
-	cfg := dpmne.DefaultConfig()
+	cfg := defaultConfig()
 	cfg.Dim = 16
 	cfg.Solver.Iterations = 20
 	res, root := beamFit(t, net, cfg, 3, Options{Seed: 1})

@@ -61,6 +61,11 @@ and reconstructs its features.`,
 					unobserved = append(unobserved, net.Nodes.ID(i))
 				}
 			}
+			bal, err := dpmne.Measure(cmd.Context(), net)
+			if err != nil {
+				return err
+			}
+			cfg := dpmne.DefaultConfig().Balanced(bal).ForNetwork(net)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -68,12 +73,17 @@ and reconstructs its features.`,
 					*multiplex.Summary
 					UnobservedIDs  []string                   `json:"unobserved_ids,omitempty"`
 					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
-				}{s, unobserved, recs})
+					Balance        balanceJSON                `json:"balance"`
+				}{s, unobserved, recs, balanceJSON{bal, cfg.Beta, !cfg.NoProximity, cfg.Features.Propagate, cfg.Proximity.ViewWeights}})
 			}
 			if err := printSummary(cmd.OutOrStdout(), s, unobserved); err != nil {
 				return err
 			}
-			return printReconstructions(cmd.OutOrStdout(), recs, loss)
+			if err := printReconstructions(cmd.OutOrStdout(), recs, loss); err != nil {
+				return err
+			}
+			printBalance(cmd.OutOrStdout(), net, bal, cfg)
+			return nil
 		},
 	}
 	info.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
@@ -186,6 +196,46 @@ func printSummary(w io.Writer, s *multiplex.Summary, unobserved []string) error 
 		}
 	}
 	return nil
+}
+
+// balanceJSON is data info --json's "balance": the measurement and the
+// settings the default fit takes from it.
+type balanceJSON struct {
+	dpmne.Balance
+	Beta        float64   `json:"beta"`
+	Proximity   bool      `json:"proximity"`
+	Propagate   int       `json:"propagate"`
+	ViewWeights []float64 `json:"view_weights,omitempty"`
+}
+
+// printBalance prints what Measure found in each source of net and the
+// settings cfg, the default balanced by it, takes.
+func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmne.Config) {
+	fmt.Fprintln(w, "\nstructure beyond null models (directions; the default fit weighs each source by them, --unbalanced does not):")
+	var rows [][]string
+	for s, v := range net.Views {
+		g := b.Graphs[s]
+		feat, top, null := "—", "—", "—"
+		if b.HasFeatures[s] {
+			f := b.Features[s]
+			feat, null = fmt.Sprint(f.Directions), fmt.Sprintf("%.3g", f.NullTop)
+			if len(f.Top) > 0 {
+				top = fmt.Sprintf("%.3g", f.Top[0])
+			}
+		}
+		proximity := "yes"
+		if !b.Kept[s] {
+			proximity = "no"
+		}
+		rows = append(rows, []string{v.Name, fmt.Sprint(g.Directions), fmt.Sprintf("%.3g", g.Edge), proximity, feat, top, null})
+	}
+	writeTable(w, []string{"view", "graph", "rewired edge", "in proximity", "features", "top eigenvalue", "permuted top"}, rows)
+	fmt.Fprintf(w, "\nunion of the proximity's graphs: %d directions\n", b.Union.Directions)
+	prox := fmt.Sprintf("proximity on, β %.4g", cfg.Beta)
+	if cfg.NoProximity {
+		prox = "proximity off"
+	}
+	fmt.Fprintf(w, "balance: graphs %d directions, features %d: %s, features smoothed %d time(s)\n", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate)
 }
 
 // writeTable prints an aligned plain-text table: the first column left-aligned,

@@ -156,7 +156,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.Autoencoder.Batches, "ae-batches", "train this many minibatches per iteration (0: --epochs whole epochs)")
 	f.flag(fs, &c.Autoencoder.WeightDecay, "lambda-w", "weight decay on the autoencoders")
 	f.flag(fs, &c.Alpha, "alpha", "weight α of the consistency term (0: no consistency term, the ablation)")
-	f.flag(fs, &c.Beta, "beta", "weight β of the proximity term, for a network of --scale-nodes nodes (0: 300, or 3000 on a network without features)")
+	f.flag(fs, &c.Beta, "beta", "weight β of the proximity term, for a network of --scale-nodes nodes (0: the balance's, from the structure each view's graph and features hold beyond a null model (dpmne data info shows it): 300 times the ratio of the graphs' directions to the features', 3000 where the features hold none, the term dropped where the graphs hold none; with --unbalanced, 300, or 3000 on a network without features)")
 	f.flag(fs, &c.Lambda, "lambda", "weight λ of R(Y), for a network of --scale-nodes nodes")
 	f.flag(fs, &c.ScaleNodes, "scale-nodes", "β and λ are for a network of this many nodes, scaled by nodes/this (0: as given, the paper's)")
 	f.flag(fs, &c.LambdaB, "lambda-b", "ridge on each basis B")
@@ -178,6 +178,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.Solver.Y, "y-solver", "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
 	f.flag(fs, &c.NoAutoencoder, "no-autoencoder", "ablation: identity encoders (H = X)")
 	f.flag(fs, &c.NoProximity, "no-proximity", "ablation: drop the proximity term (β = 0)")
+	f.flag(fs, &c.Unbalanced, "unbalanced", "take β (0: 300, or 3000 without features), the views' weights and --propagate as set, without measuring how much structure each view's graph and features hold beyond a null model of them, and write the rows as fitted, unscaled (the default before the balance; the paper's)")
 	f.flag(fs, &c.Workers, "workers", "goroutines for sparse products (0: all cores)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.logFormat, "log-format", "text", "progress and log lines on stderr: text, or json (one object per line, snake_case keys)")
@@ -283,6 +284,13 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		}
 	}
 	opt.Progress = progress
+	opt.Measured = func(b dpmne.Balance) {
+		for _, line := range b.Report(net) {
+			l.say("%s", line)
+		}
+		c := cfg.Balanced(b).ForNetwork(net)
+		l.say("balance: graphs %d directions, features %d: β %.4g, proximity %s, propagate %d", b.GraphDirections, b.FeatureDirections, c.Beta, onOff(!c.NoProximity), c.Features.Propagate)
+	}
 	if opt.Resume == nil && !cfg.NoAutoencoder {
 		opt.Pretraining = pretrainProgress(l)
 	}
@@ -723,3 +731,10 @@ func (e interrupted) Error() string {
 }
 
 func (e interrupted) Unwrap() error { return e.err }
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

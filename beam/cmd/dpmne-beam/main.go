@@ -101,6 +101,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("want the subcommand train")
 	}
 	cfg := dpmne.DefaultConfig()
+	// The Beam fit does not measure the network's sources yet: it fits
+	// the default as it was before the balance (dpmne train --unbalanced).
+	cfg.Unbalanced = true
 	var (
 		data, dataDir, state, out, ids, format, runner, ingest string
 		shards                                                 int

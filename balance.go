@@ -1,0 +1,239 @@
+package dpmne
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/dpmne/dpmne/multiplex"
+	"github.com/dpmne/dpmne/proximity"
+	"github.com/dpmne/dpmne/sparse"
+	"github.com/dpmne/dpmne/structure"
+)
+
+// Balance is what Measure finds in a network's sources — each view's graph
+// and each view's own features — and the weights the default fit gives
+// them (Config.Balanced).
+type Balance struct {
+	// Graphs and Features are each view's measurements, by view; a view
+	// without features of its own has a zero FeatureSignal and HasFeatures
+	// false.
+	Graphs      []structure.GraphSignal   `json:"graphs"`
+	Features    []structure.FeatureSignal `json:"features"`
+	HasFeatures []bool                    `json:"has_features"`
+	// Union is the measurement of the union of the graphs of the views
+	// Kept, the combination the proximity reads.
+	Union structure.GraphSignal `json:"union"`
+	// Kept marks the views whose graphs the proximity reads: those with
+	// directions of their own, or every view where their union holds
+	// more than the kept views' union does (views each below the
+	// detection threshold can be above it together).
+	Kept []bool `json:"kept"`
+	// GraphDirections and FeatureDirections are the two sides' counts the
+	// balance weighs: the most that Union or any view Kept holds, and the
+	// most any view's features hold.
+	GraphDirections   int `json:"graph_directions"`
+	FeatureDirections int `json:"feature_directions"`
+}
+
+// balanceSeed seeds the null copies Measure draws, so that the
+// measurement, and the configuration it resolves, is a function of the
+// network alone: dpmne data info, dpmne train and a resumed fit see the
+// same one.
+const balanceSeed = 0x5eed_ba1a
+
+// Measure measures the structure each source of net carries beyond a null
+// model of that source (package structure): each view's graph against
+// degree-preserving rewirings, each view's own features against copies
+// with their columns permuted, and the union of the graphs the proximity
+// would read. The null copies come from a generator of fixed seed.
+func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
+	rng := rand.New(rand.NewPCG(balanceSeed, 0))
+	t := len(net.Views)
+	b := Balance{Graphs: make([]structure.GraphSignal, t), Features: make([]structure.FeatureSignal, t), HasFeatures: make([]bool, t), Kept: make([]bool, t)}
+	opt := structure.Options{}
+	for s, v := range net.Views {
+		g, err := structure.Graph(ctx, v.Adj, opt, rng)
+		if err != nil {
+			return b, fmt.Errorf("measuring view %q's graph: %w", v.Name, err)
+		}
+		b.Graphs[s] = g
+		b.Kept[s] = g.Directions > 0
+		if v.Features != nil {
+			f, err := structure.Features(ctx, v.Features, v.Observed, opt, rng)
+			if err != nil {
+				return b, fmt.Errorf("measuring view %q's features: %w", v.Name, err)
+			}
+			b.Features[s], b.HasFeatures[s] = f, true
+			b.FeatureDirections = max(b.FeatureDirections, f.Directions)
+		}
+	}
+	all := make([]bool, t)
+	for s := range all {
+		all[s] = true
+	}
+	var err error
+	if b.Union, err = unionSignal(ctx, net, all, opt, rng); err != nil {
+		return b, err
+	}
+	if n := count(b.Kept); n > 0 && n < t {
+		kept, err := unionSignal(ctx, net, b.Kept, opt, rng)
+		if err != nil {
+			return b, err
+		}
+		if kept.Directions > b.Union.Directions {
+			b.Union = kept
+		} else {
+			b.Kept = all
+		}
+	} else {
+		b.Kept = all
+	}
+	if b.Union.Directions == 0 {
+		clear(b.Kept)
+	}
+	// The proximity normalises each view's graph before summing them, so
+	// it holds at least what its strongest view holds, whatever a dense
+	// view does to the plain union.
+	b.GraphDirections = b.Union.Directions
+	for s, g := range b.Graphs {
+		if b.Kept[s] {
+			b.GraphDirections = max(b.GraphDirections, g.Directions)
+		}
+	}
+	return b, nil
+}
+
+// unionSignal measures the union of the graphs of the views marked.
+func unionSignal(ctx context.Context, net *multiplex.Network, views []bool, opt structure.Options, rng *rand.Rand) (structure.GraphSignal, error) {
+	n := net.N()
+	var graphs []*sparse.CSR
+	nnz := 0
+	for s, v := range net.Views {
+		if views[s] {
+			graphs = append(graphs, v.Adj)
+			nnz += v.Adj.NNZ()
+		}
+	}
+	if len(graphs) == 1 {
+		return structure.Graph(ctx, graphs[0], opt, rng)
+	}
+	ub := sparse.NewBuilder(n, n)
+	ub.Grow(nnz)
+	for _, a := range graphs {
+		for i := range a.Rows {
+			ind, _ := a.Row(i)
+			for _, j := range ind {
+				ub.Add(i, int(j), 1)
+			}
+		}
+	}
+	u, err := ub.Build(sparse.MergeMax)
+	if err != nil {
+		return structure.GraphSignal{}, err
+	}
+	g, err := structure.Graph(ctx, u, opt, rng)
+	if err != nil {
+		return g, fmt.Errorf("measuring the views' union graph: %w", err)
+	}
+	return g, nil
+}
+
+func count(b []bool) int {
+	c := 0
+	for _, v := range b {
+		if v {
+			c++
+		}
+	}
+	return c
+}
+
+// balanceBeta is β where the graphs' and the features' directions are as
+// many: the default of a network with features before the balance.
+const balanceBeta = 300
+
+// Balanced returns c with the weights the measurement b gives the
+// network's sources, where c leaves them to it (β 0 and Unbalanced
+// false; the views' weights where they are automatic):
+//
+//   - where no source holds a direction (too small or too sparse a network
+//     to measure), c is left as it is: nothing was found to weigh;
+//   - graphs that hold no direction beyond their null get no weight: the
+//     proximity leaves out the views not Kept (fixed weights, 0 for them,
+//     the rest sharing t), and without any the proximity term is dropped
+//     and the features are read raw (Propagate 0), since smoothing along
+//     such a graph only mixes in other nodes' noise;
+//   - features that hold none, on every view, weigh as no features:
+//     c.Featureless(), the settings of a network whose views read their
+//     adjacency rows; where the views do have features of their own, Y is
+//     also solved on its constraint YᵀY = I (5 generalized power
+//     iterations per iteration, on the normalised Laplacian), whose fixed
+//     points without the codes are the graphs' smoothest directions;
+//   - otherwise β = 300 · G/F, G the union graph's directions and F the
+//     most any view's features hold, so that a network whose graphs and
+//     features hold as many directions keeps the β of the default before
+//     the balance.
+func (c Config) Balanced(b Balance) Config {
+	if c.Unbalanced || c.NoProximity || c.Beta != 0 {
+		return c
+	}
+	if b.GraphDirections == 0 && b.FeatureDirections == 0 {
+		return c // nothing measured to weigh: the default before the balance
+	}
+	autoWeights := c.Proximity.ViewWeights == nil && !c.Proximity.EqualViewWeights
+	if b.GraphDirections == 0 {
+		c.NoProximity = true
+		c.Features.Propagate = 0
+		return c
+	}
+	if t := len(b.Kept); autoWeights && count(b.Kept) < t {
+		w := make([]float64, t)
+		for s, k := range b.Kept {
+			if k {
+				w[s] = float64(t) / float64(count(b.Kept))
+			}
+		}
+		c.Proximity.ViewWeights = w
+	}
+	if b.FeatureDirections == 0 {
+		c = c.Featureless()
+		if slices.Contains(b.HasFeatures, true) {
+			// Features of their own that hold nothing: Y is the graphs'
+			// smoothest directions, solved on its constraint.
+			c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
+		}
+		return c
+	}
+	c.Beta = balanceBeta * float64(b.GraphDirections) / float64(b.FeatureDirections)
+	return c
+}
+
+// Report returns one line per source: its measured directions against
+// its null and the weight the balance gives it.
+func (b Balance) Report(net *multiplex.Network) []string {
+	var lines []string
+	for s, v := range net.Views {
+		g := b.Graphs[s]
+		line := fmt.Sprintf("view %q: graph %d directions (%s)", v.Name, g.Directions, betheLine(g))
+		if !b.Kept[s] {
+			line += ", left out of the proximity"
+		}
+		if b.HasFeatures[s] {
+			f := b.Features[s]
+			line += fmt.Sprintf("; features %d directions (of %d eigenvalues, above the permuted copies' %.3g)", f.Directions, len(f.Top), f.NullTop)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, fmt.Sprintf("union of the proximity's graphs: %d directions (%s)", b.Union.Directions, betheLine(b.Union)))
+	return slices.Clip(lines)
+}
+
+// betheLine says how a graph's directions were counted.
+func betheLine(g structure.GraphSignal) string {
+	if g.R == 0 {
+		return "too sparse to measure: mean excess degree at most 1"
+	}
+	return fmt.Sprintf("Bethe Hessian: %d eigenvalues below the rewired copies' edge %.3g", g.Negative, g.Edge)
+}

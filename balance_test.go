@@ -1,0 +1,122 @@
+package dpmne
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/dpmne/dpmne/proximity"
+	"github.com/dpmne/dpmne/structure"
+	"github.com/dpmne/dpmne/synth"
+)
+
+// The rule on given measurements: a graph side without directions drops
+// the proximity and the smoothing; a feature side without any takes the
+// featureless settings; otherwise β is 300 times the ratio of the sides'
+// directions; views without directions of their own leave the proximity
+// where the measurement says so. A configuration that sets β, asks for no
+// balance or drops the proximity is left as it is.
+func TestBalanced(t *testing.T) {
+	two := []bool{true, true}
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		b     Balance
+		check func(c Config) bool
+	}{
+		{"nothing measured", DefaultConfig(), Balance{Kept: []bool{false, false}},
+			func(c Config) bool { return c.Beta == 0 && !c.NoProximity && c.Features.Propagate == 1 }},
+		{"noise graphs", DefaultConfig(), Balance{Kept: []bool{false, false}, FeatureDirections: 4},
+			func(c Config) bool { return c.NoProximity && c.Features.Propagate == 0 }},
+		{"no features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{false, false}},
+			func(c Config) bool {
+				return c.Beta == 3000 && c.Solver.OrthAllNodes && !c.NoProximity && c.Solver.Y == "gd"
+			}},
+		{"noise features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{true, false}},
+			func(c Config) bool {
+				return c.Beta == 3000 && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized
+			}},
+		{"as many", DefaultConfig(), Balance{Kept: two, GraphDirections: 6, FeatureDirections: 6},
+			func(c Config) bool { return c.Beta == 300 && c.Features.Propagate == 1 }},
+		{"graphs ahead", DefaultConfig(), Balance{Kept: two, GraphDirections: 8, FeatureDirections: 2},
+			func(c Config) bool { return c.Beta == 1200 }},
+		{"a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, FeatureDirections: 4},
+			func(c Config) bool { return slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 0, 1.5}) }},
+		{"β set", func() Config { c := DefaultConfig(); c.Beta = 50; return c }(), Balance{Kept: []bool{false, false}},
+			func(c Config) bool { return c.Beta == 50 && !c.NoProximity && c.Features.Propagate == 1 }},
+		{"unbalanced", func() Config { c := DefaultConfig(); c.Unbalanced = true; return c }(), Balance{Kept: []bool{false, false}},
+			func(c Config) bool { return c.Beta == 0 && !c.NoProximity }},
+		{"paper", Paper(), Balance{Kept: []bool{false, false}},
+			func(c Config) bool { return c.Beta == 3000 && !c.NoProximity }},
+	} {
+		if got := c.cfg.Balanced(c.b); !c.check(got) {
+			t.Errorf("%s: β %v, proximity off %v, propagate %d, view weights %v, R(Y) over all %v", c.name, got.Beta, got.NoProximity, got.Features.Propagate, got.Proximity.ViewWeights, got.Solver.OrthAllNodes)
+		}
+	}
+}
+
+// Measure on planted networks of 2,000 nodes: where only the graphs carry
+// the classes, the features (uniform noise) hold no direction and the
+// graphs' union some; where only the features do, the graphs (Erdős–Rényi)
+// hold none and each view's features some. A pure-noise side's weight is
+// thus 0, under the 0.05 of the planted side's that the rule allows.
+func TestMeasurePlanted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures two 2,000-node networks")
+	}
+	const n, c = 2000, 4
+	for _, tc := range []struct {
+		name          string
+		cfg           synth.Config
+		graphs, feats bool
+	}{
+		{"graphs", synth.Config{Nodes: n, Classes: c, Views: 2, DegreeIn: []float64{8}, DegreeOut: []float64{2},
+			FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{1.0 / c}, Missing: []float64{0}}, true, false},
+		{"features", synth.Config{Nodes: n, Classes: c, Views: 2, DegreeIn: []float64{2}, DegreeOut: []float64{6},
+			FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{0.6}, Missing: []float64{0}}, false, true},
+	} {
+		net, err := synth.Generate(tc.cfg, rand.New(rand.NewPCG(9, 9)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Measure(context.Background(), net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (b.GraphDirections > 0) != tc.graphs || (b.FeatureDirections > 0) != tc.feats {
+			t.Errorf("%s: graphs %d directions, features %d; want graphs %v, features %v\n%v", tc.name, b.GraphDirections, b.FeatureDirections, tc.graphs, tc.feats, b.Report(net))
+		}
+		if tc.graphs && b.GraphDirections != c-1 {
+			t.Errorf("%s: %d graph directions for %d planted classes, want %d", tc.name, b.GraphDirections, c, c-1)
+		}
+		got := DefaultConfig().Balanced(b)
+		if tc.feats && !got.NoProximity {
+			t.Errorf("%s: the noise graphs keep the proximity (β %v)", tc.name, got.Beta)
+		}
+		if tc.graphs && got.Beta != 3000 {
+			t.Errorf("%s: β %v with noise features, want the featureless 3000", tc.name, got.Beta)
+		}
+	}
+}
+
+// A feature matrix's directions never exceed structure.DefaultK, and
+// Measure is the same on a second call: its nulls come from a fixed seed.
+func TestMeasureDeterministic(t *testing.T) {
+	net, err := synth.Generate(synth.Config{Nodes: 300, Classes: 3, Views: 2, DegreeIn: []float64{6}, DegreeOut: []float64{1},
+		FeatureDims: []int{40}, FeatureNNZ: []int{6}, Signal: []float64{0.5}, Missing: []float64{0.2}}, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err1 := Measure(context.Background(), net)
+	b, err2 := Measure(context.Background(), net)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if !slices.Equal(a.Report(net), b.Report(net)) {
+		t.Errorf("two measurements differ:\n%v\n%v", a.Report(net), b.Report(net))
+	}
+	if a.FeatureDirections > structure.DefaultK {
+		t.Errorf("%d feature directions", a.FeatureDirections)
+	}
+}
