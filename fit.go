@@ -90,11 +90,16 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // means, times the heat filter: one and the same row for every such
 // node, finite, and telling nothing about it.
 //
-// If ctx is cancelled after initialisation, Fit finishes the iteration
-// under way, saves its state (Options.Checkpoint) and returns the model of
-// the last completed iteration together with an error wrapping ErrCanceled
-// and ctx.Err(). That model is a consistent state of the fit, not its
-// result: dpmne train writes no embedding from it.
+// Every phase that can run for seconds checks ctx: the measurement, each
+// autoencoder minibatch (pretraining and the iterations'), each Y step
+// and each Lanczos product. If ctx is cancelled between iterations, Fit
+// saves the last completed iteration's state (Options.Checkpoint) and
+// returns its model together with an error wrapping ErrCanceled and
+// ctx.Err(); cancelled during initialisation or inside an iteration, it
+// stops there and returns a nil model with such an error, saving nothing
+// (the last checkpoint saved stands). A model returned with ErrCanceled is
+// a consistent state of the fit, not its result: dpmne train writes no
+// embedding from it.
 //
 // Sizes that no machine could allocate (Y, the Y step's d×d matrices, a
 // basis B or an autoencoder weight matrix past 2⁴⁶ bytes) are an error
@@ -202,6 +207,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 	bStart := time.Now()
 	first, err := f.startY(rng)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w while initialising Y: %w", ErrCanceled, ctx.Err())
+		}
 		return nil, err
 	}
 	if opt.Resume == nil {
@@ -223,6 +231,11 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 			return f.final(false), fmt.Errorf("%w after %d iterations: %w", ErrCanceled, it-1, err)
 		}
 		if err := f.iterate(it); err != nil {
+			if ctx.Err() != nil {
+				// Cut short inside the iteration (a Y step, a minibatch):
+				// its state is no iteration's, and is not kept.
+				return nil, fmt.Errorf("%w during iteration %d, after %d completed (not kept: the last checkpoint saved stands): %w", ErrCanceled, it, it-1, ctx.Err())
+			}
 			return nil, err
 		}
 		if opt.Checkpoint != nil && opt.CheckpointEvery > 0 && (it%opt.CheckpointEvery == 0 || it == cfg.Solver.Iterations) {

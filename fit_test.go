@@ -145,10 +145,10 @@ func TestFitLearnsClasses(t *testing.T) {
 	}
 }
 
-// TestFitCancel: a cancelled fit finishes the iteration under way, saves
-// its state though no checkpoint was due, and returns ErrCanceled with that
-// iteration's model; resuming from the saved state gives the uninterrupted
-// fit's bytes.
+// TestFitCancel: a fit cancelled between iterations (here from Progress)
+// saves its state though no checkpoint was due, and returns ErrCanceled
+// with that iteration's model; resuming from the saved state gives the
+// uninterrupted fit's bytes.
 func TestFitCancel(t *testing.T) {
 	net := smallNet(t, 200)
 	cfg := quickConfig()
@@ -181,6 +181,60 @@ func TestFitCancel(t *testing.T) {
 	}
 	if !bytes.Equal(embBytes(full), embBytes(resumed)) {
 		t.Error("the fit resumed from the interrupt's checkpoint differs from the uninterrupted fit")
+	}
+}
+
+// countdownCtx is a context done after its Err has been asked a given
+// number of times: a cancellation that lands at a chosen check.
+type countdownCtx struct {
+	context.Context
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestFitCancelInside: a fit cancelled at any of its checks (pretraining
+// minibatches, the initial Y, Y steps, the iterations' minibatches) stops
+// there with ErrCanceled; cut short inside an iteration or before the
+// first, it returns no model and saves nothing.
+func TestFitCancelInside(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Solver.Iterations = 3
+	var checks countdownCtx
+	checks.Context, checks.left = context.Background(), 1<<30
+	if _, err := Fit(&checks, net, cfg, rand.New(rand.NewPCG(1, 1)), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	total := 1<<30 - checks.left
+	phases := map[string]bool{}
+	for k := 0; k < total; k += max(1, total/40) {
+		ctx := &countdownCtx{context.Background(), k}
+		saved := 0
+		m, err := Fit(ctx, net, cfg, rand.New(rand.NewPCG(1, 1)), Options{
+			CheckpointEvery: 100,
+			Checkpoint:      func(*Checkpoint) error { saved++; return nil },
+		})
+		if !errors.Is(err, ErrCanceled) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled at check %d of %d: err = %v, want ErrCanceled", k, total, err)
+		}
+		inside := strings.Contains(err.Error(), "during iteration") || strings.Contains(err.Error(), "pretraining") || strings.Contains(err.Error(), "initialising") || strings.Contains(err.Error(), "measuring")
+		if inside && (m != nil || saved != 0) {
+			t.Errorf("cancelled at check %d (%v): model %v, %d checkpoints saved; want none", k, err, m != nil, saved)
+		}
+		phase, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "dpmne: fit cancelled "), ":")
+		phase, _, _ = strings.Cut(phase, ",")
+		phases[strings.TrimRight(phase, "0123456789 ")] = true
+	}
+	for _, want := range []string{"during pretraining", "during iteration"} {
+		if !phases[want] {
+			t.Errorf("no cancellation %s among %v", want, phases)
+		}
 	}
 }
 

@@ -137,7 +137,9 @@ func TestOrthonormalize(t *testing.T) {
 			}
 		}
 		orig := append([]float64(nil), z...)
-		orthonormalize(z, n, k, rng)
+		if err := orthonormalize(nil, z, n, k, rng); err != nil {
+			t.Fatal(err)
+		}
 		qtq := make([]float64, k*k)
 		gemm(true, false, 1, z, n, k, z, n, k, 0, qtq)
 		for i := range k {

@@ -138,10 +138,10 @@ func (f *fitter) seedViews(rng *rand.Rand) {
 // view (at most cfg.Workers or GOMAXPROCS at once), with the targets from
 // target(s) (nil: no regression term), then refreshes the codes. rowsFor(s)
 // gives the rows to train on; the reconstruction reported is scaled to all
-// observed rows when that is a subset. Only pretraining (stoppable) stops
-// on the fit's context, and reports each view's epochs to
-// Options.Pretraining: an outer iteration runs to its end, so that a
-// cancelled fit's state is that of a completed iteration.
+// observed rows when that is a subset. Every minibatch checks the fit's
+// context: once it is done the views stop and its error is returned (an
+// iteration so cut short is not kept; see fit). Pretraining (stoppable)
+// reports each view's epochs to Options.Pretraining.
 func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
 	t, cfg := f.t, f.cfg
 	last := make([]nn.StepLoss, t)
@@ -161,12 +161,14 @@ func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []in
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			for range epochs {
-				if stoppable {
-					if errs[s] = f.ctx.Err(); errs[s] != nil {
+				if errs[s] = f.ctx.Err(); errs[s] != nil {
+					return
+				}
+				if last[s], errs[s] = f.trainers[s].EpochContext(f.ctx, f.xs[s], rows, cfg.Autoencoder.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
+					if f.ctx.Err() != nil {
+						errs[s] = f.ctx.Err()
 						return
 					}
-				}
-				if last[s], errs[s] = f.trainers[s].Epoch(f.xs[s], rows, cfg.Autoencoder.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
 					errs[s] = fmt.Errorf("view %q: %w", f.net.Views[s].Name, errs[s])
 					return
 				}

@@ -15,8 +15,10 @@ import (
 // initY sets Y to the top-d left singular vectors of M = [H¹ … H^t] by a
 // randomised SVD (Halko, Martinsson & Tropp 2011: range finder with 10 extra
 // columns and two power iterations, then the SVD of the small projection),
-// so nothing larger than n×(d+10) or (Σh)×(d+10) is formed.
-func initY(sub *subspace, rng *rand.Rand) {
+// so nothing larger than n×(d+10) or (Σh)×(d+10) is formed. It stops with
+// the error of sub's context once that is done (the orthonormalisations
+// of a large d take seconds each).
+func initY(sub *subspace, rng *rand.Rand) error {
 	n, d := sub.n, sub.d
 	k := d + 10
 	z := make([]float64, n*k)
@@ -29,7 +31,9 @@ func initY(sub *subspace, rng *rand.Rand) {
 		v.h.MulRightAdd(z, om, k)
 		wt[s] = make([]float64, v.h.Dim()*k)
 	}
-	orthonormalize(z, n, k, rng)
+	if err := orthonormalize(sub.ctx, z, n, k, rng); err != nil {
+		return err
+	}
 	for range 2 {
 		for s, v := range sub.views {
 			v.h.MulLeftT(wt[s], z, k)
@@ -38,7 +42,9 @@ func initY(sub *subspace, rng *rand.Rand) {
 		for s, v := range sub.views {
 			v.h.MulRightAdd(z, wt[s], k)
 		}
-		orthonormalize(z, n, k, rng)
+		if err := orthonormalize(sub.ctx, z, n, k, rng); err != nil {
+			return err
+		}
 	}
 	// W = Mᵀ Q (Σh × k) = U Σ Vᵀ, so M ≈ Q V Σ Uᵀ: left singular vectors Q V.
 	var rows int
@@ -62,7 +68,7 @@ func initY(sub *subspace, rng *rand.Rand) {
 		for i := range n {
 			copy(sub.y[i*d:(i+1)*d], z[i*k:i*k+d])
 		}
-		return
+		return nil
 	}
 	var vm mat.Dense
 	svd.VTo(&vm) // k×r, r = min(Σh, k): fewer than k when the codes are narrow
@@ -81,13 +87,16 @@ func initY(sub *subspace, rng *rand.Rand) {
 		}
 	}
 	if r < k {
-		orthonormalize(full, k, k, rng)
+		if err := orthonormalize(sub.ctx, full, k, k, rng); err != nil {
+			return err
+		}
 	}
 	vd := make([]float64, k*d)
 	for i := range k {
 		copy(vd[i*d:(i+1)*d], full[i*k:i*k+d])
 	}
 	gemm(false, false, 1, z, n, k, vd, k, d, 0, sub.y)
+	return nil
 }
 
 // spectralInitY sets Y to the eigenvectors of the d smallest eigenvalues of
@@ -98,8 +107,7 @@ func initY(sub *subspace, rng *rand.Rand) {
 func spectralInitY(ctx context.Context, sub *subspace, rng *rand.Rand) error {
 	n, d := sub.n, sub.d
 	if d >= n {
-		initY(sub, rng)
-		return nil
+		return initY(sub, rng)
 	}
 	c := sub.lamMax * 1.01
 	_, vecs, err := lanczos.Eigs{K: d, Tol: 1e-4}.EigsLargest(ctx, n, func(dst, x []float64) {
@@ -124,12 +132,14 @@ func spectralInitY(ctx context.Context, sub *subspace, rng *rand.Rand) error {
 // RᵀR = ZᵀZ: two k×k Gram products and triangular solves, all level-3 BLAS)
 // and falls back to modified Gram–Schmidt, applied twice for stability, when
 // a Gram matrix is not numerically positive definite (rank deficiency),
-// replacing a column that vanishes by a random one.
-func orthonormalize(z []float64, n, k int, rng *rand.Rand) {
+// replacing a column that vanishes by a random one. The fallback checks
+// ctx (nil: none) before every column and returns its error once it is
+// done: at k in the thousands it takes seconds.
+func orthonormalize(ctx context.Context, z []float64, n, k int, rng *rand.Rand) error {
 	if n >= k && choleskyQR2(z, n, k) {
-		return
+		return nil
 	}
-	gramSchmidt(z, n, k, rng)
+	return gramSchmidt(ctx, z, n, k, rng)
 }
 
 // choleskyQR2 orthonormalizes z in place by two CholeskyQR rounds
@@ -165,10 +175,14 @@ func choleskyQR2(z []float64, n, k int) bool {
 }
 
 // gramSchmidt orthonormalizes the columns of z by modified Gram–Schmidt,
-// twice; a column that vanishes is replaced by a random one.
-func gramSchmidt(z []float64, n, k int, rng *rand.Rand) {
+// twice; a column that vanishes is replaced by a random one. It stops with
+// ctx's error (nil ctx: never) before a column once ctx is done.
+func gramSchmidt(ctx context.Context, z []float64, n, k int, rng *rand.Rand) error {
 	col := make([]float64, n)
 	for c := range k {
+		if ctx != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		for attempt := 0; attempt < 10; attempt++ {
 			for i := range n {
 				col[i] = z[i*k+c]
@@ -196,6 +210,7 @@ func gramSchmidt(z []float64, n, k int, rng *rand.Rand) {
 			}
 		}
 	}
+	return nil
 }
 
 // startY sets Y, B and L·Y at the start of the fit and returns the first
@@ -220,8 +235,8 @@ func (f *fitter) startY(rng *rand.Rand) (int, error) {
 		if err := spectralInitY(f.ctx, sub, rng); err != nil {
 			return 0, err
 		}
-	} else {
-		initY(sub, rng)
+	} else if err := initY(sub, rng); err != nil {
+		return 0, err
 	}
 	if err := sub.bStep(true); err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package dpmne
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -35,6 +36,9 @@ type laplacian interface {
 // with R(Y) = ‖YᵀY − I‖² (orth) or ‖Y‖² (fro), and B^s by ridge regression
 // with its own weight λ_B.
 type subspace struct {
+	// ctx, when set, is checked before every Y step: a step at a large d
+	// takes seconds, and a cancelled fit stops between them.
+	ctx                 context.Context
 	n, d                int
 	alpha, beta, lambda float64
 	lambdaB             float64
@@ -246,6 +250,7 @@ func (f *fitter) newSubspace() {
 	cfg, n, d := f.cfg, f.net.N(), f.cfg.Dim
 	alpha, beta, lambda := f.weights()
 	sub := newSubspace(n, d, f.views, f.lap, alpha, beta, lambda, cfg.LambdaB, cfg.Solver.YReg == Orth)
+	sub.ctx = f.ctx
 	switch {
 	case f.lap != nil && cfg.Solver.Y == "stiefel":
 		// The constraint leaves out the small components, whose
@@ -265,4 +270,12 @@ func (f *fitter) newSubspace() {
 		sub.setExact(sub.free)
 	}
 	f.sub = sub
+}
+
+// canceled returns the error of s.ctx once it is done (nil without one).
+func (s *subspace) canceled() error {
+	if s.ctx == nil {
+		return nil
+	}
+	return s.ctx.Err()
 }

@@ -102,6 +102,9 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 	sm := make([]float64, d*d)
 	e := make([]float64, d*d)
 	for step := range maxSteps {
+		if err := s.canceled(); err != nil {
+			return step, err
+		}
 		f := s.gradient()
 		s.zeroExactRows()
 		// Δ = −∇f·M⁻¹ in place of the gradient; the slope ⟨∇f, Δ⟩ is

@@ -53,6 +53,9 @@ func (s *subspace) stiefelStep(maxSteps int, tol float64) (int, error) {
 	}
 	f := s.gradient()
 	for step := range maxSteps {
+		if err := s.canceled(); err != nil {
+			return step, err
+		}
 		copy(s.ysave, s.y)
 		copy(s.lysave, s.ly)
 		for {

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -788,6 +789,13 @@ func (t *Trainer) lazyAdam(b1, b2, c1, c2, lr, eps float32) {
 // naming the term and the batch (counted from 0); earlier batches' updates
 // stay applied.
 func (t *Trainer) Epoch(x *sparse.CSR, rows []int, batch int, rng *rand.Rand, target func(node int, dst []float32), alpha float32) (StepLoss, error) {
+	return t.EpochContext(context.Background(), x, rows, batch, rng, target, alpha)
+}
+
+// EpochContext is Epoch, checking ctx before every minibatch: once ctx is
+// done it stops with ctx's error, the earlier batches' updates applied, so
+// that an epoch of a wide autoencoder (seconds) can be stopped at once.
+func (t *Trainer) EpochContext(ctx context.Context, x *sparse.CSR, rows []int, batch int, rng *rand.Rand, target func(node int, dst []float32), alpha float32) (StepLoss, error) {
 	if batch <= 0 {
 		return StepLoss{}, fmt.Errorf("nn: batch size %d must be positive", batch)
 	}
@@ -820,6 +828,9 @@ func (t *Trainer) Epoch(x *sparse.CSR, rows []int, batch int, rng *rand.Rand, ta
 	var sum StepLoss
 	steps := 0
 	for lo := 0; lo < len(perm); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
 		br := perm[lo:min(len(perm), lo+batch)]
 		var tg []float32
 		if target != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -156,32 +157,52 @@ func TestInfoCoraAnyDirectory(t *testing.T) {
 // quickModel are flags for a fit small enough for tests.
 var quickModel = []string{"--dim", "8", "--hidden", "16", "--iterations", "3", "--pretrain", "1", "--quiet"}
 
-// TestTrainWarnsDim: d not below the number of nodes gets a warning on
-// stderr (RESULTS.md, "Small networks"), a smaller d given by --dim none.
-func TestTrainWarnsDim(t *testing.T) {
+// tinyModel is quickModel for testdata/tiny's 4 nodes: d below n.
+var tinyModel = []string{"--dim", "3", "--hidden", "16", "--iterations", "3", "--pretrain", "1", "--quiet"}
+
+// TestTrainRefusesDim: d not below the number of nodes is refused before
+// anything is fitted, in one line naming n and the d suggested (train,
+// demo, tune, and train --method); a smaller d is fitted. --dim 4096 on
+// 500 nodes, which ran for more than 10 minutes, fails at once.
+func TestTrainRefusesDim(t *testing.T) {
+	ring := filepath.Join(t.TempDir(), "ring.edges")
+	var b strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&b, "%d %d\n", i, (i+1)%500)
+	}
+	if err := os.WriteFile(ring, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "emb.npy")
 	for _, tc := range []struct {
-		dim  string
-		warn bool
-	}{{"8", true}, {"4", true}, {"3", false}} {
-		out := filepath.Join(t.TempDir(), "emb.npy")
-		args := []string{"train", "--data", "testdata/tiny", "--out", out}
-		for _, a := range quickModel {
-			if a != "--quiet" { // the warning is on stderr
-				args = append(args, a)
-			}
-		}
-		_, stderr, err := runCLI(t, append(args, "--dim", tc.dim)...)
-		if err != nil {
-			t.Fatalf("--dim %s: %v\n%s", tc.dim, err, stderr)
-		}
-		want := "warning: d = " + tc.dim + " is not below the 4 nodes"
-		if got := strings.Contains(stderr, want); got != tc.warn {
-			t.Errorf("--dim %s: warning %v, want %v\n%s", tc.dim, got, tc.warn, stderr)
+		args []string
+		err  string // "" for a fit
+	}{
+		{[]string{"train", "--data", "testdata/tiny", "--out", out, "--dim", "8"}, "--dim 8: want d below the 4 nodes of tiny (Y has at most n directions); try --dim 2, the largest power of two up to n/16"},
+		{[]string{"train", "--data", "testdata/tiny", "--out", out, "--dim", "4"}, "--dim 4: want d below the 4 nodes"},
+		{[]string{"train", "--data", "testdata/tiny", "--out", out, "--dim", "3"}, ""},
+		{[]string{"train", "--data", "testdata/tiny", "--out", out, "--dim", "4", "--method", "spectral"}, "--dim 4: want d below the 4 nodes"},
+		{[]string{"train", "--data", ring, "--out", out, "--dim", "4096"}, "--dim 4096: want d below the 500 nodes of ring (Y has at most n directions); try --dim 16"},
+		{[]string{"tune", "--data", "testdata/tiny", "--dim", "4"}, "--dim 4: want d below the 4 nodes"},
+		{[]string{"demo", "--nodes", "60", "--dim", "64"}, "--dim 64: want d below the 60 nodes"},
+	} {
+		start := time.Now()
+		args := append(append([]string{}, tc.args[:1]...), quickModel...)
+		args = append(args, tc.args[1:]...) // the case's --dim after quickModel's
+		_, _, err := runCLI(t, args...)
+		took := time.Since(start)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%v: err = %v, want one line with %q", tc.args, err, tc.err)
+		case tc.err != "" && took > 5*time.Second:
+			t.Errorf("%v: refused after %v, want at once", tc.args, took)
 		}
 	}
 	// The default d on a network of fewer than 16·128 nodes gets a note
 	// with the d suggested (the largest power of two up to n/16).
-	out := filepath.Join(t.TempDir(), "emb.npy")
+	out = filepath.Join(t.TempDir(), "emb.npy")
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", out, "--hidden", "16", "--iterations", "1", "--pretrain", "1")
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +248,7 @@ func TestTrainFeaturelessDefaults(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		model := filepath.Join(dir, "m.dpmne")
-		args := append([]string{"train", "--data", tc.data, "--out", filepath.Join(dir, "emb.npy"), "--model", model}, quickModel...)
+		args := append([]string{"train", "--data", tc.data, "--out", filepath.Join(dir, "emb.npy"), "--model", model}, tinyModel...)
 		if _, stderr, err := runCLI(t, append(args, tc.flags...)...); err != nil {
 			t.Fatalf("%s %v: %v\n%s", tc.data, tc.flags, err, stderr)
 		}
@@ -246,7 +267,7 @@ func TestTrainOutputs(t *testing.T) {
 	npyPath := filepath.Join(dir, "emb.npy")
 	w2vPath := filepath.Join(dir, "emb.txt")
 	modelPath := filepath.Join(dir, "m.dpmne")
-	args := append([]string{"train", "--data", "testdata/tiny", "--out", npyPath, "--model", modelPath}, quickModel...)
+	args := append([]string{"train", "--data", "testdata/tiny", "--out", npyPath, "--model", modelPath}, tinyModel...)
 	if _, stderr, err := runCLI(t, args...); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -254,8 +275,8 @@ func TestTrainOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Descr != "<f4" || len(a.Shape) != 2 || a.Shape[0] != 4 || a.Shape[1] != 8 {
-		t.Errorf("emb.npy: %s %v, want <f4 [4 8]", a.Descr, a.Shape)
+	if a.Descr != "<f4" || len(a.Shape) != 2 || a.Shape[0] != 4 || a.Shape[1] != 3 {
+		t.Errorf("emb.npy: %s %v, want <f4 [4 3]", a.Descr, a.Shape)
 	}
 	ids, _ := os.ReadFile(filepath.Join(dir, "emb.ids.txt"))
 	if string(ids) != "alice\nbob\ncarol\ndave\n" {
@@ -264,18 +285,18 @@ func TestTrainOutputs(t *testing.T) {
 	if _, err := dpmne.Load(modelPath); err != nil {
 		t.Errorf("saved model does not load: %v", err)
 	}
-	args = append([]string{"train", "--data", "testdata/tiny", "--out", w2vPath, "--format", "w2v"}, quickModel...)
+	args = append([]string{"train", "--data", "testdata/tiny", "--out", w2vPath, "--format", "w2v"}, tinyModel...)
 	if _, _, err := runCLI(t, args...); err != nil {
 		t.Fatal(err)
 	}
 	w2v, _ := os.ReadFile(w2vPath)
 	lines := strings.Split(strings.TrimSpace(string(w2v)), "\n")
-	if lines[0] != "4 8" || len(lines) != 5 || len(strings.Fields(lines[1])) != 9 || !strings.HasPrefix(lines[1], "alice ") {
+	if lines[0] != "4 3" || len(lines) != 5 || len(strings.Fields(lines[1])) != 4 || !strings.HasPrefix(lines[1], "alice ") {
 		t.Errorf("word2vec file:\n%s", w2v)
 	}
 	// Same seed, same bytes.
 	again := filepath.Join(dir, "again.npy")
-	args = append([]string{"train", "--data", "testdata/tiny", "--out", again}, quickModel...)
+	args = append([]string{"train", "--data", "testdata/tiny", "--out", again}, tinyModel...)
 	if _, _, err := runCLI(t, args...); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +427,7 @@ func trainRunner(t *testing.T, dir string, base ...string) func(out string, extr
 // re-weighings.
 func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
-	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--iterations", "3", "--quiet")
+	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
 	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0")) {
 		t.Error("--preset paper differs from its settings given as flags")
@@ -441,7 +462,7 @@ func TestTrainPreset(t *testing.T) {
 // writes the same bytes as a fit of 7 iterations in one go.
 func TestTrainResume(t *testing.T) {
 	dir := t.TempDir()
-	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--quiet")
+	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--quiet")
 	whole := run("whole.npy", "--iterations", "7")
 	ck := filepath.Join(dir, "ck")
 	run("part.npy", "--iterations", "4", "--checkpoint", ck, "--checkpoint-every", "2")
@@ -455,7 +476,7 @@ func TestTrainResume(t *testing.T) {
 	// The checkpoint is now at iteration 7: resuming with fewer iterations
 	// fits nothing and says so.
 	out := filepath.Join(dir, "fewer.npy")
-	_, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
+	_, stderr, err := runCLI(t, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +487,7 @@ func TestTrainResume(t *testing.T) {
 		t.Errorf("--resume past --iterations: the written embedding is not the checkpoint's (err %v)", err)
 	}
 	// A checkpoint refused for other settings gets no such notice.
-	_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
+	_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "2", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
 	if err == nil || !strings.Contains(err.Error(), "resume: setting Dim") || strings.Contains(stderr, "nothing was fitted") {
 		t.Errorf("--resume with another --dim: err %v, stderr\n%s", err, stderr)
 	}
@@ -474,7 +495,7 @@ func TestTrainResume(t *testing.T) {
 	// written as that seed's), past the checkpoint's iterations or not.
 	for _, iters := range []string{"9", "3"} {
 		seeded := filepath.Join(dir, "seed"+iters+".npy")
-		_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "4", "--hidden", "6", "--pretrain", "2", "--out", seeded, "--iterations", iters, "--checkpoint", ck, "--resume", "--seed", "2")
+		_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--out", seeded, "--iterations", iters, "--checkpoint", ck, "--resume", "--seed", "2")
 		if err == nil || !strings.Contains(err.Error(), "resume: the seed differs") || strings.Contains(stderr, "nothing was fitted") {
 			t.Errorf("--resume with another --seed, --iterations %s: err %v, stderr\n%s", iters, err, stderr)
 		}
@@ -924,8 +945,8 @@ func TestTrainInterrupted(t *testing.T) {
 	}
 	// With --checkpoint, before any iteration: nothing to resume from.
 	err = run(ctx, append([]string{"train", "--data", "synthetic", "--out", out, "--checkpoint", t.TempDir()}, quickModel...), &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "no iteration had completed") {
-		t.Errorf("with --checkpoint: err = %v, want it to say no iteration had completed", err)
+	if err == nil || !strings.Contains(err.Error(), "no iteration's state had been saved") {
+		t.Errorf("with --checkpoint: err = %v, want it to say no iteration's state had been saved", err)
 	}
 }
 
@@ -981,7 +1002,7 @@ func TestTrainRealValuedFeatures(t *testing.T) {
 		}
 	}
 	model := filepath.Join(dir, "m.dpmne")
-	args := append([]string{"train", "--data", dir, "--model", model}, slices.DeleteFunc(slices.Clone(quickModel), func(f string) bool { return f == "--quiet" })...)
+	args := append([]string{"train", "--data", dir, "--model", model}, slices.DeleteFunc(slices.Clone(tinyModel), func(f string) bool { return f == "--quiet" })...)
 	_, stderr, err := runCLI(t, args...)
 	if err != nil || !strings.Contains(stderr, "dpmne: view friends: real features: mse, identity output, columns scaled\n") {
 		t.Fatalf("err %v, stderr:\n%s", err, stderr)
@@ -1154,5 +1175,49 @@ func TestTrainSupervised(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "mve reads the labels of 3 nodes") {
 		t.Errorf("stderr lacks the labels line:\n%s", stderr)
+	}
+}
+
+// TestTrainStopsAtOnce: a first interrupt (the command's context
+// cancelled) during a fit at d = 1024 ends train within 2 s, whichever
+// phase it lands in: the measurement, pretraining (checked every
+// minibatch), an iteration's Y steps or autoencoder minibatches.
+func TestTrainStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits at d = 1024")
+	}
+	for _, tc := range []struct {
+		after    time.Duration
+		pretrain string
+		phase    string // a regular expression
+	}{
+		{500 * time.Millisecond, "100000", "while measuring"},
+		{3 * time.Second, "100000", "during pretraining"},
+		// The orthonormalisations of the initial Y at d = 1024 take
+		// seconds, then each iteration's Y steps.
+		{12 * time.Second, "1", "while initialising Y|during iteration"},
+	} {
+		after := tc.after
+		ctx, cancel := context.WithCancel(context.Background())
+		out := filepath.Join(t.TempDir(), "e.npy")
+		done := make(chan error, 1)
+		go func() {
+			var stdout, stderr bytes.Buffer
+			done <- run(ctx, []string{"train", "--data", "synthetic", "--out", out, "--dim", "1024", "--pretrain", tc.pretrain, "--iterations", "1000", "--quiet"}, &stdout, &stderr)
+		}()
+		time.Sleep(after)
+		cancel()
+		stopped := time.Now()
+		select {
+		case err := <-done:
+			if !errors.Is(err, dpmne.ErrCanceled) || !regexp.MustCompile(tc.phase).MatchString(err.Error()) {
+				t.Errorf("cancelled after %v: err = %v, want a fit cancelled %s", after, err, tc.phase)
+			}
+			if took := time.Since(stopped); took > 2*time.Second {
+				t.Errorf("cancelled after %v: stopped %v later, want within 2 s", after, took)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("cancelled after %v: still running 30 s later", after)
+		}
 	}
 }

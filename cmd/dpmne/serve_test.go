@@ -69,7 +69,7 @@ func (s *syncBuffer) String() string {
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "tiny.dpmne")
-	args := append([]string{"train", "--data", "testdata/tiny", "--out", filepath.Join(dir, "tiny.npy"), "--model", model}, quickModel...)
+	args := append([]string{"train", "--data", "testdata/tiny", "--out", filepath.Join(dir, "tiny.npy"), "--model", model}, tinyModel...)
 	if _, stderr, err := runCLI(t, args...); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

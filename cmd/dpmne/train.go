@@ -240,14 +240,11 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		return nil, err
 	}
 	d, iters := cfg.Dim, cfg.Solver.Iterations
+	if err := checkDim(d, net); err != nil {
+		return nil, err
+	}
 	l.say("%s: %d nodes, %d views; d=%d, %d iterations; BLAS: %s", net.Name, net.N(), len(net.Views), d, iters, fastblas.Name())
-	switch s := suggestedDim(net.N()); {
-	case d >= net.N():
-		// R(Y) asks for d orthonormal columns, which n rows cannot give:
-		// it pulls every direction there is alike (docs/defaults.md, "Networks
-		// without features").
-		l.say("warning: d = %d is not below the %d nodes: Y has at most %d directions, which R(Y) pulls alike; try --dim %d (the largest power of two up to n/16), or compare with dpmne experiment dim", d, net.N(), net.N(), s)
-	case d > s && !f.fs.Changed("dim"):
+	if s := suggestedDim(net.N()); d > s && !f.fs.Changed("dim") {
 		l.say("note: d = %d is large for %d nodes; on small networks a d up to n/16 usually does better (RESULTS.md, \"Small networks\"): try --dim %d, or compare with dpmne experiment dim", d, net.N(), s)
 	}
 	if recs, err := cfg.Reconstructions(net); err == nil && !cfg.NoAutoencoder {
@@ -321,9 +318,12 @@ the id first after a header "id,0,1,…" (--format csv, tsv); without
 --format, --out's extension says which (.npy; .txt, .w2v, .emb or .vec;
 .csv; .tsv), and another extension is refused. --out - writes a text format
 (--format w2v, csv or tsv) to standard output. --model also saves
-the fitted model. Outputs are written atomically. Ctrl-C (or SIGTERM)
-stops at the end of the current iteration and writes no embedding or model:
-with --checkpoint it saves that iteration's state for --resume; a second
+the fitted model. Outputs are written atomically. --dim must be below the
+number of nodes (a larger d is refused before anything is fitted). Ctrl-C
+(or SIGTERM) stops the fit within moments, whatever phase it is in (the
+measurement, each autoencoder minibatch, the initial Y, each Y step), and
+writes no embedding or model: with --checkpoint the last state saved stands
+for --resume (a Ctrl-C between iterations saves the last one's); a second
 Ctrl-C stops at once.
 
 --method embeds with another method of the experiment registry instead,
@@ -416,6 +416,11 @@ Go runtime's soft memory limit.`,
 			if net, err = partial(net, pdr, mf.seed); err != nil {
 				return err
 			}
+			// Before anything is fitted or measured: a d past n cannot be
+			// fitted, and at a large d it would run for minutes first.
+			if err := checkDim(cfg.Dim, net); err != nil {
+				return err
+			}
 			if method != "dpmne" {
 				l.say("%s: %d nodes, %d views; method %s, d=%d", net.Name, net.N(), len(net.Views), method, cfg.Dim)
 				p := experiment.Params{Seed: mf.seed, DPMNE: cfg}
@@ -482,7 +487,7 @@ Go runtime's soft memory limit.`,
 					return interrupted{fitErr, "nothing is written (--checkpoint DIR keeps an interrupted fit's state)"}
 				}
 				if !checkpointed {
-					return interrupted{fitErr, "nothing is written: no iteration had completed"}
+					return interrupted{fitErr, "nothing is written: no iteration's state had been saved"}
 				}
 				return interrupted{fitErr, fmt.Sprintf("nothing is written but the checkpoint %s: --resume continues from it", filepath.Join(checkpointDir, "checkpoint.dpmne"))}
 			}
@@ -687,6 +692,18 @@ func suggestedDim(n int) int {
 		d *= 2
 	}
 	return d
+}
+
+// checkDim refuses a dimension d that is not below net's n nodes: R(Y)
+// asks for d orthonormal columns, which n rows cannot give (it would pull
+// every direction there is alike), and at such a d a fit of a small
+// network runs for minutes before anything shows. train, demo and tune
+// check it before fitting or measuring anything.
+func checkDim(d int, net *multiplex.Network) error {
+	if n := net.N(); d >= n {
+		return fmt.Errorf("--dim %d: want d below the %d nodes of %s (Y has at most n directions); try --dim %d, the largest power of two up to n/16", d, n, net.Name, suggestedDim(n))
+	}
+	return nil
 }
 
 // formatWeights lists the views' weights as name=ω.

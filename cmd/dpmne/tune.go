@@ -77,6 +77,9 @@ stage; --stage alone keeps the default grid.`,
 			if net, err = partial(net, pdr, mf.seed); err != nil {
 				return err
 			}
+			if err := checkDim(cfg.Dim, net); err != nil {
+				return err
+			}
 			fields := grid.Fields()
 			flags := make([]string, len(fields))
 			for i, f := range fields {
