@@ -145,7 +145,45 @@ func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 	if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\.`) {
 		return nil, fmt.Errorf("unknown data set %q: want one of %s, an edge list, a manifest file or a directory with manifest.json", nameOrPath, strings.Join(Names(), ", "))
 	}
+	if _, serr := os.Stat(nameOrPath); errors.Is(serr, os.ErrNotExist) {
+		return nil, &NotFoundError{Path: nameOrPath, Near: nearFiles(nameOrPath)}
+	}
 	return m, err
+}
+
+// NotFoundError is Resolve's error for a path that names nothing: it
+// says what was looked for there, and the files of its directory with
+// nearly its name. It wraps os.ErrNotExist.
+type NotFoundError struct {
+	Path string
+	Near []string // files beside Path within two edits of its name
+}
+
+func (e *NotFoundError) Error() string {
+	msg := e.Path + ": no such file or directory (looked for an edge list, a manifest .json or a directory holding manifest.json at that path)"
+	if len(e.Near) > 0 {
+		msg += "; did you mean " + strings.Join(e.Near, " or ") + "?"
+	}
+	return msg
+}
+
+func (e *NotFoundError) Unwrap() error { return os.ErrNotExist }
+
+// nearFiles returns the paths of the entries of p's directory whose names
+// are within two edits of p's name (at most three, in directory order).
+func nearFiles(p string) []string {
+	dir, base := filepath.Split(p)
+	entries, err := os.ReadDir(filepath.Clean(dir + "."))
+	if err != nil {
+		return nil
+	}
+	var near []string
+	for _, e := range entries {
+		if d := editDistance(strings.ToLower(e.Name()), strings.ToLower(base)); d <= 2 && len(near) < 3 {
+			near = append(near, dir+e.Name())
+		}
+	}
+	return near
 }
 
 // MinimalManifest is the smallest manifest of the native format: one view

@@ -26,7 +26,7 @@ func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64,
 	case modelPath != "":
 		m, err := dpmne.Load(modelPath)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, missingInput("model", wantModel, err)
 		}
 		e := m.Embedding()
 		_, d := e.Dims()
@@ -40,7 +40,8 @@ func loadVectors(modelPath, embPath, idsPath string) (ids []string, y []float64,
 				return nil, nil, 0, fmt.Errorf("%s: no ids file %s (give --ids)", embPath, idsPath)
 			}
 		}
-		return embfile.ReadVectors(embPath, idsPath)
+		ids, y, d, err := embfile.ReadVectors(embPath, idsPath)
+		return ids, y, d, missingInput("emb", wantEmbedding, err)
 	}
 	return nil, nil, 0, errors.New("give --model or --emb")
 }

@@ -50,7 +50,7 @@ writes a text format to standard output).`,
 			}
 			m, err := dpmne.Load(modelPath)
 			if err != nil {
-				return err
+				return missingInput("model", wantModel, err)
 			}
 			net, err := g.loadNetwork(cmd.Context(), data)
 			if err != nil {

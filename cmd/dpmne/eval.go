@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,6 +206,8 @@ func embOptions(emb, ids, order string) (embfile.ReadOptions, error) {
 func embError(err error) error {
 	var me *embfile.MissingIDsError
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && !errors.As(err, &me):
+		return missingInput("emb", wantEmbedding, err)
 	case !errors.As(err, &me):
 		return err
 	case me.Rows == me.Nodes:

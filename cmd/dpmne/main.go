@@ -18,9 +18,10 @@
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
 //	dpmne plot --emb E [--ids F | --ids-order nodes] --data D --out map.png [--points N]
 //	dpmne embed --model M --data D --out E|- [--format npy|w2v|csv|tsv]
-//	dpmne version
+//	dpmne version (or dpmne --version)
 //
-// Every command takes --data-dir DIR and --help, which lists its flags;
+// Every command takes --data-dir DIR and --help, which lists its flags
+// (a mistyped flag or command gets the names nearest to it);
 // the model flags are DPMNE's configuration (--dim, --hidden,
 // --iterations, --preset, --seed, …), the same for train, demo,
 // experiment and tune.

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
@@ -41,6 +45,11 @@ missing from some views.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// --version prints what dpmne version does (cobra adds the flag).
+	root.Version = versionString()
+	root.SetVersionTemplate(versionLine())
+	root.Flags().Bool("version", false, "print the version, as dpmne version does")
+	root.SetFlagErrorFunc(suggestFlag)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory of the named data sets (default $"+multiplex.DataDirEnv+", else $XDG_DATA_HOME/dpmne, else ~/.local/share/dpmne)")
 	root.PersistentFlags().IntVar(&g.threads, "threads", 0, "threads for every parallel part: dense and sparse products, autoencoders, baselines, evaluation (0: all cores, GOMAXPROCS)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -144,4 +153,78 @@ func partial(net *multiplex.Network, pdr float64, seed uint64) (*multiplex.Netwo
 		return net, nil
 	}
 	return multiplex.PartialSeed(net, pdr, seed)
+}
+
+// Inputs a flag names, as missingInput says what was looked for.
+const (
+	wantEmbedding = "an embedding: .npy with its ids file, or word2vec, CSV or TSV text"
+	wantModel     = "a model saved by dpmne train --model"
+)
+
+// missingInput returns err, or where err says a file does not exist, an
+// error naming the flag, the file and what was looked for (want): "--emb:
+// e.npy: no such file (want …)" in place of "open e.npy: no such file or
+// directory". It wraps err.
+func missingInput(flag, want string, err error) error {
+	var pe *fs.PathError
+	if err == nil || !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return &missingFile{flag: flag, path: pe.Path, want: want, err: err}
+}
+
+type missingFile struct {
+	flag, path, want string
+	err              error
+}
+
+func (e *missingFile) Error() string {
+	return fmt.Sprintf("--%s: %s: no such file (want %s)", e.flag, e.path, e.want)
+}
+
+func (e *missingFile) Unwrap() error { return e.err }
+
+// suggestFlag is every command's flag error: an unknown flag gets the
+// command's flags within two edits of it (or starting with it), as an
+// unknown command gets cobra's suggestions.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var near []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if editDistance(name, f.Name) <= max(1, min(2, len(name)/3)) || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			near = append(near, "--"+f.Name)
+		}
+	})
+	hint := fmt.Sprintf("\n\n%s --help lists its flags", cmd.CommandPath())
+	if len(near) > 0 {
+		hint = "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t") + hint
+	}
+	return fmt.Errorf("%w%s", err, hint)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

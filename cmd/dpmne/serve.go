@@ -69,7 +69,7 @@ answered within --request-timeout stops its scan and is answered then.
 			}
 			m, err := dpmne.Load(modelPath)
 			if err != nil {
-				return err
+				return missingInput("model", wantModel, err)
 			}
 			if codesPath != "" {
 				if opt.Codes, opt.Rotation, err = readServedCodes(codesPath, m.IDs); err != nil {

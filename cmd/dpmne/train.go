@@ -726,9 +726,22 @@ func checkWritable(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory, want a file name", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".dpmne-probe-*")
+	dir := filepath.Dir(path)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("cannot write %s: the directory %s does not exist (create it first)", path, dir)
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".dpmne-probe-*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		// The probe's own name says nothing to the user: name the
+		// directory and why (permission denied, read-only file system).
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write %s: the directory %s does not take a new file: %w", path, dir, err)
 	}
 	name := f.Name()
 	f.Close()

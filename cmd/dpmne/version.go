@@ -20,10 +20,15 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "dpmne %s (BLAS: %s)\n", versionString(), fastblas.Name())
+			fmt.Fprint(cmd.OutOrStdout(), versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what dpmne version and dpmne --version print.
+func versionLine() string {
+	return fmt.Sprintf("dpmne %s (BLAS: %s)\n", versionString(), fastblas.Name())
 }
 
 // versionString returns the version to print (see version).
