@@ -17,6 +17,7 @@ import (
 
 func newEmbedCmd(g *globals) *cobra.Command {
 	var data, modelPath, out, ids, format string
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "embed --model M --data D --out E",
 		Short: "Embed the nodes of a data set with a fitted model (nodes it has not seen, in a batch)",
@@ -29,7 +30,13 @@ width); a view without features, whose autoencoder reads adjacency rows
 over the nodes the model was fitted on, reads the node's edges to those
 nodes, by id. A view D lacks, or that does not observe a node, is left out
 for it. The output is as dpmne train's (--out's extension or --format; --out -
-writes a text format to standard output).`,
+writes a text format to standard output).
+
+Nodes of D that the model was fitted on (by id) already have their rows in
+the model's embedding (dpmne train --out): embed says how many of D's nodes
+are the model's own and embeds only the others, unless --all, which embeds
+every node of D anew from its inputs in D. A D of the model's nodes alone is
+an error without --all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
@@ -60,11 +67,30 @@ writes a text format to standard output).`,
 			if err != nil {
 				return err
 			}
+			nodeIDs := net.Nodes.IDs()
+			if own := ownNodes(m, nodeIDs); len(own) > 0 {
+				n := len(nodeIDs)
+				switch {
+				case all:
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %d of the %d nodes of %s are the model's own: --all embeds them anew from their inputs in %s\n", len(own), n, net.Name, net.Name)
+				case len(own) == n:
+					return fmt.Errorf("every one of the %d nodes of %s is the model's own, whose rows are its embedding (dpmne train --out): nothing to embed; --all embeds them anew from their inputs in %s", n, net.Name, net.Name)
+				default:
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %d of the %d nodes of %s are the model's own (their rows are its embedding): embedding the other %d (--all embeds every node)\n", len(own), n, net.Name, n-len(own))
+					keep := make([]int, 0, n-len(own))
+					for i := range n {
+						if _, ok := own[i]; !ok {
+							keep = append(keep, i)
+						}
+					}
+					x, has, nodeIDs = selectNodes(x, has, nodeIDs, keep)
+				}
+			}
 			y, err := m.Embed(x, has)
 			if err != nil {
 				return err
 			}
-			if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, net.Nodes.IDs(), y); err != nil {
+			if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, nodeIDs, y); err != nil {
 				return err
 			}
 			n, d := y.Dims()
@@ -78,7 +104,54 @@ writes a text format to standard output).`,
 	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file; word2vec, CSV or TSV text), or - for standard output (a text --format)")
 	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
 	f.StringVar(&format, "format", "npy", formatUsage)
+	f.BoolVar(&all, "all", false, "also embed the nodes of --data that the model was fitted on (by default only the others)")
 	return cmd
+}
+
+// ownNodes returns the positions in ids of the nodes m was fitted on.
+func ownNodes(m *dpmne.Model, ids []string) map[int]struct{} {
+	fitted := make(map[string]struct{}, len(m.IDs))
+	for _, id := range m.IDs {
+		fitted[id] = struct{}{}
+	}
+	own := map[int]struct{}{}
+	for i, id := range ids {
+		if _, ok := fitted[id]; ok {
+			own[i] = struct{}{}
+		}
+	}
+	return own
+}
+
+// selectNodes returns the inputs of Model.Embed (and the ids) of the
+// nodes at positions keep alone, in that order.
+func selectNodes(x []*sparse.CSR, has [][]bool, ids []string, keep []int) ([]*sparse.CSR, [][]bool, []string) {
+	sx := make([]*sparse.CSR, len(x))
+	sh := make([][]bool, len(has))
+	for s, c := range x {
+		if c == nil {
+			continue
+		}
+		r := &sparse.CSR{Rows: len(keep), Cols: c.Cols, Ptr: make([]int, 1, len(keep)+1)}
+		for _, i := range keep {
+			ind, val := c.Row(i)
+			r.Ind = append(r.Ind, ind...)
+			r.Val = append(r.Val, val...)
+			r.Ptr = append(r.Ptr, len(r.Ind))
+		}
+		sx[s] = r
+		if has[s] != nil {
+			sh[s] = make([]bool, len(keep))
+			for k, i := range keep {
+				sh[s][k] = has[s][i]
+			}
+		}
+	}
+	sid := make([]string, len(keep))
+	for k, i := range keep {
+		sid[k] = ids[i]
+	}
+	return sx, sh, sid
 }
 
 // embedInputs returns the features Model.Embed reads for every node of

@@ -17,7 +17,7 @@
 //	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
 //	dpmne plot --emb E [--ids F | --ids-order nodes] --data D --out map.png [--points N]
-//	dpmne embed --model M --data D --out E|- [--format npy|w2v|csv|tsv]
+//	dpmne embed --model M --data D --out E|- [--format npy|w2v|csv|tsv] [--all]
 //	dpmne version (or dpmne --version)
 //
 // Every command takes --data-dir DIR and --help, which lists its flags
