@@ -25,7 +25,12 @@
 // view name, each either dense (an array of the view's feature width) or
 // sparse ({"indices": [...], "values": [...]}, values defaulting to 1);
 // views left out are the views the node lacks, and at least one is
-// needed. The node is embedded by dpmne.Model.Embed (the closed-form
+// needed. A view without features of its own, whose autoencoder reads
+// adjacency rows over the model's nodes, takes the node's edges there
+// instead: "edges" maps the view to the ids of the model's nodes the node
+// links to ({"edges": {"citation": ["31336", "35"]}}, each of weight 1;
+// the request's "neighbors", its former name, is still read). The node is
+// embedded by dpmne.Model.Embed (the closed-form
 // ridge solution over its views) and its neighbours among the model's
 // nodes are returned as above, the Hamming query coded with the training
 // embedding's column means:

@@ -317,10 +317,15 @@ type NeighborsResponse struct {
 // cosine).
 type EmbedRequest struct {
 	Features map[string]json.RawMessage `json:"features"`
-	// Neighbors gives, for a view without features of its own (whose
+	// Edges gives, for a view without features of its own (whose
 	// autoencoder reads adjacency rows over the model's nodes), the ids of
-	// the node's neighbours there among the model's nodes: its adjacency
-	// row, each edge of weight 1.
+	// the model's nodes the node has edges to there: its adjacency row,
+	// each edge of weight 1. (Not the response's "neighbors", the nodes
+	// found nearest.)
+	Edges map[string][]string `json:"edges,omitempty"`
+	// Neighbors is Edges under its former name, which the response's
+	// "neighbors" made ambiguous; it is still read, and refused beside
+	// Edges.
 	Neighbors map[string][]string `json:"neighbors,omitempty"`
 	K         *int                `json:"k,omitempty"`
 	Metric    string              `json:"metric,omitempty"`
@@ -468,7 +473,15 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	x, views, err := s.features(req.Features, req.Neighbors)
+	edges, edgesKey := req.Edges, "edges"
+	if req.Neighbors != nil {
+		if req.Edges != nil {
+			writeError(w, http.StatusBadRequest, `request body: give "edges" ("neighbors" is its former name), not both`)
+			return
+		}
+		edges, edgesKey = req.Neighbors, "neighbors"
+	}
+	x, views, err := s.features(req.Features, edges, edgesKey)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
@@ -501,12 +514,12 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, EmbedResponse{Embedding: y, Views: views, Metric: metric, K: k, Neighbors: s.named(hits)})
 }
 
-// features turns the request's features into one 1-row CSR per model view
-// (nil for the views not given) and the names of the given views, in the
-// model's order.
-func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) ([]*sparse.CSR, []string, error) {
+// features turns the request's features and edges (nb, under the request's
+// key nbKey) into one 1-row CSR per model view (nil for the views not
+// given) and the names of the given views, in the model's order.
+func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string, nbKey string) ([]*sparse.CSR, []string, error) {
 	if len(f) == 0 && len(nb) == 0 {
-		return nil, nil, fmt.Errorf("features: give the node's features in at least one view (%s), or its neighbours in a view without features", s.viewList())
+		return nil, nil, fmt.Errorf("features: give the node's features in at least one view (%s), or its edges to the model's nodes in a view without features (\"edges\")", s.viewList())
 	}
 	x := make([]*sparse.CSR, len(s.model.Views))
 	var names []string
@@ -522,7 +535,7 @@ func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) 
 		}
 	}
 	for name := range nb {
-		if err := known("neighbors", name); err != nil {
+		if err := known(nbKey, name); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -531,7 +544,7 @@ func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) 
 		ids, edges := nb[view.Name]
 		switch {
 		case feat && edges:
-			return nil, nil, fmt.Errorf("view %q: give its features or its neighbours, not both", view.Name)
+			return nil, nil, fmt.Errorf("view %q: give its features or its %s, not both", view.Name, nbKey)
 		case feat:
 			row, err := parseRow(raw, view.In)
 			if err != nil {
@@ -540,19 +553,19 @@ func (s *Server) features(f map[string]json.RawMessage, nb map[string][]string) 
 			x[v] = row
 		case edges:
 			if view.In != s.n {
-				return nil, nil, fmt.Errorf("neighbors.%s: the view's autoencoder reads %d features, not the adjacency rows of the model's %d nodes: give its features", view.Name, view.In, s.n)
+				return nil, nil, fmt.Errorf("%s.%s: the view's autoencoder reads %d features, not the adjacency rows of the model's %d nodes: give its features", nbKey, view.Name, view.In, s.n)
 			}
 			b := sparse.NewBuilder(1, s.n)
 			for _, id := range ids {
 				j, ok := s.index[id]
 				if !ok {
-					return nil, nil, fmt.Errorf("neighbors.%s: unknown node %q", view.Name, id)
+					return nil, nil, fmt.Errorf("%s.%s: unknown node %q", nbKey, view.Name, id)
 				}
 				b.Add(0, j, 1)
 			}
 			row, err := b.Build(sparse.MergeMax)
 			if err != nil {
-				return nil, nil, fmt.Errorf("neighbors.%s: %w", view.Name, err)
+				return nil, nil, fmt.Errorf("%s.%s: %w", nbKey, view.Name, err)
 			}
 			x[v] = row
 		default:

@@ -651,7 +651,7 @@ func TestEmbedNeighbors(t *testing.T) {
 	}
 	m.Views = append(m.Views, dpmne.ViewModel{Name: "c", In: 40, B: c})
 	s := newTestServer(t, m, Options{})
-	code, body, _ := do(s, http.MethodPost, "/v1/embed", `{"neighbors": {"c": ["n3", "n7"]}, "features": {"a": [0, 1, 0, 0, 0, 0]}}`)
+	code, body, _ := do(s, http.MethodPost, "/v1/embed", `{"edges": {"c": ["n3", "n7"]}, "features": {"a": [0, 1, 0, 0, 0, 0]}}`)
 	if code != http.StatusOK {
 		t.Fatalf("%d %s", code, body)
 	}
@@ -674,11 +674,17 @@ func TestEmbedNeighbors(t *testing.T) {
 	if !slices.Equal(r.Embedding, want.RawRowView(0)) || !slices.Equal(r.Views, []string{"a", "c"}) {
 		t.Errorf("embedding %v views %v, want %v [a c]", r.Embedding, r.Views, want.RawRowView(0))
 	}
+	// "neighbors", the former name of "edges", reads the same.
+	if code, old, _ := do(s, http.MethodPost, "/v1/embed", `{"neighbors": {"c": ["n3", "n7"]}, "features": {"a": [0, 1, 0, 0, 0, 0]}}`); code != http.StatusOK || !bytes.Equal(old, body) {
+		t.Errorf("\"neighbors\": %d %s, want %s", code, old, body)
+	}
 	for _, tc := range []struct{ body, want string }{
+		{`{"edges": {"c": ["n3", "zz"]}}`, `edges.c: unknown node \"zz\"`},
+		{`{"edges": {"a": ["n3"]}}`, "edges.a: the view's autoencoder reads 6 features"},
+		{`{"edges": {"c": ["n3"]}, "features": {"c": {"indices": [1]}}}`, `view \"c\": give its features or its edges, not both`},
+		{`{"edges": {"d": ["n3"]}}`, `edges: unknown view \"d\"`},
 		{`{"neighbors": {"c": ["n3", "zz"]}}`, `neighbors.c: unknown node \"zz\"`},
-		{`{"neighbors": {"a": ["n3"]}}`, "neighbors.a: the view's autoencoder reads 6 features"},
-		{`{"neighbors": {"c": ["n3"]}, "features": {"c": {"indices": [1]}}}`, `view \"c\": give its features or its neighbours, not both`},
-		{`{"neighbors": {"d": ["n3"]}}`, `neighbors: unknown view \"d\"`},
+		{`{"neighbors": {"c": ["n3"]}, "edges": {"c": ["n3"]}}`, `give \"edges\" (\"neighbors\" is its former name), not both`},
 	} {
 		code, body, _ := do(s, http.MethodPost, "/v1/embed", tc.body)
 		if code != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {

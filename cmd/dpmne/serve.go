@@ -28,10 +28,23 @@ func newServeCmd() *cobra.Command {
 
   GET  /v1/nodes/{id}/neighbors?k=10&metric=cosine|hamming
   POST /v1/embed      {"features": {"VIEW": [dense…] | {"indices": […], "values": […]}},
+                       "edges": {"VIEW": ["ID", …]},
                        "k": 10, "metric": "cosine"}  → the unseen node's embedding
-                       (Model.Embed) and its neighbours
+                       (Model.Embed) and its neighbours ("neighbors")
   GET  /healthz       model size and each view's feature width
   GET  /metrics       Prometheus metrics (requests by endpoint and status, latency)
+
+"features" gives the node's features in views that have them (the view's
+width, dense or sparse, values defaulting to 1); "edges" gives, for a view
+without features (whose autoencoder reads adjacency rows over the model's
+nodes), the ids of the model's nodes the node links to there, each of weight
+1 ("neighbors" in a request is its former name, still read). A view gets
+one of the two; the views left out are those the node lacks, and one is
+needed. The response's "neighbors" are the nodes found nearest.
+
+The "listening on http://ADDR" line goes to standard output (a script can
+read the address, with --addr 127.0.0.1:0 the port picked), the rest to
+standard error.
 
 Cosine search scans the embedding's unit rows; hamming scans the sign codes of
 the centred embedding (bi-DPMNE), or with --codes C the codes dpmne binarize
@@ -81,9 +94,9 @@ answered within --request-timeout stops its scan and is answered then.
 				return err
 			}
 			n, d := m.Y.Dims()
-			stderr := cmd.ErrOrStderr()
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			err = s.ListenAndServe(cmd.Context(), addr, func(a net.Addr) {
-				fmt.Fprintf(stderr, "dpmne serve: %d nodes, %d dimensions, %d views; listening on http://%s\n", n, d, len(m.Views), a)
+				fmt.Fprintf(stdout, "dpmne serve: %d nodes, %d dimensions, %d views; listening on http://%s\n", n, d, len(m.Views), a)
 			})
 			if err != nil {
 				return fmt.Errorf("--addr %s: %w", addr, err)

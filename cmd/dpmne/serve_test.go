@@ -84,7 +84,10 @@ func TestServe(t *testing.T) {
 	listening := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 	var base string
 	for deadline := time.Now().Add(10 * time.Second); base == ""; {
-		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+		if m := listening.FindStringSubmatch(stdout.String()); m != nil { // on stdout, for scripts
+			if strings.Contains(stderr.String(), "listening on") {
+				t.Errorf("the listening line is on stderr too:\n%s", stderr.String())
+			}
 			base = m[1]
 			break
 		}
@@ -135,5 +138,27 @@ func TestServe(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "shut down") {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestServeHelp: serve --help documents the embed request's fields,
+// "edges" (not the response's "neighbors") among them, and where the
+// "listening on" line goes.
+func TestServeHelp(t *testing.T) {
+	stdout, _, err := runCLI(t, "serve", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"edges": {"VIEW": ["ID", …]}`,
+		`"edges" gives, for a view
+without features`,
+		`("neighbors" in a request is its former name, still read)`,
+		`The response's "neighbors" are the nodes found nearest.`,
+		`The "listening on http://ADDR" line goes to standard output`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, stdout)
+		}
 	}
 }
