@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/npy"
+	"github.com/dpmne/dpmne/serve"
 )
 
 // loadVectors reads an embedding with its ids from --model or --emb.
@@ -132,10 +134,31 @@ np.unpackbits(a, axis=1) recovers the bits).`,
 func newSearchCmd() *cobra.Command {
 	var modelPath, embPath, idsPath, codesPath, id, metric string
 	var k int
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]",
+		Use:   "search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming] [--json]",
 		Short: "Nearest neighbours of a node by exact cosine or Hamming scan",
-		Args:  cobra.NoArgs,
+		Long: `search finds the k nearest neighbours of the node --id among the other
+nodes of an embedding, by an exact scan (package codes), and prints them as
+a table: rank, node and score.
+
+The embedding is a model's (--model M, a model saved by dpmne train
+--model: its Embedding, the rows train --out writes), an embedding file
+(--emb E: .npy with its ids file, or --ids F; word2vec, CSV or TSV text),
+or binary codes written by dpmne binarize (--codes C, with their ids in
+C.ids.txt).
+
+--metric cosine (the default) ranks by cosine similarity, highest first;
+--metric hamming ranks by Hamming distance, lowest first, between the sign
+codes of the centred embedding (bi-DPMNE), or with --codes between those
+codes (the only metric they take). Ties go to the row listed first. The
+query node itself is never among its neighbours; fewer than k are listed
+when there are fewer other nodes.
+
+--json prints one JSON object instead, as dpmne serve answers GET
+/v1/nodes/{id}/neighbors: {"id": …, "metric": …, "k": …, "neighbors":
+[{"id": …, "score": …}, …]}.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == "" {
 				return errors.New("--id: give the node whose neighbours to find")
@@ -211,6 +234,13 @@ func newSearchCmd() *cobra.Command {
 				}
 				metric = "cosine"
 			}
+			if asJSON {
+				res := serve.NeighborsResponse{ID: id, Metric: metric, K: k, Neighbors: make([]serve.Neighbor, len(hits))}
+				for r, h := range hits {
+					res.Neighbors[r] = serve.Neighbor{ID: ids[h.Index], Score: h.Score}
+				}
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+			}
 			rows := make([][]string, len(hits))
 			for r, h := range hits {
 				rows[r] = []string{fmt.Sprint(r + 1), ids[h.Index], fmt.Sprintf("%.4g", h.Score)}
@@ -227,6 +257,7 @@ func newSearchCmd() *cobra.Command {
 	f.StringVar(&id, "id", "", "the query node's id")
 	f.StringVar(&metric, "metric", "cosine", "cosine, or hamming (sign codes of the embedding unless --codes)")
 	f.IntVar(&k, "k", 10, "number of neighbours")
+	f.BoolVar(&asJSON, "json", false, "print a JSON object, as dpmne serve's neighbours endpoint answers, instead of the table")
 	return cmd
 }
 

@@ -14,7 +14,7 @@
 //	    --data D,… [--labels F,…] --out DIR [--methods M,…] [--values V,…] [--repeats R] [model flags]
 //	dpmne tune --data D [--labels F] [--pdr P] [--grid FLAG=V1,V2 …] [--stage FLAG=V1,V2 …] [model flags]
 //	dpmne binarize (--model M | --emb E) [--method sign|itq] [--out codes.bin] [--npy codes.npy]
-//	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming]
+//	dpmne search (--model M | --emb E | --codes C) --id NODE [--k 10] [--metric cosine|hamming] [--json]
 //	dpmne serve --model M [--addr 127.0.0.1:8080]
 //	dpmne plot --emb E [--ids F | --ids-order nodes] --data D --out map.png [--points N]
 //	dpmne embed --model M --data D --out E|- [--format npy|w2v|csv|tsv] [--all]

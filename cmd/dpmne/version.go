@@ -9,9 +9,12 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=…"
-// (scripts/build.sh: the nearest git tag); otherwise the module version of
-// the build info (go install …@v1.2.3), else its revision (a build in a git
-// checkout).
+// (scripts/build.sh: the nearest git tag); otherwise the main module's
+// version in the build info, as go version -m prints it: v1.2.3 from go
+// install …@v1.2.3, and from a plain go build in a git checkout the
+// pseudo-version Go 1.24 and later stamp (v0.0.0-20261128225253-570a13cee7e1,
+// +dirty with uncommitted changes); else (an older Go, or -buildvcs=false)
+// "(devel)" with the revision where the build info has one.
 var version = ""
 
 func newVersionCmd() *cobra.Command {
@@ -37,7 +40,12 @@ func versionString() string {
 		return version
 	}
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	return buildVersion(bi, ok)
+}
+
+// buildVersion returns the version the build info bi gives (see version).
+func buildVersion(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
 		return "(devel)"
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
