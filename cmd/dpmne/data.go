@@ -235,7 +235,7 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 	if cfg.NoProximity {
 		prox = "proximity off"
 	}
-	fmt.Fprintf(w, "balance: graphs %d directions, features %d: %s, features smoothed %d time(s)\n", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate)
+	fmt.Fprintf(w, "balance: graphs %d directions, features %d: %s, features smoothed %d time(s), Y solver %s\n", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate, cfg.Solver.Y)
 }
 
 // writeTable prints an aligned plain-text table: the first column left-aligned,

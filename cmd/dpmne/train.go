@@ -286,7 +286,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 			l.say("%s", line)
 		}
 		c := cfg.Balanced(b).ForNetwork(net)
-		l.say("balance: graphs %d directions, features %d: β %.4g, proximity %s, propagate %d", b.GraphDirections, b.FeatureDirections, c.Beta, onOff(!c.NoProximity), c.Features.Propagate)
+		l.say("balance: graphs %d directions, features %d: β %.4g, proximity %s, propagate %d, Y solver %s", b.GraphDirections, b.FeatureDirections, c.Beta, onOff(!c.NoProximity), c.Features.Propagate, c.Solver.Y)
 	}
 	if opt.Resume == nil && !cfg.NoAutoencoder {
 		opt.Pretraining = pretrainProgress(l)
