@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -336,7 +337,10 @@ them without output.
 --checkpoint DIR saves the complete state of the fit to DIR/checkpoint.dpmne
 (atomically) every --checkpoint-every iterations and after the last;
 --resume continues from it, bit-identically to a run never interrupted
-(same flags but --iterations, same machine's thread count). Before fitting,
+(same flags but --iterations, same --threads: the threads of the run that
+saved it are in DIR/checkpoint.threads, and a resume with others says that
+its result differs from the uninterrupted fit's by rounding; README.md,
+"Determinism"). Before fitting,
 the peak memory is estimated (dpmne.EstimateMemory; docs/experiments.md, "Memory, checkpoints") and a
 fit that would exceed --max-memory is refused; the budget also becomes the
 Go runtime's soft memory limit.`,
@@ -460,8 +464,19 @@ Go runtime's soft memory limit.`,
 					return fmt.Errorf("--checkpoint-every %d: want at least 1", checkpointEvery)
 				}
 				opt.CheckpointEvery = checkpointEvery
+				threadsPath := filepath.Join(checkpointDir, checkpointThreads)
+				threadsSaved := false
 				opt.Checkpoint = func(cp *dpmne.Checkpoint) error {
 					err := cp.Save(path)
+					if err == nil && !threadsSaved {
+						// The threads of the run that saved the state,
+						// which a resume compares (the bytes depend on
+						// them).
+						if werr := os.WriteFile(threadsPath, []byte(strconv.Itoa(runtime.GOMAXPROCS(0))+"\n"), 0o644); werr != nil {
+							return fmt.Errorf("--checkpoint: %w", werr)
+						}
+						threadsSaved = true
+					}
 					checkpointed = checkpointed || err == nil
 					return err
 				}
@@ -474,6 +489,11 @@ Go runtime's soft memory limit.`,
 						return fmt.Errorf("--resume: %w", err)
 					default:
 						opt.Resume, checkpointed = cp, true
+						if b, err := os.ReadFile(threadsPath); err == nil {
+							if was, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && was != runtime.GOMAXPROCS(0) {
+								l.say("note: the checkpoint was made with --threads %d (GOMAXPROCS), this run has %d: the resumed fit differs from an uninterrupted one by rounding (the dense products sum in another order; about 1e-5 of the embedding's norm), --threads %d resumes it to the same bytes", was, runtime.GOMAXPROCS(0), was)
+							}
+						}
 					}
 				}
 			} else if resume {
@@ -527,6 +547,10 @@ Go runtime's soft memory limit.`,
 	mf.register(f, g.argv)
 	return cmd
 }
+
+// checkpointThreads is the file beside a checkpoint holding the threads
+// (GOMAXPROCS) of the fit that saved it: a resume with others says so.
+const checkpointThreads = "checkpoint.threads"
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
