@@ -127,6 +127,9 @@ func (e EdgeLines) ParseLine(line string) (layer, u, v string, w float64, ok boo
 	if len(fs) == hi {
 		var fine bool
 		if w, fine = finite(fs[hi-1]); !fine {
+			if why := spacedIDs([]byte(line)); why != "" {
+				return "", "", "", 0, false, bad(hi, "%q is no weight: %s", fs[hi-1], why)
+			}
 			return "", "", "", 0, false, bad(hi, "weight %q is not a finite number", fs[hi-1])
 		}
 		if !validWeight(w) {

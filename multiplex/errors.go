@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -77,10 +78,11 @@ type lineReader struct {
 	line     int
 	comments bool
 	fields   [][]byte
-	unread   int   // bytes read since ctx was last looked at
-	done     error // why the reading stopped early: ctx, or a line that is not CSV
-	scanned  int   // lines scanned, blank and comment lines included
-	commas   bool  // fields are separated by commas (useCommas)
+	raw      []byte // the current line as read (the scanner's buffer, or a held copy)
+	unread   int    // bytes read since ctx was last looked at
+	done     error  // why the reading stopped early: ctx, or a line that is not CSV
+	scanned  int    // lines scanned, blank and comment lines included
+	commas   bool   // fields are separated by commas (useCommas)
 }
 
 // useCommas makes the reader split each line as comma-separated values,
@@ -152,6 +154,7 @@ func (lr *lineReader) next() bool {
 		if len(trimmed) == 0 || (lr.comments && trimmed[0] == '#') {
 			continue
 		}
+		lr.raw = t
 		if lr.commas {
 			fs, err := splitCSV(lr.fields[:0], t)
 			if err != nil {
@@ -188,6 +191,7 @@ func (lr *lineReader) err() error {
 type heldLine struct {
 	line   int
 	fields [][]byte
+	raw    []byte
 }
 
 // hold returns a copy of the current line, which the next call to next
@@ -197,14 +201,14 @@ func (lr *lineReader) hold() heldLine {
 	for k, f := range lr.fields {
 		fs[k] = bytes.Clone(f)
 	}
-	return heldLine{lr.line, fs}
+	return heldLine{lr.line, fs, bytes.Clone(lr.raw)}
 }
 
 // replay makes h, a line held earlier, the current line, so that the
 // parsing helpers (errorf, text, nodeTable.resolve) read it and name its
 // line. The reading goes on after the last line scanned.
 func (lr *lineReader) replay(h heldLine) {
-	lr.line, lr.fields = h.line, h.fields
+	lr.line, lr.fields, lr.raw = h.line, h.fields, h.raw
 }
 
 // errorf returns an InputError at the current line and the given field
@@ -253,6 +257,9 @@ func (lr *lineReader) weight(k int) (float64, error) {
 	f := lr.fields[k-1]
 	w, ok := finite(f)
 	if !ok {
+		if why := spacedIDs(lr.raw); why != "" {
+			return 0, lr.errorf(k, "%q is no weight: %s", f, why)
+		}
 		return 0, lr.errorf(k, "weight %q is not a finite number", f)
 	}
 	if !validWeight(w) {
@@ -471,4 +478,24 @@ func (t *textFile) Close() error {
 		t.gz.Close()
 	}
 	return t.f.Close()
+}
+
+// spacedIDs says why a line whose fields between tabs hold spaces (ids
+// such as "King Arthur" in a TSV file) cannot be read as such, or returns
+// "" for another line: fields are split at any white space, so a space
+// inside an id starts a new field.
+func spacedIDs(line []byte) string {
+	if !bytes.ContainsRune(line, '\t') {
+		return ""
+	}
+	var spaced []string
+	for _, f := range bytes.Split(bytes.TrimSpace(line), []byte{'\t'}) {
+		if f = bytes.TrimSpace(f); bytes.ContainsAny(f, " ") {
+			spaced = append(spaced, strconv.Quote(string(f)))
+		}
+	}
+	if len(spaced) == 0 {
+		return ""
+	}
+	return "the line's tab-separated fields " + strings.Join(spaced, ", ") + " hold spaces, and fields are split at any white space: a node id cannot hold a space (replace them, say with _)"
 }

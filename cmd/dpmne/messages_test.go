@@ -11,12 +11,17 @@ import (
 
 // TestMessages: a missing input names the path (and the flag) and what
 // was looked for, with the files nearly so named; --out into a missing
-// directory says the directory does not exist; --version prints what
+// directory says the directory does not exist; ids with spaces in a TSV
+// get a message about ids, not about a weight; --version prints what
 // version does; a flag typo gets a suggestion as a command typo does.
 func TestMessages(t *testing.T) {
 	dir := t.TempDir()
 	edges := filepath.Join(dir, "pp.edges")
 	if err := os.WriteFile(edges, []byte("a b\nb c\nc a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	knights := filepath.Join(dir, "knights.tsv")
+	if err := os.WriteFile(knights, []byte("Arthur King\tGuinevere Queen\nLancelot\tArthur King\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	version, _, err := runCLI(t, "version")
@@ -38,6 +43,7 @@ func TestMessages(t *testing.T) {
 		{"--out into a missing directory", []string{"train", "--data", edges, "--out", filepath.Join(dir, "no", "e.npy")},
 			"--out: cannot write " + filepath.Join(dir, "no", "e.npy") + ": the directory " + filepath.Join(dir, "no") + " does not exist (create it first)", "", ".dpmne-probe"},
 		{"--out under a file", []string{"train", "--data", edges, "--out", filepath.Join(edges, "e.npy")}, "--out: cannot write " + filepath.Join(edges, "e.npy") + ": " + edges + " is not a directory", "", ".dpmne-probe"},
+		{"ids with spaces in a TSV", []string{"data", "info", knights}, `knights.tsv:1: field 4: "Queen" is no weight: the line's tab-separated fields "Arthur King", "Guinevere Queen" hold spaces, and fields are split at any white space: a node id cannot hold a space (replace them, say with _)`, "", "weight \"Queen\" is not a finite number"},
 		{"--version", []string{"--version"}, "", version, ""},
 		{"flag typo", []string{"train", "--dta", "x"}, "unknown flag: --dta\n\nDid you mean this?\n\t--data\n\ndpmne train --help lists its flags", "", ""},
 		{"flag typo of a model flag", []string{"train", "--itrations", "3"}, "Did you mean this?\n\t--iterations\n", "", ""},
