@@ -173,11 +173,11 @@ func TestEdgeListErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v\nwant %q", err, tc.want)
 			}
-			if got := strings.Contains(err.Error(), "a minimal one: "+MinimalManifest); got != tc.hint {
+			if got := strings.Contains(err.Error(), formatsPointer); got != tc.hint {
 				t.Errorf("says the inputs accepted: %v, want %v: %v", got, tc.hint, err)
 			}
 			// Without Resolve, no hint.
-			if _, err := LoadEdgeList("e"); err == nil || strings.Contains(err.Error(), "minimal") {
+			if _, err := LoadEdgeList("e"); err == nil || strings.Contains(err.Error(), "docs/formats.md") {
 				t.Errorf("LoadEdgeList: err = %v", err)
 			}
 		})

@@ -135,7 +135,7 @@ func Resolve(nameOrPath, dataDir string) (*Manifest, error) {
 			case "":
 			case isText:
 				return &Manifest{Format: "edge-list", Edges: nameOrPath,
-					hint: "read as an edge list, as it is not a JSON manifest (which starts with '{'); " + accepted()}, nil
+					hint: "read as an edge list, as it is not a JSON manifest (which starts with '{'); " + formatsPointer}, nil
 			default:
 				return nil, &InputError{File: nameOrPath, Msg: what + ", not a manifest; " + accepted()}
 			}
@@ -191,15 +191,16 @@ func nearFiles(p string) []string {
 // show it.
 const MinimalManifest = `{"name": "mine", "views": [{"name": "follows", "edges": "follows.edges"}]}`
 
-// accepted says which inputs Resolve takes, and how to load other data
-// files.
+// accepted says which inputs Resolve takes, in a line, and where the
+// formats are described.
 func accepted() string {
-	return "give a named data set (" + strings.Join(Names(), ", ") + "), an edge list (lines \"<src> <dst> [weight]\" " +
-		"or \"<layer> <src> <dst> [weight]\"), a manifest .json file or a directory holding manifest.json. " +
-		"A manifest names the files of each view (matrices, features, labels); a minimal one: " + MinimalManifest +
-		` (docs/formats.md, "The native format"; "format": "multiplex-edges" reads a De Domenico ` +
-		`"<layer> <node> <node> [weight]" list with its layers and nodes files, "linqs" a .content and .cites pair)`
+	return "give a named data set (" + strings.Join(Names(), ", ") + "), an edge list, a manifest .json file or a directory holding manifest.json; " + formatsPointer
 }
+
+// formatsPointer ends the errors of an input that is not what it was
+// taken for: one line pointing to the formats' description, not the
+// description.
+const formatsPointer = "docs/formats.md describes the edge list, the manifest and the formats a manifest names (multiplex-edges, linqs, …)"
 
 // isText is what notManifest says of a text file that is not a
 // manifest: Resolve reads it as an edge list.

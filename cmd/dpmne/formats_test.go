@@ -107,7 +107,7 @@ func TestOutFormats(t *testing.T) {
 	if _, stderr, err := train("--model", "m.dpmne"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	out, stderr, err := runCLI(t, "embed", "--model", "m.dpmne", "--data", "pp.edges", "--out", "-", "--format", "tsv")
+	out, stderr, err := runCLI(t, "embed", "--model", "m.dpmne", "--data", "pp.edges", "--out", "-", "--format", "tsv", "--all") // the model's own nodes
 	if err != nil || !strings.HasPrefix(out, "id\t0\t1\t2\t3\nn0\t") || strings.Count(out, "\n") != 41 || !strings.Contains(stderr, "wrote the embedding to standard output (40×4, TSV text, the id first)") {
 		t.Errorf("embed --out - --format tsv: %v\n%.200q\n%s", err, out, stderr)
 	}
