@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/dpmne/dpmne/internal/editdist"
 )
 
 // unknownKey is a manifest key that names no field where it stands.
@@ -210,36 +212,9 @@ func closest(key string, names []string) string {
 	}
 	best, bestD := "", limit+1
 	for _, name := range names {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(name)); d < bestD {
+		if d := editdist.Distance(strings.ToLower(key), strings.ToLower(name)); d < bestD {
 			best, bestD = name, d
 		}
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance between a and
-// b, by bytes: the edits (insert, delete, substitute, swap two
-// neighbours) that turn a into b.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

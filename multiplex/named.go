@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/dpmne/dpmne/internal/editdist"
 )
 
 // DataDirEnv is the environment variable naming the data directory.
@@ -179,7 +181,7 @@ func nearFiles(p string) []string {
 	}
 	var near []string
 	for _, e := range entries {
-		if d := editDistance(strings.ToLower(e.Name()), strings.ToLower(base)); d <= 2 && len(near) < 3 {
+		if d := editdist.Distance(strings.ToLower(e.Name()), strings.ToLower(base)); d <= 2 && len(near) < 3 {
 			near = append(near, dir+e.Name())
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dpmne/dpmne/internal/editdist"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -197,7 +198,7 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 		if f.Hidden {
 			return
 		}
-		if editDistance(name, f.Name) <= max(1, min(2, len(name)/3)) || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+		if editdist.Distance(name, f.Name) <= max(1, min(2, len(name)/3)) || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
 			near = append(near, "--"+f.Name)
 		}
 	})
@@ -206,25 +207,4 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 		hint = "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t") + hint
 	}
 	return fmt.Errorf("%w%s", err, hint)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
