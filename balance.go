@@ -171,8 +171,9 @@ const balanceBeta = 300
 //     also solved on its constraint YᵀY = I (5 generalized power
 //     iterations per iteration, on the normalised Laplacian), whose fixed
 //     points without the codes are the graphs' smoothest directions;
-//   - otherwise β = 300 · G/F, G the union graph's directions and F the
-//     most any view's features hold, so that a network whose graphs and
+//   - otherwise β = 300 · G/F, G = b.GraphDirections (the most the union
+//     of the views read or any one of them holds) and F the most any
+//     view's features hold, so that a network whose graphs and
 //     features hold as many directions keeps the β of the default before
 //     the balance.
 func (c Config) Balanced(b Balance) Config {
