@@ -74,11 +74,11 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 		all[s] = true
 	}
 	var err error
-	if b.Union, err = unionSignal(ctx, net, all, opt, rng); err != nil {
+	if b.Union, err = unionSignal(ctx, net, b.Graphs, all, opt, rng); err != nil {
 		return b, err
 	}
 	if n := count(b.Kept); n > 0 && n < t {
-		kept, err := unionSignal(ctx, net, b.Kept, opt, rng)
+		kept, err := unionSignal(ctx, net, b.Graphs, b.Kept, opt, rng)
 		if err != nil {
 			return b, err
 		}
@@ -105,19 +105,21 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 	return b, nil
 }
 
-// unionSignal measures the union of the graphs of the views marked.
-func unionSignal(ctx context.Context, net *multiplex.Network, views []bool, opt structure.Options, rng *rand.Rand) (structure.GraphSignal, error) {
+// unionSignal measures the union of the graphs of the views marked; of a
+// single view, it is that view's own measurement, from measured.
+func unionSignal(ctx context.Context, net *multiplex.Network, measured []structure.GraphSignal, views []bool, opt structure.Options, rng *rand.Rand) (structure.GraphSignal, error) {
 	n := net.N()
 	var graphs []*sparse.CSR
-	nnz := 0
+	nnz, last := 0, 0
 	for s, v := range net.Views {
 		if views[s] {
 			graphs = append(graphs, v.Adj)
 			nnz += v.Adj.NNZ()
+			last = s
 		}
 	}
 	if len(graphs) == 1 {
-		return structure.Graph(ctx, graphs[0], opt, rng)
+		return measured[last], nil
 	}
 	ub := sparse.NewBuilder(n, n)
 	ub.Grow(nnz)
@@ -150,6 +152,11 @@ func count(b []bool) int {
 	return c
 }
 
+// Balances reports whether c leaves its weights to the balance: β 0 (not
+// set), the proximity term kept, and Unbalanced off. Fit measures the
+// network only then.
+func (c Config) Balances() bool { return !c.Unbalanced && !c.NoProximity && c.Beta == 0 }
+
 // balanceBeta is β where the graphs' and the features' directions are as
 // many: the default of a network with features before the balance.
 const balanceBeta = 300
@@ -177,7 +184,7 @@ const balanceBeta = 300
 //     features hold as many directions keeps the β of the default before
 //     the balance.
 func (c Config) Balanced(b Balance) Config {
-	if c.Unbalanced || c.NoProximity || c.Beta != 0 {
+	if !c.Balances() {
 		return c
 	}
 	if b.GraphDirections == 0 && b.FeatureDirections == 0 {
@@ -189,11 +196,11 @@ func (c Config) Balanced(b Balance) Config {
 		c.Features.Propagate = 0
 		return c
 	}
-	if t := len(b.Kept); autoWeights && count(b.Kept) < t {
+	if t, kept := len(b.Kept), count(b.Kept); autoWeights && kept < t {
 		w := make([]float64, t)
 		for s, k := range b.Kept {
 			if k {
-				w[s] = float64(t) / float64(count(b.Kept))
+				w[s] = float64(t) / float64(kept)
 			}
 		}
 		c.Proximity.ViewWeights = w

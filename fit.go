@@ -113,7 +113,7 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		return nil, err
 	}
 	given := cfg
-	if !cfg.Unbalanced && !cfg.NoProximity && cfg.Beta == 0 {
+	if cfg.Balances() {
 		b, err := Measure(ctx, net)
 		if err != nil {
 			if ctx.Err() != nil {

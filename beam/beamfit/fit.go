@@ -166,7 +166,7 @@ func supportedFor(cfg dpmne.Config, recs []dpmne.ViewReconstruction) error {
 	switch {
 	case featured && cfg.NoAutoencoder:
 		return errors.New("beamfit: NoAutoencoder on a network with features: the Beam fit's identity codes are adjacency rows")
-	case !cfg.Unbalanced && !cfg.NoProximity && cfg.Beta == 0:
+	case cfg.Balances():
 		return errors.New("beamfit: the Beam fit does not measure the network's sources (dpmne.Measure) yet: set Unbalanced, or β, for the default as it was before the balance")
 	}
 	return nil

@@ -231,11 +231,17 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 	}
 	writeTable(w, []string{"view", "graph", "rewired edge", "in proximity", "features", "top eigenvalue", "permuted top"}, rows)
 	fmt.Fprintf(w, "\nunion of the proximity's graphs: %d directions\n", b.Union.Directions)
+	fmt.Fprintln(w, balanceLine(b, cfg))
+}
+
+// balanceLine is the line data info and train give the settings that
+// cfg, the configuration balanced by b, takes.
+func balanceLine(b dpmne.Balance, cfg dpmne.Config) string {
 	prox := fmt.Sprintf("proximity on, β %.4g", cfg.Beta)
 	if cfg.NoProximity {
 		prox = "proximity off"
 	}
-	fmt.Fprintf(w, "balance: graphs %d directions, features %d: %s, features smoothed %d time(s), Y solver %s\n", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate, cfg.Solver.Y)
+	return fmt.Sprintf("balance: graphs %d directions, features %d: %s, features smoothed %d time(s), Y solver %s", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate, cfg.Solver.Y)
 }
 
 // writeTable prints an aligned plain-text table: the first column left-aligned,

@@ -286,8 +286,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		for _, line := range b.Report(net) {
 			l.say("%s", line)
 		}
-		c := cfg.Balanced(b).ForNetwork(net)
-		l.say("balance: graphs %d directions, features %d: β %.4g, proximity %s, propagate %d, Y solver %s", b.GraphDirections, b.FeatureDirections, c.Beta, onOff(!c.NoProximity), c.Features.Propagate, c.Solver.Y)
+		l.say("%s", balanceLine(b, cfg.Balanced(b).ForNetwork(net)))
 	}
 	if opt.Resume == nil && !cfg.NoAutoencoder {
 		opt.Pretraining = pretrainProgress(l)
@@ -785,10 +784,3 @@ func (e interrupted) Error() string {
 }
 
 func (e interrupted) Unwrap() error { return e.err }
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
