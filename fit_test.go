@@ -198,8 +198,8 @@ func (c *countdownCtx) Err() error {
 	return nil
 }
 
-// TestFitCancelInside: a fit cancelled at any of its checks (pretraining
-// minibatches, the initial Y, Y steps, the iterations' minibatches) stops
+// TestFitCancelInside: a fit cancelled at any of its checks (the
+// measurement's Lanczos products, pretraining minibatches, the initial Y, Y steps, the iterations' minibatches) stops
 // there with ErrCanceled; cut short inside an iteration or before the
 // first, it returns no model and saves nothing.
 func TestFitCancelInside(t *testing.T) {
@@ -231,7 +231,7 @@ func TestFitCancelInside(t *testing.T) {
 		phase, _, _ = strings.Cut(phase, ",")
 		phases[strings.TrimRight(phase, "0123456789 ")] = true
 	}
-	for _, want := range []string{"during pretraining", "during iteration"} {
+	for _, want := range []string{"while measuring the network", "during pretraining", "during iteration"} {
 		if !phases[want] {
 			t.Errorf("no cancellation %s among %v", want, phases)
 		}
