@@ -36,6 +36,13 @@ type Options struct {
 	// each epoch of each view, with the epochs done and their total
 	// (Config.Autoencoder.Pretrain times the views), one call at a time.
 	Pretraining func(done, total int)
+	// Phase, if set, is called as each phase of the fit that can run for
+	// seconds with nothing else reported begins (the measurement, the
+	// views' preparation, the initial Y, the embedding's filter), with what
+	// it does; the function it returns, if not nil, is called as the phase
+	// ends, whether it completed or not. Pretraining is Pretraining's to
+	// report, the iterations Progress's.
+	Phase func(what string) (end func())
 	// Measured, if set, receives the measurement of the network's sources
 	// that the configuration is balanced by (Config.Balanced), before the
 	// fit starts; it is not called where the configuration leaves nothing
@@ -114,7 +121,9 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	given := cfg
 	if cfg.Balances() {
+		end := opt.phase("measuring the network's graphs and features against null models")
 		b, err := Measure(ctx, net)
+		end()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w while measuring the network: %w", ErrCanceled, ctx.Err())
@@ -187,7 +196,10 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 	t := len(net.Views)
 	f := &fitter{ctx: ctx, net: net, cfg: cfg, opt: opt, t: t, targets: make([]rowTargets, t), cycle: make([][]int, t), cursor: make([]int, t)}
 	start := time.Now()
-	if err := f.prepareViews(recs, rng); err != nil {
+	end := opt.phase("preparing the views' features and graphs")
+	err := f.prepareViews(recs, rng)
+	end()
+	if err != nil {
 		return nil, err
 	}
 	f.seedViews(rng)
@@ -205,7 +217,9 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 	}
 	f.newSubspace()
 	bStart := time.Now()
+	end = opt.phase(fmt.Sprintf("initialising Y (d = %d)", cfg.Dim))
 	first, err := f.startY(rng)
+	end()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w while initialising Y: %w", ErrCanceled, ctx.Err())
@@ -246,7 +260,20 @@ func fit(ctx context.Context, net *multiplex.Network, cfg Config, recs []ViewRec
 	}
 	// The fit is over: the model takes Y and the autoencoders themselves
 	// rather than copies, so the end of a large fit needs no extra memory.
+	defer opt.phase("filtering the embedding")()
 	return f.final(true), nil
+}
+
+// phase reports that a phase of the fit begins (Options.Phase) and
+// returns the function to call as it ends.
+func (o Options) phase(what string) (end func()) {
+	if o.Phase != nil {
+		end = o.Phase(what)
+	}
+	if end == nil {
+		end = func() {}
+	}
+	return end
 }
 
 // iterate runs outer iteration it: the Y steps, the B step, then the
