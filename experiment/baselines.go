@@ -65,3 +65,39 @@ func init() {
 		Register(Baseline(b))
 	}
 }
+
+// QuickMethods returns the methods of the group "quick" (ExpandMethods):
+// the baselines cheap enough to run beside DPMNE on the suite's data in
+// every session: spectral, ProNE, LINE, DeepWalk, the raw and the smoothed
+// features, DANE and EE-IMVC.
+func QuickMethods() []string {
+	return []string{"spectral", "prone", "line", "deepwalk", "features", "smoothed-features", "dane", "imvc"}
+}
+
+// methodGroups are the group names a method list may hold (ExpandMethods).
+var methodGroups = map[string]func() []string{"quick": QuickMethods}
+
+// ExpandMethods returns the method list names with each group name in it
+// replaced by the group's methods ("quick": QuickMethods), and each method
+// kept at its first place only: "dpmne,quick,spectral" is dpmne, then the
+// quick set. Other names are kept as they are, for Lookup to judge.
+func ExpandMethods(names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, n := range names {
+		if group, ok := methodGroups[n]; ok {
+			for _, m := range group() {
+				add(m)
+			}
+			continue
+		}
+		add(n)
+	}
+	return out
+}

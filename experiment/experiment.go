@@ -79,6 +79,31 @@ type Spec struct {
 	Reference string `json:",omitempty"`
 	// DPMNE is the base configuration of the DPMNE methods.
 	DPMNE dpmne.Config `json:"-"`
+	// Cache, when set, is a directory of finished cells, one JSON file
+	// each, named by a hash of the cell's key: the Data entry as given,
+	// the method, the setting's value (and the views experiment's
+	// variant), and every field here that changes a cell's scores (Task,
+	// Repeats, Seed, Stratified, Validation, Cluster, FitSeeds,
+	// Retrieval, Score, the DPMNE configuration and CacheKey). Run writes
+	// every cell with scores there as it finishes (a failed cell is not
+	// kept, and is tried again) and takes a cell found there instead of
+	// computing it, so that a stopped run started again with the same
+	// Cache goes on where it stopped. A file that does not parse or holds
+	// another key is recomputed. The key holds neither the program's code
+	// nor the data's content, nor GOMAXPROCS (whose rounding a fit
+	// follows): after changing a method or a data set, use another
+	// directory.
+	Cache string `json:"-"`
+	// CacheKey is more of every cell's key in Cache: what changes the
+	// scores that Spec does not hold (the command puts its --labels files
+	// there).
+	CacheKey string `json:"-"`
+	// Workers is the number of cells computed at once (0 or 1: one at a
+	// time). The cells, and the order Run returns them in, are the same
+	// for any number; the views experiment and linkpred compute one at a
+	// time. Each fit runs on every core already: several workers fill
+	// the single-threaded parts of one fit with another's work.
+	Workers int `json:"-"`
 }
 
 // Named returns the specification of a paper experiment: table2
@@ -89,8 +114,10 @@ type Spec struct {
 // prediction on held-out edges); and suite, the transfer suite: DPMNE,
 // its paper preset and every baseline on SuiteData (the default data),
 // each cell scored by classification and k-means, with a summary ranking
-// dpmne (Spec.Reference).
+// dpmne (Spec.Reference). Group names in methods stand for their methods
+// (ExpandMethods: "quick").
 func Named(name string, data []string, methods []string, repeats int, seed uint64) (Spec, error) {
+	methods = ExpandMethods(methods)
 	s := Spec{Name: name, Data: data, Methods: methods, Repeats: repeats, Seed: seed, Task: "classify", Metric: "micro-F1"}
 	if len(s.Methods) == 0 {
 		s.Methods = []string{"dpmne"}
@@ -312,11 +339,37 @@ type ViewsScore struct {
 	MicroF1 eval.Stat `json:"micro_f1"`
 }
 
-// Progress receives one line per finished cell and an estimate of the time
-// left.
-type Progress func(done, total int, c Cell, eta time.Duration)
+// Update is what Progress receives as each cell finishes.
+type Update struct {
+	Cell Cell // the cell that finished
+	// Cached is whether the cell was read from Spec.Cache instead of
+	// computed.
+	Cached      bool
+	Done, Total int
+	// ETA estimates the time left from the pace of the cells computed so
+	// far (0 before the first).
+	ETA time.Duration
+	// Finished holds every cell finished so far in the grid's order, as
+	// Run returns them: with several workers, cells finish in another.
+	Finished []Cell
+	// CacheErr is why the cell could not be written to Spec.Cache (the
+	// run goes on without it there).
+	CacheErr error
+}
 
-// Run computes every cell of the experiment.
+// Progress receives an Update per finished cell, from one goroutine at a
+// time.
+type Progress func(Update)
+
+// Run computes every cell of the experiment and returns them in the
+// grid's order: data sets, then the setting's values, then methods. Each
+// data set is loaded once, when its first cell not in Spec.Cache is due,
+// and shared by its cells (the methods only read a network). Cells of
+// Spec.Cache are taken from it, the others computed by up to Spec.Workers
+// at once. An error ends the run (any without Spec.KeepGoing; with it, a
+// cancelled context or a failed link prediction): a cell's stops the other
+// cells under way, a data set's lets them finish (they come before it in
+// the grid), and Run returns the cells finished with the error.
 func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network, error), progress Progress) ([]Cell, error) {
 	values := s.Values
 	if s.Setting == "" {
@@ -324,6 +377,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	}
 	load0 := load
 	load = func(name string) (*multiplex.Network, error) { return loadPartial(load0, name, s.Seed) }
+	var viewsBase *multiplex.Network // the views experiment's network
 	if s.Setting == "views" {
 		base, err := load(s.Data[0])
 		if err != nil {
@@ -333,6 +387,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		for k := range base.Views {
 			values = append(values, float64(k))
 		}
+		viewsBase = base
 	}
 	if s.FitSeeds < 0 {
 		return nil, fmt.Errorf("experiment %s: %d fit seeds, want ≥ 1", s.Name, s.FitSeeds)
@@ -340,90 +395,258 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	if s.FitSeeds > 1 && s.Task == "linkpred" {
 		return nil, fmt.Errorf("experiment %s: link prediction refits for every hold-out; give --repeats, not %d fit seeds", s.Name, s.FitSeeds)
 	}
-	total := len(s.Data) * len(values) * len(s.Methods)
-	var cells []Cell
-	start := time.Now()
-	// add records a finished cell and reports it with the time left.
-	add := func(c Cell) {
-		cells = append(cells, c)
-		if progress != nil {
-			done := len(cells)
-			progress(done, total, c, time.Duration(float64(time.Since(start))/float64(done)*float64(total-done)))
+	if s.Workers < 0 {
+		return nil, fmt.Errorf("experiment %s: %d workers, want ≥ 1", s.Name, s.Workers)
+	}
+	methods := make([]Method, len(s.Methods))
+	for i, name := range s.Methods {
+		m, err := Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		methods[i] = m
+	}
+	cache, err := newCache(s)
+	if err != nil {
+		return nil, err
+	}
+	// The grid, each cell with its key and, when cached, its cell.
+	type job struct {
+		data, value, method int
+		key                 []byte
+		cached              *Cell
+	}
+	var jobs []job
+	toCompute := 0
+	for di, dname := range s.Data {
+		for vi, v := range values {
+			variant := ""
+			if s.Setting == "views" {
+				variant = viewsVariant(viewsBase, v)
+			}
+			for mi, mname := range s.Methods {
+				j := job{data: di, value: vi, method: mi}
+				if cache != nil {
+					j.key = cache.key(dname, mname, s.Setting, v, variant)
+					j.cached = cache.get(j.key)
+				}
+				if j.cached == nil {
+					toCompute++
+				}
+				jobs = append(jobs, j)
+			}
 		}
 	}
-	for _, dname := range s.Data {
-		base, err := load(dname)
-		if err == nil && base.Labels == nil && s.Task != "linkpred" {
-			err = fmt.Errorf("data set %s has no labels", dname)
+
+	workers := max(s.Workers, 1)
+	if s.Setting == "views" || s.Task == "linkpred" {
+		workers = 1
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		job  int
+		cell Cell
+		err  error
+	}
+	results := make(chan result, workers)
+	slots := make([]*Cell, len(jobs))
+	finished := func() []Cell {
+		var out []Cell
+		for _, c := range slots {
+			if c != nil {
+				out = append(out, *c)
+			}
 		}
-		if err != nil {
-			if !s.KeepGoing || ctx.Err() != nil {
-				return nil, err
-			}
-			// Every cell of the data set records why it has no scores.
-			for _, v := range values {
-				for _, mname := range s.Methods {
-					add(Cell{Data: dname, Method: mname, Setting: s.Setting, Value: v, Error: err.Error()})
-				}
-			}
+		return out
+	}
+	done, computed := 0, 0
+	start := time.Now()
+	var firstErr error
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	// finish records a finished cell and reports it with the time left.
+	finish := func(i int, c Cell, cached bool, cacheErr error) {
+		slots[i] = &c
+		done++
+		if progress == nil {
+			return
+		}
+		var eta time.Duration
+		if computed > 0 {
+			eta = time.Duration(float64(time.Since(start)) / float64(computed) * float64(toCompute-computed))
+		}
+		progress(Update{Cell: c, Cached: cached, Done: done, Total: len(jobs), ETA: eta, Finished: finished(), CacheErr: cacheErr})
+	}
+	inflight := 0
+	receive := func() {
+		r := <-results
+		inflight--
+		if r.err != nil {
+			fail(r.err)
+			return
+		}
+		computed++
+		var cacheErr error
+		if cache != nil && r.cell.Error == "" {
+			cacheErr = cache.put(jobs[r.job].key, r.cell)
+		}
+		finish(r.job, r.cell, false, cacheErr)
+	}
+	// stop ends the run with an error of loading or preparing a network,
+	// after the cells under way, which come before it in the grid.
+	stop := func(err error) {
+		for inflight > 0 {
+			receive()
+		}
+		fail(err)
+	}
+
+	cur, curValue := -1, -1
+	var base *multiplex.Network
+	var baseErr error
+	var net *cellNet
+	for i, j := range jobs {
+		if firstErr != nil || runCtx.Err() != nil {
+			break
+		}
+		if j.cached != nil {
+			finish(i, *j.cached, true, nil)
 			continue
 		}
-		for _, v := range values {
-			net, dim, variant := base, 0, ""
-			switch s.Setting {
-			case "views":
-				variant = "all views"
-				if v >= 0 {
-					var keep []string
-					for k, view := range base.Views {
-						if k != int(v) {
-							keep = append(keep, view.Name)
-						}
-					}
-					variant = "without " + base.Views[int(v)].Name
-					if net, _, err = multiplex.SelectViews(base, keep); err != nil {
-						return nil, err
-					}
-				}
-			case "pdr":
-				if net, err = multiplex.PartialSeed(base, v, s.Seed); err != nil {
-					return nil, err
-				}
-			case "dim":
-				dim = int(v)
+		for inflight == workers && firstErr == nil {
+			receive()
+		}
+		if firstErr != nil {
+			break
+		}
+		dname := s.Data[j.data]
+		if j.data != cur {
+			// The previous data set is dropped here; the cells under way
+			// hold it until they finish.
+			cur, curValue, net = j.data, -1, nil
+			if j.data == 0 && viewsBase != nil {
+				base, baseErr = viewsBase, nil
+			} else {
+				base, baseErr = load(dname)
 			}
-			var eff float64
-			for _, view := range net.Views {
-				eff += view.PDR() / float64(len(net.Views))
-			}
-			groups := net.ViewPatterns()
-			for _, mname := range s.Methods {
-				m, err := Lookup(mname)
-				if err != nil {
-					return nil, err
-				}
-				c := Cell{Data: base.Name, Method: mname, Setting: s.Setting, Value: v, Variant: variant, EffectivePDR: eff}
-				if s.Task == "linkpred" {
-					t0 := time.Now()
-					if c.AUC, c.AP, c.LinksByView, err = linkPrediction(ctx, m, net, Params{Dim: dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
-						return nil, fmt.Errorf("%s on %s: %w", mname, dname, err)
-					}
-					c.Seconds = time.Since(t0).Seconds()
-					add(c)
-					continue
-				}
-				if err := scoreCell(ctx, &c, s, m, net, dim, groups); err != nil {
-					err = fmt.Errorf("%s on %s: %w", mname, dname, err)
-					if !s.KeepGoing || ctx.Err() != nil {
-						return nil, err
-					}
-					c = Cell{Data: c.Data, Method: c.Method, Setting: c.Setting, Value: c.Value, Variant: c.Variant, EffectivePDR: c.EffectivePDR, Error: err.Error()}
-				}
-				add(c)
+			if baseErr == nil && base.Labels == nil && s.Task != "linkpred" {
+				baseErr = fmt.Errorf("data set %s has no labels", dname)
 			}
 		}
+		v := values[j.value]
+		if baseErr != nil {
+			if !s.KeepGoing || runCtx.Err() != nil {
+				stop(baseErr)
+				break
+			}
+			// Every cell of the data set records why it has no scores.
+			toCompute--
+			finish(i, Cell{Data: dname, Method: s.Methods[j.method], Setting: s.Setting, Value: v, Error: baseErr.Error()}, false, nil)
+			continue
+		}
+		if j.value != curValue {
+			curValue, net = j.value, nil
+			var err error
+			if net, err = prepareNet(s, base, v); err != nil {
+				stop(err)
+				break
+			}
+		}
+		inflight++
+		go func(i int, net *cellNet) {
+			c, err := computeCell(runCtx, s, methods[j.method], s.Methods[j.method], dname, net, v)
+			results <- result{i, c, err}
+		}(i, net)
 	}
-	return cells, nil
+	for inflight > 0 {
+		receive()
+	}
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err() // cancelled between cells
+	}
+	return finished(), firstErr
+}
+
+// cellNet is the network of a data set at one value of the setting, as
+// its cells are fitted on it.
+type cellNet struct {
+	net     *multiplex.Network
+	name    string // the data set's network's name
+	dim     int    // the dimension the cell asks for (0: the method's)
+	variant string // the views experiment's variant
+	eff     float64
+	groups  []int // net.ViewPatterns()
+}
+
+// viewsVariant names the views experiment's network at value v: "all
+// views" (−1) or "without" the view of index v.
+func viewsVariant(base *multiplex.Network, v float64) string {
+	if v < 0 {
+		return "all views"
+	}
+	return "without " + base.Views[int(v)].Name
+}
+
+// prepareNet returns the network of base at value v of the setting.
+func prepareNet(s Spec, base *multiplex.Network, v float64) (*cellNet, error) {
+	net, dim, variant := base, 0, ""
+	var err error
+	switch s.Setting {
+	case "views":
+		variant = viewsVariant(base, v)
+		if v >= 0 {
+			var keep []string
+			for k, view := range base.Views {
+				if k != int(v) {
+					keep = append(keep, view.Name)
+				}
+			}
+			if net, _, err = multiplex.SelectViews(base, keep); err != nil {
+				return nil, err
+			}
+		}
+	case "pdr":
+		if net, err = multiplex.PartialSeed(base, v, s.Seed); err != nil {
+			return nil, err
+		}
+	case "dim":
+		dim = int(v)
+	}
+	var eff float64
+	for _, view := range net.Views {
+		eff += view.PDR() / float64(len(net.Views))
+	}
+	return &cellNet{net: net, name: base.Name, dim: dim, variant: variant, eff: eff, groups: net.ViewPatterns()}, nil
+}
+
+// computeCell computes the cell of method m (registered as mname) on the
+// network cn of the data set dname at value v of the setting. A failed
+// cell is returned with its Error under Spec.KeepGoing, unless ctx is
+// cancelled; an error ends the run.
+func computeCell(ctx context.Context, s Spec, m Method, mname, dname string, cn *cellNet, v float64) (Cell, error) {
+	c := Cell{Data: cn.name, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, EffectivePDR: cn.eff}
+	if s.Task == "linkpred" {
+		t0 := time.Now()
+		var err error
+		if c.AUC, c.AP, c.LinksByView, err = linkPrediction(ctx, m, cn.net, Params{Dim: cn.dim, Seed: s.Seed, DPMNE: s.DPMNE}, s.Repeats, s.Score == "dot"); err != nil {
+			return Cell{}, fmt.Errorf("%s on %s: %w", mname, dname, err)
+		}
+		c.Seconds = time.Since(t0).Seconds()
+		return c, nil
+	}
+	if err := scoreCell(ctx, &c, s, m, cn.net, cn.dim, cn.groups); err != nil {
+		err = fmt.Errorf("%s on %s: %w", mname, dname, err)
+		if !s.KeepGoing || ctx.Err() != nil {
+			return Cell{}, err
+		}
+		c = Cell{Data: c.Data, Method: c.Method, Setting: c.Setting, Value: c.Value, Variant: c.Variant, EffectivePDR: c.EffectivePDR, Error: err.Error()}
+	}
+	return c, nil
 }
 
 // scoreCell embeds net by m once per fit seed (Spec.FitSeeds) and fills c

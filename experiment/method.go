@@ -63,10 +63,14 @@ var (
 	registry = map[string]Method{}
 )
 
-// Register adds a method; a name may be registered once.
+// Register adds a method; a name may be registered once, and not as a
+// group's (ExpandMethods).
 func Register(m Method) {
 	mu.Lock()
 	defer mu.Unlock()
+	if _, group := methodGroups[m.Name]; group {
+		panic("experiment: method " + m.Name + " has a group's name")
+	}
 	if _, dup := registry[m.Name]; dup {
 		panic("experiment: method " + m.Name + " registered twice")
 	}

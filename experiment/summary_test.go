@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dpmne/dpmne/eval"
 	"github.com/dpmne/dpmne/multiplex"
@@ -165,8 +164,8 @@ func TestRunSuite(t *testing.T) {
 	}
 	s.DPMNE.Dim, s.Reference = 8, "test-oracle"
 	var progressed []string
-	cells, err := Run(context.Background(), s, load, func(done, total int, c Cell, _ time.Duration) {
-		progressed = append(progressed, fmt.Sprintf("%d/%d %s %s", done, total, c.Method, c.Data))
+	cells, err := Run(context.Background(), s, load, func(u Update) {
+		progressed = append(progressed, fmt.Sprintf("%d/%d %s %s", u.Done, u.Total, u.Cell.Method, u.Cell.Data))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,9 @@ import (
 func newExperimentCmd(g *globals) *cobra.Command {
 	var mf modelFlags
 	var data, methods, labels []string
-	var out string
-	var repeats, fitSeeds int
-	var quiet, stratified, validation, cluster bool
+	var out, cache string
+	var repeats, fitSeeds, jobs int
+	var quiet, stratified, validation, cluster, noCache bool
 	var score string
 	var values []float64
 	cmd := &cobra.Command{
@@ -68,7 +68,15 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           synthetic families synth-graph, synth-features, synth-mixed,
           synth-noisy, synth-partial; default methods: dpmne, dpmne-paper
           and every baseline. A data set that fails to load, or a method
-          that fails on one, is listed as failed and the run goes on
+          that fails on one, is listed as failed and the run goes on.
+          --methods dpmne,quick is the quick suite: dpmne beside the
+          quick baselines (below), to run with --jobs 2 and resume from
+          the cache (below) when stopped
+
+--methods takes the group name quick, in any experiment and anywhere in the
+list: it stands for the quick baselines spectral, prone, line, deepwalk,
+features, smoothed-features, dane and imvc; a method named twice is run once,
+at its first place.
 
 dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
 (none or one step), the heat filter (τ 2 or none) and, on a partial network
@@ -93,7 +101,28 @@ It writes NAME.md (a markdown table with the command that made it),
 NAME.json, NAME.csv and, for pdr, dim and views, NAME.png into --out, the
 first three again after every cell, so that an interrupted run keeps the
 cells it finished (those not run show as —). The model flags set the base
-configuration of every DPMNE method.`,
+configuration of every DPMNE method.
+
+Every finished cell is also kept in the cache, --cache DIR (default
+OUT/cells), one JSON file per cell named by a hash of its key: the --data
+entry as given, the method, the setting's value, and every flag that
+changes its scores (--repeats, --seed, --stratified, --validation,
+--cluster, --fit-seeds, --score, --labels and the model flags). The same
+command run again takes the cells it finds there instead of computing them
+(its progress line says "from the cache"), so a stopped run resumes where it
+stopped; a failed cell is not kept and is tried again, and a file that does
+not parse or holds another key is recomputed. The key holds neither the
+program's code nor the data's content nor --threads: after changing a method
+or a data set, give a fresh --cache directory (or delete it). --no-cache
+neither reads nor writes one.
+
+--jobs N computes up to N cells at once (default 1); the cells and their
+order in the results are the same for any N. Each fit already runs on every
+core (--threads), so on 2 cores --jobs 2 mostly fills one fit's
+single-threaded parts (loading, evaluation, serial stages) with another's
+work rather than doubling the pace. views and linkpred run one cell at a
+time. (--workers is a model flag: the goroutines of a fit's sparse
+products.)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -131,24 +160,47 @@ configuration of every DPMNE method.`,
 				return fmt.Errorf("--cluster: %s is not a table of classification scores; use it with table2, table4 or table5", args[0])
 			}
 			spec.Cluster = spec.Cluster || cluster
+			if jobs < 1 {
+				return fmt.Errorf("--jobs %d: want ≥ 1", jobs)
+			}
+			spec.Workers = jobs
+			switch {
+			case noCache && cmd.Flags().Changed("cache"):
+				return errors.New("--cache and --no-cache: give one")
+			case noCache:
+			case cache == "" && cmd.Flags().Changed("cache"):
+				return errors.New("--cache: give a directory (--no-cache for none)")
+			case cache == "":
+				spec.Cache = filepath.Join(out, "cells")
+			default:
+				spec.Cache = cache
+			}
+			if len(labels) > 0 {
+				// Other classes, other scores: the files are part of every
+				// cell's key.
+				spec.CacheKey = "labels=" + strings.Join(recordedArgs([]string{"--labels", strings.Join(labels, ",")})[1:], ",")
+			}
 			if spec.Task == "linkpred" {
 				spec.Title += ", " + score + " scores"
 			}
 			stderr := cmd.ErrOrStderr()
 			command := "dpmne " + strings.Join(recordedArgs(g.argv), " ")
 			// The results so far are written after every cell (without
-			// the figure), so that an interrupted run loses none.
-			var done []experiment.Cell
+			// the figure), in the grid's order, so that an interrupted run
+			// loses none.
 			interim := spec
 			interim.Figure = false
-			progress := func(_, total int, c experiment.Cell, eta time.Duration) {
-				done = append(done, c)
-				if err := experiment.WriteAll(out, interim, done, command); err != nil {
+			progress := func(u experiment.Update) {
+				if err := experiment.WriteAll(out, interim, u.Finished, command); err != nil {
 					fmt.Fprintf(stderr, "dpmne: writing the results so far to %s: %v\n", out, err)
+				}
+				if u.CacheErr != nil {
+					fmt.Fprintf(stderr, "dpmne: keeping the cell in the cache %s: %v\n", spec.Cache, u.CacheErr)
 				}
 				if quiet {
 					return
 				}
+				c := u.Cell
 				setting := ""
 				if c.Setting != "" {
 					setting = fmt.Sprintf(" %s=%g", c.Setting, c.Value)
@@ -157,8 +209,17 @@ configuration of every DPMNE method.`,
 				if c.Note != "" {
 					note = "; chose " + c.Note
 				}
-				fmt.Fprintf(stderr, "[%d/%d] %s on %s%s: %s (embedding %.1fs%s; about %v left)\n",
-					len(done), total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, eta.Round(time.Second))
+				left := ""
+				if u.ETA > 0 || u.Done == u.Total {
+					left = fmt.Sprintf("; about %v left", u.ETA.Round(time.Second))
+				}
+				if u.Cached {
+					fmt.Fprintf(stderr, "[%d/%d] %s on %s%s: %s (from the cache: embedding %.1fs when computed%s%s)\n",
+						u.Done, u.Total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, left)
+					return
+				}
+				fmt.Fprintf(stderr, "[%d/%d] %s on %s%s: %s (embedding %.1fs%s%s)\n",
+					u.Done, u.Total, c.Method, c.Data, setting, scoreLine(c), c.Seconds, note, left)
 			}
 			labelsOf, err := labelFiles(data, labels)
 			if err != nil {
@@ -172,8 +233,8 @@ configuration of every DPMNE method.`,
 				return net, err
 			}, progress)
 			if err != nil {
-				if len(done) > 0 {
-					return fmt.Errorf("%w (cells finished: %d, their results written to %s)", err, len(done), out)
+				if len(cells) > 0 {
+					return fmt.Errorf("%w (cells finished: %d, their results written to %s)", err, len(cells), out)
 				}
 				return err
 			}
@@ -186,8 +247,11 @@ configuration of every DPMNE method.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&data, "data", nil, "data sets (names, edge lists, manifests or directories; comma-separated)")
 	f.StringSliceVar(&labels, "labels", nil, "classes of each --data in turn, in place of its own: text files of lines \"<id> <class>\" (as a manifest's \"labels\"; comma-separated, one per --data, \"\" for a data set's own)")
-	f.StringSliceVar(&methods, "methods", nil, "methods (default depends on the experiment; see dpmne experiment --help)")
+	f.StringSliceVar(&methods, "methods", nil, "methods (default depends on the experiment; see dpmne experiment --help); quick stands for spectral, prone, line, deepwalk, features, smoothed-features, dane and imvc")
 	f.StringVar(&out, "out", "", "directory for the results")
+	f.StringVar(&cache, "cache", "", "directory of finished cells, read to resume and written as cells finish (default OUT/cells); its key does not hold the program's code: after changing a method, use a fresh one")
+	f.BoolVar(&noCache, "no-cache", false, "neither read nor write cached cells")
+	f.IntVar(&jobs, "jobs", 1, "cells computed at once (each fit already uses every core; views and linkpred run one at a time)")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
 	f.IntVar(&fitSeeds, "fit-seeds", 1, "embed every cell this many times (seeds --seed, --seed+1, …) and pool the scores over fits × repeats (not with linkpred)")
 	f.Float64SliceVar(&values, "values", nil, "the values of pdr's partial data ratio (each in [0, 1)) or dim's dimension, in place of the experiment's own (comma-separated)")

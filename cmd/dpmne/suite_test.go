@@ -58,6 +58,73 @@ func TestExperimentSuite(t *testing.T) {
 	}
 }
 
+// TestExperimentCache: the same command run again takes every cell from
+// OUT/cells (saying so) and writes the same results, with two jobs as
+// with one; --no-cache keeps none; the flags' misuse is refused.
+func TestExperimentCache(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"experiment", "suite", "--data", "synthetic,synthetic@pdr=0.4", "--methods", "spectral,features,spectral",
+		"--repeats", "2", "--dim", "8", "--out", out}
+	_, stderr, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Contains(stderr, "from the cache") || strings.Count(stderr, "embedding ") != 4 {
+		t.Errorf("first run, stderr:\n%s\nwant 4 cells computed", stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	if len(files) != 4 {
+		t.Errorf("%d files in %s, want 4", len(files), filepath.Join(out, "cells"))
+	}
+	first, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runCLI(t, append(args, "--jobs", "2")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if n := strings.Count(stderr, "(from the cache: embedding "); n != 4 {
+		t.Errorf("second run: %d cells from the cache, want 4; stderr:\n%s", n, stderr)
+	}
+	again, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command differs by --jobs 2, the cells not at all.
+	if a, b := cellsOf(t, first), cellsOf(t, again); a != b {
+		t.Errorf("suite.json's cells differ:\n%s\n%s", a, b)
+	}
+
+	other := t.TempDir()
+	if _, stderr, err = runCLI(t, "experiment", "table2", "--data", "synthetic", "--methods", "spectral", "--repeats", "1", "--dim", "8", "--out", other, "--no-cache", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(other, "cells")); !os.IsNotExist(err) {
+		t.Errorf("--no-cache: %s/cells: %v, want none", other, err)
+	}
+	for _, tc := range []struct{ flags, want string }{
+		{"--jobs 0", "--jobs 0: want ≥ 1"},
+		{"--cache= ", "--cache: give a directory"},
+		{"--no-cache --cache x", "--cache and --no-cache: give one"},
+	} {
+		a := append([]string{"experiment", "table2", "--data", "synthetic", "--methods", "spectral", "--out", other}, strings.Fields(tc.flags)...)
+		if _, _, err := runCLI(t, a...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.flags, err, tc.want)
+		}
+	}
+}
+
+// cellsOf returns the cells of an experiment's JSON, as JSON.
+func cellsOf(t *testing.T, data []byte) string {
+	t.Helper()
+	var res struct{ Cells json.RawMessage }
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	return string(res.Cells)
+}
+
 // TestExperimentKeepsFinishedCells: an experiment that stops on an error
 // (table2 does not keep going) leaves the cells it finished in --out.
 func TestExperimentKeepsFinishedCells(t *testing.T) {
