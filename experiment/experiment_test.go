@@ -536,3 +536,29 @@ func TestSupervisedHeldOut(t *testing.T) {
 		}
 	}
 }
+
+// TestVariants: the methods a user picks from (Methods) hold no variant
+// of dpmne that restates its flags, every such variant is listed by
+// Variants and still found by Lookup, and the two lists share no name.
+func TestVariants(t *testing.T) {
+	listed := Methods()
+	for _, want := range []string{"dpmne", "dpmne-tuned", "spectral"} {
+		if !slices.Contains(listed, want) {
+			t.Errorf("Methods() lacks %s: %v", want, listed)
+		}
+	}
+	variants := Variants()
+	for _, want := range []string{"dpmne-paper", "dpmne-mse", "dpmne-no-ae", "dpmne-unbalanced"} {
+		if !slices.Contains(variants, want) {
+			t.Errorf("Variants() lacks %s: %v", want, variants)
+		}
+	}
+	for _, v := range variants {
+		if slices.Contains(listed, v) {
+			t.Errorf("%s is both a method and a variant", v)
+		}
+		if m, err := Lookup(v); err != nil || !m.Variant {
+			t.Errorf("Lookup(%s) = %v, %v: want the variant", v, m.Variant, err)
+		}
+	}
+}

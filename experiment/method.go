@@ -55,7 +55,12 @@ type Method struct {
 	// the harness embeds once per split, from that split's training half,
 	// and tables mark it "uses training labels: yes".
 	Supervised bool
-	Embed      func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
+	// Variant marks a DPMNE configuration that only restates flags of
+	// dpmne train (an ablation of Table 4, a candidate measured against
+	// the default): experiments run it by name, and Methods, the list a
+	// user picks from, leaves it out (Variants lists it).
+	Variant bool
+	Embed   func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
 }
 
 var (
@@ -88,11 +93,20 @@ func Lookup(name string) (Method, error) {
 	return m, nil
 }
 
-// Methods returns the registered method names, sorted.
+// Methods returns the names of the registered methods a user picks from
+// (dpmne train --method), sorted: every method but the variants.
 func Methods() []string {
 	mu.Lock()
 	defer mu.Unlock()
-	return namesLocked()
+	return slices.DeleteFunc(namesLocked(), func(name string) bool { return registry[name].Variant })
+}
+
+// Variants returns the names of the registered variants (Method.Variant),
+// sorted: the configurations of DPMNE that experiments compare by name.
+func Variants() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.DeleteFunc(namesLocked(), func(name string) bool { return !registry[name].Variant })
 }
 
 func namesLocked() []string {
@@ -124,6 +138,14 @@ func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 		_, d := e.Dims()
 		return e.RawMatrix().Data, d, nil
 	}}
+}
+
+// variant returns DPMNE(name, description, tweak) marked as a variant
+// (Method.Variant).
+func variant(name, description string, tweak func(*dpmne.Config)) Method {
+	m := DPMNE(name, description, tweak)
+	m.Variant = true
+	return m
 }
 
 // Binary returns a method that fits DPMNE and binarises the embedding with
@@ -158,33 +180,33 @@ func init() {
 	Register(CCAITQ())
 	Register(DPMNE("dpmne", "DPMNE", nil))
 	Register(Tuned())
-	Register(DPMNE("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered)", func(c *dpmne.Config) {
+	Register(variant("dpmne-paper", "DPMNE, the paper-faithful preset (squared error, Adam step 1e-3, 3 pretraining epochs, equal view weights, β = 3000, raw features, missing nodes left missing, uncentred and unfiltered; --preset paper)", func(c *dpmne.Config) {
 		*c = dpmne.PaperOf(*c)
 	}))
-	Register(DPMNE("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy", func(c *dpmne.Config) {
+	Register(variant("dpmne-mse", "default off: squared-error reconstruction (eq. 1) instead of cross-entropy (--loss mse)", func(c *dpmne.Config) {
 		c.Autoencoder.Loss = "mse"
 	}))
-	Register(DPMNE("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.Autoencoder.NonzeroWeight = 1 }))
-	Register(DPMNE("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10", func(c *dpmne.Config) {
+	Register(variant("dpmne-unweighted", "default off: the features' non-zero entries weighed as the zeros in the cross-entropy instead of 8 times (--nonzero-weight 1)", func(c *dpmne.Config) { c.Autoencoder.NonzeroWeight = 1 }))
+	Register(variant("dpmne-short-pretrain", "default off: Adam step 1e-3 and 3 pretraining epochs (the paper preset's) instead of 1e-2 and 10 (--learning-rate 0.001 --pretrain 3)", func(c *dpmne.Config) {
 		p := dpmne.Paper()
 		c.Autoencoder.LearningRate, c.Autoencoder.Pretrain = p.Autoencoder.LearningRate, p.Autoencoder.Pretrain
 	}))
-	Register(DPMNE("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises)", func(c *dpmne.Config) { c.Uncentred = true }))
-	Register(DPMNE("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = 0 }))
-	Register(DPMNE("dpmne-beta-3000", "default off: proximity weight β = 3000, the earlier default, instead of 300 (--beta 3000)", func(c *dpmne.Config) { c.Beta = 3000 }))
-	Register(DPMNE("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Features.Propagate = 0 }))
-	Register(DPMNE("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.Features.KNN = 8 }))
-	Register(DPMNE("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.Features.PropagateAcross = 1 }))
-	Register(DPMNE("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.Solver.OrthAllNodes = true }))
-	Register(DPMNE("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
+	Register(variant("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises; --uncentred)", func(c *dpmne.Config) { c.Uncentred = true }))
+	Register(variant("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = 0 }))
+	Register(variant("dpmne-beta-3000", "default off: proximity weight β = 3000, the earlier default, instead of the balance's (--beta 3000)", func(c *dpmne.Config) { c.Beta = 3000 }))
+	Register(variant("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Features.Propagate = 0 }))
+	Register(variant("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.Features.KNN = 8 }))
+	Register(variant("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.Features.PropagateAcross = 1 }))
+	Register(variant("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.Solver.OrthAllNodes = true }))
+	Register(variant("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
 		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))
-	Register(DPMNE("dpmne-unbalanced", "default off: β 300 (3000 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
-	Register(DPMNE("dpmne-stiefel-balanced", "candidate: the balance's β, views and smoothing, with Y solved on the constraint YᵀY = I (5 generalized power iterations per iteration) on the normalised Laplacian (--y-solver stiefel --y-steps 5 --laplacian normalized)", func(c *dpmne.Config) {
+	Register(variant("dpmne-unbalanced", "default off: β 300 (3000 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
+	Register(variant("dpmne-stiefel-balanced", "candidate: the balance's β, views and smoothing, with Y solved on the constraint YᵀY = I (5 generalized power iterations per iteration) on the normalised Laplacian (--y-solver stiefel --y-steps 5 --laplacian normalized)", func(c *dpmne.Config) {
 		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
 	}))
-	Register(DPMNE("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
-	Register(DPMNE("dpmne-no-ae", "ablation: identity encoders (H = X)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
-	Register(DPMNE("dpmne-no-consistency", "ablation: no consistency term (α = 0)", func(c *dpmne.Config) { c.Alpha = 0 }))
-	Register(DPMNE("dpmne-no-proximity", "ablation: no proximity term (β = 0)", func(c *dpmne.Config) { c.NoProximity = true }))
+	Register(variant("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
+	Register(variant("dpmne-no-ae", "ablation: identity encoders (H = X; --no-autoencoder)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
+	Register(variant("dpmne-no-consistency", "ablation: no consistency term (α = 0; --alpha 0)", func(c *dpmne.Config) { c.Alpha = 0 }))
+	Register(variant("dpmne-no-proximity", "ablation: no proximity term (β = 0; --no-proximity)", func(c *dpmne.Config) { c.NoProximity = true }))
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,7 +78,10 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
 --methods takes the group name quick, in any experiment and anywhere in the
 list: it stands for the quick baselines spectral, prone, line, deepwalk,
 features, smoothed-features, dane and imvc; a method named twice is run once,
-at its first place.
+at its first place. Besides the methods dpmne train --method lists,
+--methods takes the variants of dpmne that restate its flags, for
+ablations and candidates: ` + strings.Join(experiment.Variants(), ", ") + `
+(dpmne experiment variants lists each with the flags it restates).
 
 dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
 (none or one step), the heat filter (τ 2 or none) and, on a partial network
@@ -125,6 +130,9 @@ time. (--workers is a model flag: the goroutines of a fit's sparse
 products.)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "variants" {
+				return writeVariants(cmd.OutOrStdout())
+			}
 			if out == "" {
 				return errors.New("--out: give the directory to write the results to")
 			}
@@ -339,4 +347,18 @@ func recordedArgs(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// writeVariants lists the variants of dpmne (experiment.Variants) with
+// what each changes, as --methods takes them.
+func writeVariants(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range experiment.Variants() {
+		m, err := experiment.Lookup(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, m.Description)
+	}
+	return tw.Flush()
 }
