@@ -218,7 +218,10 @@ func (c DCMH) train(ctx context.Context, net *multiplex.Network, labels []int, s
 	}
 	t := &dcmhTrainer{c: c, br: br, b: make([]float32, n*c.Bits), norm: float32(c.Batch) * float32(train)}
 	samp := rand.New(stream(seed, streamTrain))
+	rep := progressOf(ctx)
+	rep.begin("training DCMH's networks", "epochs", c.Epochs)
 	for e := range c.Epochs {
+		rep.step(e)
 		t.updateB()
 		lr := c.LearnRate
 		if c.Epochs > 1 {
@@ -259,6 +262,7 @@ func (c DCMH) train(ctx context.Context, net *multiplex.Network, labels []int, s
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	rep.step(c.Epochs)
 	return t.codes(net), c.Bits, nil
 }
 

@@ -49,7 +49,7 @@ func (c Walk) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	v, err := c.SkipGram.Train(ctx, walks, seed)
+	v, err := c.SkipGram.train(ctx, walks, seed, "skip-gram on the random walks", "walks")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -64,4 +64,17 @@
 //
 // Nothing here forms an n×n matrix: the eigensolver and the randomised PCA
 // read the graph and the features only through sparse products.
+//
+// # Cancellation and progress
+//
+// Every method checks its context between units of work that take well
+// under a second on Cora-sized data (a block of sentences or edge samples,
+// a minibatch, an epoch of a full-batch model, a Lanczos product, a
+// product of the PCA or ProNE with their operator) and returns an error
+// wrapping ctx.Err() once the context is done: on the project's 2-core
+// machine every method returned within 1.1 s of a cancellation on Cora,
+// ACM and DBLP (the longest units: HWNN's epochs and ProNE's propagation
+// on DBLP, the smoothed features' products on ACM). A context from
+// WithProgress also receives each phase as it begins and its epochs, walks
+// or iterations as they end, which `dpmne train --method` shows.
 package baseline

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
@@ -43,6 +44,7 @@ func Fill(ctx context.Context, net *multiplex.Network, k, workers int) ([]*spars
 	}
 	n, t := net.N(), len(net.Views)
 	out := make([]*sparse.CSR, t)
+	rep := progressOf(ctx)
 	var normed, trans []*sparse.CSR // built on first need
 	for s, v := range net.Views {
 		var missing []int
@@ -63,12 +65,17 @@ func Fill(ctx context.Context, net *multiplex.Network, k, workers int) ([]*spars
 			}
 		}
 		rows := make([]filledRow, len(missing))
+		rep.begin(fmt.Sprintf("filling the rows of view %q's missing nodes from their %d nearest neighbours", v.Name, k), "nodes", len(missing))
+		var filled atomic.Int64
 		err := parallelRanges(ctx, len(missing), workers, func(ctx context.Context, lo, hi int) error {
 			f := newFiller(n, x[s].Cols)
 			for m := lo; m < hi; m++ {
 				if (m-lo)%64 == 0 {
 					if err := ctx.Err(); err != nil {
 						return err
+					}
+					if m > lo {
+						rep.step(int(filled.Add(64)))
 					}
 				}
 				rows[m] = f.fill(net, s, missing[m], k, x[s], normed, trans)
@@ -78,6 +85,7 @@ func Fill(ctx context.Context, net *multiplex.Network, k, workers int) ([]*spars
 		if err != nil {
 			return nil, err
 		}
+		rep.step(len(missing))
 		out[s] = spliceRows(x[s], missing, rows)
 	}
 	return out, nil

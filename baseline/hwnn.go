@@ -183,10 +183,13 @@ func (c HWNN) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels 
 		}
 	}
 	m := newHWNNModel(c, x, hg, labels, classes, seed)
+	rep := progressOf(ctx)
+	rep.begin("training HWNN", "epochs", c.Epochs)
 	for e := range c.Epochs {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
+		rep.step(e)
 		m.sampleDropout(seed, uint64(e))
 		loss := m.forward(true)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {

@@ -83,7 +83,9 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	rng := rand.New(stream(seed, streamInit))
 	hp := make([]*mat.Dense, m)
 	missing := make([][]int, m)
+	rep := progressOf(ctx)
 	for p, v := range net.Views {
+		rep.begin(fmt.Sprintf("EE-IMVC: view %q's base partition (Lanczos on its kernel)", v.Name), "", 0)
 		var err error
 		if hp[p], err = basePartition(ctx, v, n, d, c.LanczosTol, rng); err != nil {
 			return nil, 0, fmt.Errorf("baseline: imvc: view %q: %w", v.Name, err)
@@ -111,10 +113,12 @@ func (c IMVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	h := mat.NewDense(n, d, nil)
 	var sum, hw mat.Dense
 	last := math.Inf(-1)
+	rep.begin("EE-IMVC: late fusion", "iterations", c.Iterations)
 	for it := range c.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
+		rep.step(it)
 		// H: the polar factor of Σ_p β_p H_p W_p.
 		sum.Reset()
 		sum.ReuseAs(n, d)

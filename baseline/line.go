@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
@@ -97,7 +98,8 @@ func (c LINE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 	out := make([]float64, n*c.Dim)
 	for order, dim := range []int{d1, c.Dim - d1} {
 		o := &lineSGD{cfg: c, g: g, src: src, edges: edges, neg: neg, dim: dim, second: order == 1,
-			total: int64(c.SamplesPerNode) * int64(n), seed: seed ^ uint64(order+1)<<48}
+			total: int64(c.SamplesPerNode) * int64(n), seed: seed ^ uint64(order+1)<<48, rep: progressOf(ctx)}
+		o.rep.begin([]string{"LINE, first order", "LINE, second order"}[order], "edge samples", int(o.total))
 		vec, err := o.train(ctx)
 		if err != nil {
 			return nil, 0, err
@@ -141,6 +143,8 @@ type lineSGD struct {
 	seed      uint64
 	vert, ctx []float32
 	lock      *sync.Mutex
+	rep       *reporter    // the samples drawn, lineBlock a block
+	blocks    atomic.Int64 // blocks done
 }
 
 // lineBlock is the number of samples drawn from one random stream.
@@ -205,6 +209,7 @@ func (o *lineSGD) work(ctx context.Context, lo, hi, blocks int) error {
 				o.lock.Unlock()
 			}
 		}
+		o.rep.step(int(o.blocks.Add(1)) * lineBlock)
 	}
 	return nil
 }

@@ -168,15 +168,21 @@ func (c MAGCN) Embed(ctx context.Context, net *multiplex.Network, seed uint64) (
 		return nil, 0, err
 	}
 	src := stream(seed, streamTrain)
+	rep := progressOf(ctx)
+	rep.begin("training MAGCN", "epochs", c.Epochs)
 	for e := range c.Epochs {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if _, err := m.lossGrad(src); err != nil {
+		if _, err := m.lossGrad(ctx, src); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, 0, cerr
+			}
 			return nil, 0, fmt.Errorf("baseline: MAGCN epoch %d: %w", e+1, err)
 		}
 		m.clip()
 		m.adam()
+		rep.step(e + 1)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
@@ -667,13 +673,19 @@ func (v *gatView) backward() {
 // lossGrad runs every view forward, computes the three terms and leaves
 // their gradient in m.grads. The structure term's negatives come from
 // src. It returns the terms (feature, structure, consistency), or an
-// error naming one that is not finite.
-func (m *magcnModel) lossGrad(src *rand.PCG) ([3]float64, error) {
+// error naming one that is not finite. It checks ctx before each view's
+// forward and backward pass (a full-batch epoch of a dense network takes
+// seconds) and returns its error once it is done, the gradients then
+// incomplete.
+func (m *magcnModel) lossGrad(ctx context.Context, src *rand.PCG) ([3]float64, error) {
 	var terms [3]float64
 	for _, g := range m.grads {
 		clear(g)
 	}
 	for _, v := range m.views {
+		if err := ctx.Err(); err != nil {
+			return terms, err
+		}
 		v.forward()
 		clear(v.dz)
 		terms[0] += v.featureLoss()
@@ -686,6 +698,9 @@ func (m *magcnModel) lossGrad(src *rand.PCG) ([3]float64, error) {
 		}
 	}
 	for _, v := range m.views {
+		if err := ctx.Err(); err != nil {
+			return terms, err
+		}
 		v.backward()
 	}
 	return terms, nil

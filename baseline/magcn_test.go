@@ -51,14 +51,14 @@ func checkMAGCNGradient(t *testing.T, c MAGCN, net *multiplex.Network) {
 	// Move away from the initial point so that attention is not uniform.
 	src := stream(1, 1)
 	for range 5 {
-		if _, err := m.lossGrad(src); err != nil {
+		if _, err := m.lossGrad(context.Background(), src); err != nil {
 			t.Fatal(err)
 		}
 		m.adam()
 	}
 	loss := func() float64 {
 		reseed(src, 9, 9)
-		terms, err := m.lossGrad(src)
+		terms, err := m.lossGrad(context.Background(), src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -156,7 +156,7 @@ func (c MNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 		return nil, 0, err
 	}
 	sg := SkipGram{Dim: d, Window: c.Window, Negative: c.Negative, Epochs: c.BaseEpochs, LearningRate: c.LearningRate}
-	base, err := sg.Train(ctx, walks, seed)
+	base, err := sg.train(ctx, walks, seed, "MNE: skip-gram on the union graph's walks", "walks")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -179,7 +179,7 @@ func (c MNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 		if err != nil {
 			return nil, 0, err
 		}
-		m, err := c.trainLayer(ctx, lw, base, ls)
+		m, err := c.trainLayer(ctx, lw, base, ls, fmt.Sprintf("MNE: view %q's vectors", v.Name))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -313,8 +313,11 @@ func (m *mneLayer) resetNorm() {
 	}
 }
 
-// trainLayer trains one layer's o and X on its walks with b fixed.
-func (c MNE) trainLayer(ctx context.Context, walks *Walks, base []float32, seed uint64) (*mneLayer, error) {
+// trainLayer trains one layer's o and X on its walks with b fixed,
+// reporting to ctx's Progress (WithProgress) as phase.
+func (c MNE) trainLayer(ctx context.Context, walks *Walks, base []float32, seed uint64, phase string) (*mneLayer, error) {
+	rep := progressOf(ctx)
+	rep.begin(phase+": counting the words", "walks", walks.Len())
 	counts, err := wordCounts(ctx, walks, seed, 1)
 	if err != nil {
 		return nil, err
@@ -341,12 +344,14 @@ func (c MNE) trainLayer(ctx context.Context, walks *Walks, base []float32, seed 
 	nsent, win := walks.Len(), c.Window
 	targets := make([]int32, 0, c.Negative+1)
 	var sent []int32
+	rep.begin(phase, "words", c.LayerEpochs*int(words))
 	for ep := range c.LayerEpochs {
 		for k := range nsent {
 			if k%64 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				rep.step(int(done))
 			}
 			reseed(gen, seed^streamSentence<<56, uint64(k))
 			sent = walks.Sentence(k, gen, sent)

@@ -161,6 +161,8 @@ func (c MVE) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels [
 	if len(att.nodes) == 0 {
 		return nil, 0, errors.New("baseline: mve: no labelled node has an edge in any view")
 	}
+	rep := progressOf(ctx)
+	rep.begin("training MVE (the views' LINE, the attention, the vote)", "epochs", c.Epochs)
 	for ep := range c.Epochs {
 		if err := m.sample(ctx, ep); err != nil {
 			return nil, 0, err
@@ -171,6 +173,7 @@ func (c MVE) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels [
 		if err := m.vote(ctx, att.p); err != nil {
 			return nil, 0, err
 		}
+		rep.step(ep + 1)
 	}
 	out := make([]float64, n*c.Dim)
 	for i := range n {

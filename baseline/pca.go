@@ -62,6 +62,8 @@ type PCA struct {
 // row-major with d = min(Dim, rows, cols, numerical rank), component i
 // the projection on the i-th right singular vector of the centred matrix
 // (so column i has variance σ_i²/rows). The test matrix is drawn from rng.
+// It checks ctx before each product with op and returns its error once it
+// is done.
 func (c PCA) Scores(ctx context.Context, op Operator, rng *rand.Rand) ([]float64, int, error) {
 	if c.Dim == 0 {
 		c.Dim = 128
@@ -121,19 +123,31 @@ func (c PCA) Scores(ctx context.Context, op Operator, rng *rand.Rand) ([]float64
 	}
 	y := make([]float64, r*l)
 	z := make([]float64, cols*l)
+	rep := progressOf(ctx)
+	rep.begin(fmt.Sprintf("PCA of a %d×%d matrix by randomised SVD", r, cols), "power iterations", c.Power)
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	mulC(y, omega, l)
 	q, l := orthonormalize(y, r, l)
-	for range c.Power {
+	for it := range c.Power {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
 		mulTC(z[:cols*l], q, l)
 		zq, lz := orthonormalize(z[:cols*l], cols, l)
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		mulC(y[:r*lz], zq, lz)
 		q, l = orthonormalize(y[:r*lz], r, lz)
+		rep.step(it + 1)
 	}
 	if l == 0 {
 		return nil, 0, errors.New("baseline: PCA: the centred matrix is zero")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
 	}
 	// Bᵀ = (A − 1μᵀ)ᵀQ, cols×l = W Σ Ṽᵀ; the scores are Q·Ṽ·Σ.
 	bt := z[:cols*l]

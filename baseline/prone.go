@@ -145,6 +145,7 @@ func (c ProNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) (
 	n := g.Rows
 	d := min(c.Dim, n)
 	f := newProneMatrix(g)
+	progressOf(ctx).begin("ProNE's sparse factorisation by randomised SVD", "power iterations", c.PowerIters)
 	u, s, k, err := randomizedSVD(ctx, f, d, c.Oversample, c.PowerIters, rand.New(stream(seed, streamInit)))
 	if err != nil {
 		return nil, 0, err
@@ -153,6 +154,7 @@ func (c ProNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) (
 	if c.Order == 1 {
 		return emb, d, nil
 	}
+	progressOf(ctx).begin("ProNE's spectral propagation", "Chebyshev terms", c.Order)
 	emb, err = c.propagate(ctx, g, emb, d)
 	if err != nil {
 		return nil, 0, err
@@ -267,7 +269,8 @@ func randomizedSVD(ctx context.Context, op Operator, k, oversample, power int, r
 	}
 	op.Mul(y[:r*l], omega, l)
 	l = orthonormalizeInPlace(y[:r*l], r, l)
-	for range power {
+	rep := progressOf(ctx)
+	for it := range power {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, 0, err
 		}
@@ -279,8 +282,12 @@ func randomizedSVD(ctx context.Context, op Operator, k, oversample, power int, r
 		if l == 0 {
 			break
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, err
+		}
 		op.Mul(y[:r*l], x[:c*l], l)
 		l = orthonormalizeInPlace(y[:r*l], r, l)
+		rep.step(it + 1)
 	}
 	if l == 0 {
 		return nil, nil, 0, errors.New("baseline: randomised SVD: the matrix is zero")
@@ -471,6 +478,8 @@ func (c ProNE) filter(ctx context.Context, g *sparse.CSR, r []float64, d int) (m
 			}
 		}
 	})
+	rep := progressOf(ctx)
+	rep.step(min(2, c.Order))
 	for k := 2; k < c.Order; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -494,6 +503,7 @@ func (c ProNE) filter(ctx context.Context, g *sparse.CSR, r []float64, d int) (m
 			}
 		})
 		prev, cur = cur, prev
+		rep.step(k + 1)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

@@ -194,6 +194,7 @@ func (c PVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 
 	// Warm start on the paired nodes alone: the single nodes' rows are put
 	// aside (zero rows add nothing to a basis's fit) until the main loop.
+	rep := progressOf(ctx)
 	if c.InitIterations > 0 && len(paired) > 0 {
 		aside := make([]float64, len(single)*k)
 		for r, i := range single {
@@ -201,7 +202,9 @@ func (c PVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 			clear(p[i*k : (i+1)*k])
 		}
 		last := math.Inf(1)
+		rep.begin("PVC: warm start on the nodes observed in several views", "iterations", c.InitIterations)
 		for it := range c.InitIterations {
+			rep.step(it)
 			if err := s.bases(ctx); err != nil {
 				return nil, 0, err
 			}
@@ -224,7 +227,9 @@ func (c PVC) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([]
 
 	observedAll := append(append([]int(nil), paired...), single...)
 	last := math.Inf(1)
+	rep.begin("PVC: alternating updates", "iterations", c.Iterations)
 	for it := range c.Iterations {
+		rep.step(it)
 		// (1) the single nodes' rows, (2) the bases, (3) the paired rows.
 		if err := s.rows(ctx, single); err != nil {
 			return nil, 0, err

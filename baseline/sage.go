@@ -123,6 +123,8 @@ func (c GraphSAGE) Embed(ctx context.Context, net *multiplex.Network, seed uint6
 	var anchors, positives []int32
 	order := make([]int32, n)
 	negs := make([]int32, c.Negative)
+	rep := progressOf(ctx)
+	rep.begin("training GraphSAGE", "epochs", c.Epochs)
 	for e := range c.Epochs {
 		// The epoch's positive pairs: each node with the nodes its walk
 		// visits, in a shuffled node order.
@@ -160,7 +162,9 @@ func (c GraphSAGE) Embed(ctx context.Context, net *multiplex.Network, seed uint6
 			}
 			m.step(anchors[lo:hi], positives[lo:hi], negs, src)
 		}
+		rep.step(e + 1)
 	}
+	rep.begin("GraphSAGE's embedding of every node", "nodes", n)
 	// Inference, in batches of nodes, with the same kind of sampling.
 	emb := make([]float64, n*c.Dim)
 	nodes := make([]int32, 0, c.Batch)
@@ -178,6 +182,7 @@ func (c GraphSAGE) Embed(ctx context.Context, net *multiplex.Network, seed uint6
 		for k, v := range nodes {
 			copy(emb[int(v)*c.Dim:int(v+1)*c.Dim], m.e[m.pos2[k]*c.Dim:(m.pos2[k]+1)*c.Dim])
 		}
+		rep.step(hi)
 	}
 	return emb, c.Dim, nil
 }

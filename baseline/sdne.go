@@ -105,8 +105,15 @@ func (c SDNE) Embed(ctx context.Context, net *multiplex.Network, seed uint64) ([
 // views (DANE's consistency): T = (1−cross)·h̄^s_i + cross·mean_{r≠s} h_i^r,
 // or the cross-view part alone for a node without neighbours. It returns
 // the final codes, one n×CodeDim matrix per view. Views are trained one
-// after the other, each epoch, from rng.
+// after the other, each epoch, from rng. It checks ctx before every
+// minibatch and returns its error once it is done.
 func trainWithNeighbours(ctx context.Context, x, g []*sparse.CSR, aes []*nn.Autoencoder, epochs, batch int, alpha, cross float32, rng *rand.Rand) ([][]float32, error) {
+	phase := "training the autoencoder"
+	if len(aes) > 1 {
+		phase = "training the views' autoencoders"
+	}
+	rep := progressOf(ctx)
+	rep.begin(phase, "epochs", epochs)
 	t := len(aes)
 	n := x[0].Rows
 	codes := make([][]float32, t)
@@ -158,10 +165,14 @@ func trainWithNeighbours(ctx context.Context, x, g []*sparse.CSR, aes []*nn.Auto
 					}
 				}
 			}
-			if _, err := trs[s].Epoch(x[s], nil, batch, rng, target, alpha); err != nil {
+			if _, err := trs[s].EpochContext(ctx, x[s], nil, batch, rng, target, alpha); err != nil {
+				if cerr := ctx.Err(); cerr != nil {
+					return nil, cerr
+				}
 				return nil, fmt.Errorf("view %d, epoch %d: %w", s, e, err)
 			}
 		}
+		rep.step(e + 1)
 	}
 	encode()
 	return codes, nil

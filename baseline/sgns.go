@@ -112,6 +112,12 @@ const (
 // seed in every epoch, so each epoch sees the same corpus. Train returns
 // ctx's error if it is cancelled.
 func (c SkipGram) Train(ctx context.Context, corpus Corpus, seed uint64) ([]float32, error) {
+	return c.train(ctx, corpus, seed, "skip-gram", "sentences")
+}
+
+// train is Train reporting its phases to ctx's Progress (WithProgress) as
+// phase, the corpus's sentences counted in unit.
+func (c SkipGram) train(ctx context.Context, corpus Corpus, seed uint64, phase, unit string) ([]float32, error) {
 	c = c.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -120,6 +126,8 @@ func (c SkipGram) Train(ctx context.Context, corpus Corpus, seed uint64) ([]floa
 	if vocab < 1 || nsent < 1 {
 		return nil, errors.New("baseline: skip-gram needs a non-empty corpus")
 	}
+	rep := progressOf(ctx)
+	rep.begin(phase+": counting the words", unit, nsent)
 	counts, err := wordCounts(ctx, corpus, seed, c.Workers)
 	if err != nil {
 		return nil, err
@@ -142,7 +150,8 @@ func (c SkipGram) Train(ctx context.Context, corpus Corpus, seed uint64) ([]floa
 		syn0[i] = float32((float01(init) - 0.5) / float64(dim))
 	}
 	tr := &sgdShared{cfg: c, corpus: corpus, neg: neg, syn0: syn0, syn1: syn1,
-		total: float64(c.Epochs) * float64(words), seed: seed}
+		total: float64(c.Epochs) * float64(words), seed: seed, rep: rep}
+	rep.begin(phase, "words", c.Epochs*int(words))
 	if c.Workers > 1 && raceEnabled {
 		tr.lock = new(sync.Mutex)
 	}
@@ -152,6 +161,7 @@ func (c SkipGram) Train(ctx context.Context, corpus Corpus, seed uint64) ([]floa
 	if err != nil {
 		return nil, err
 	}
+	rep.step(c.Epochs * int(words))
 	return syn0, nil
 }
 
@@ -160,17 +170,22 @@ func (c SkipGram) Train(ctx context.Context, corpus Corpus, seed uint64) ([]floa
 func wordCounts(ctx context.Context, corpus Corpus, seed uint64, workers int) ([]int64, error) {
 	vocab := corpus.Vocab()
 	parts := make([][]int64, workers)
-	var next atomic.Int64
+	var next, counted atomic.Int64
+	rep := progressOf(ctx)
 	err := parallelRanges(ctx, corpus.Len(), workers, func(ctx context.Context, lo, hi int) error {
 		cnt := make([]int64, vocab)
 		parts[next.Add(1)-1] = cnt
 		src := rand.NewPCG(0, 0)
 		var buf []int32
+		last := lo
+		defer func() { rep.step(int(counted.Add(int64(hi - last)))) }()
 		for k := lo; k < hi; k++ {
 			if k%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				rep.step(int(counted.Add(int64(k - last))))
+				last = k
 			}
 			reseed(src, seed^streamSentence<<56, uint64(k))
 			buf = corpus.Sentence(k, src, buf)
@@ -205,6 +220,7 @@ type sgdShared struct {
 	done       atomic.Int64 // words processed so far, for the learning rate
 	lock       *sync.Mutex  // serialises updates under the race detector
 	seed       uint64
+	rep        *reporter // done is its count of words
 }
 
 // work trains on sentences [lo, hi) for every epoch.
@@ -221,6 +237,7 @@ func (t *sgdShared) work(ctx context.Context, lo, hi int) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				t.rep.step(int(t.done.Load()))
 			}
 			reseed(gen, t.seed^streamSentence<<56, uint64(k))
 			sent = t.corpus.Sentence(k, gen, sent)

@@ -49,6 +49,7 @@ func (c Spectral) Embed(ctx context.Context, net *multiplex.Network, seed uint64
 	if err != nil {
 		return nil, 0, err
 	}
+	progressOf(ctx).begin(fmt.Sprintf("Lanczos: the %d leading eigenvectors of the normalised adjacency", d+1), "", 0)
 	vals, vecs, err := lanczos.Eigs{K: d + 1, Tol: c.Tol}.EigsLargest(ctx, n, func(dst, x []float64) { mulVec(s, dst, x) }, rand.New(stream(seed, streamInit)))
 	if err != nil {
 		return nil, 0, err

@@ -345,7 +345,10 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 					return rr, nil, err
 				}
 				m.C = c
-				if err := m.Fit(xtr, len(train), d, ytr, K); err != nil {
+				if err := m.FitContext(ctx, xtr, len(train), d, ytr, K); err != nil {
+					if cerr := ctx.Err(); cerr != nil {
+						return rr, nil, cerr
+					}
 					return rr, nil, fitErr(err, fmt.Sprintf("inner fold %d, C=%v", v, c))
 				}
 				score[ci] += MicroF1(yte, m.Predict(xte, len(test)), K) / float64(folds)
@@ -373,7 +376,10 @@ func runRepeat(ctx context.Context, emb []float64, d int, y []int, label []int, 
 		m.W, m.B, m.Classes = warm.W, warm.B, warm.Classes
 	}
 	m.C = rr.C
-	if err := m.Fit(xtr, len(sp.Train), d, ytr, K); err != nil {
+	if err := m.FitContext(ctx, xtr, len(sp.Train), d, ytr, K); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return rr, nil, cerr
+		}
 		return rr, nil, fitErr(err, fmt.Sprintf("final fit, C=%v", rr.C))
 	}
 	pred := m.Predict(xte, len(sp.Test))

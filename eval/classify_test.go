@@ -352,3 +352,58 @@ func TestGroupMicroF1OutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// countdownCtx is a context done once its Err has been asked a given
+// number of times: a cancellation that lands at a chosen check. after
+// counts the Err calls past that point.
+type countdownCtx struct {
+	context.Context
+	left, after int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left--; c.left >= 0 {
+		return nil
+	}
+	c.after++
+	return context.Canceled
+}
+
+// TestClassifyCancelInside: a repeat of the protocol (inner folds over
+// the grid of C, then the final fit) cancelled at any of its checks, which
+// come after every evaluation of each logistic regression's objective,
+// stops there with context.Canceled, asking the context at most a few times
+// more on the way out; a LogReg fit cancelled so keeps its W and B.
+func TestClassifyCancelInside(t *testing.T) {
+	x, labels := randomMeans(200, 16, 3, 2.5, 1)
+	y, distinct, _ := compactLabels(labels)
+	splits, err := RandomSplits(y, 0.5, 1, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := ClassifyOptions{Folds: 5, Cs: DefaultCs, Seed: 1}
+	repeat := func(ctx context.Context) error {
+		_, _, err := runRepeat(ctx, x, 16, y, distinct, splits[0], opt, DefaultCs, 0)
+		return err
+	}
+	whole := &countdownCtx{context.Background(), 1 << 40, 0}
+	if err := repeat(whole); err != nil {
+		t.Fatal(err)
+	}
+	checks := 1<<40 - whole.left
+	if checks < 100 {
+		t.Fatalf("%d checks in a repeat: want one per evaluation of the objectives", checks)
+	}
+	for _, at := range []int{0, checks / 3, 2 * checks / 3, checks - 1} {
+		ctx := &countdownCtx{context.Background(), at, 0}
+		if err := repeat(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at check %d of %d: err = %v, want context.Canceled", at, checks, err)
+		} else if ctx.after > 4 {
+			t.Errorf("cancelled at check %d of %d: %d checks after it, want at most 4", at, checks, ctx.after)
+		}
+	}
+	m := &LogReg{C: 1}
+	if err := m.FitContext(&countdownCtx{context.Background(), 5, 0}, x, 200, 16, labels, 3); !errors.Is(err, context.Canceled) || m.W != nil || m.B != nil {
+		t.Errorf("LogReg cancelled at its 5th check: err = %v, W %v, B %v; want context.Canceled and no weights", err, m.W, m.B)
+	}
+}

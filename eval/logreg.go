@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -279,6 +280,13 @@ func transpose(dst, src []float64, r, c int) {
 // It returns an error for inconsistent shapes, labels out of range, C ≤ 0,
 // non-finite x, or when the optimiser ends on a non-finite point.
 func (m *LogReg) Fit(x []float64, n, d int, y []int, classes int) error {
+	return m.FitContext(context.Background(), x, n, d, y, classes)
+}
+
+// FitContext is Fit, checking ctx after every evaluation of the objective
+// (an L-BFGS fit of a wide embedding takes seconds): once ctx is done it
+// stops with ctx's error, W and B as they were.
+func (m *LogReg) FitContext(ctx context.Context, x []float64, n, d int, y []int, classes int) error {
 	if err := m.checkProblem(x, n, d, y, classes); err != nil {
 		return err
 	}
@@ -335,12 +343,21 @@ func (m *LogReg) Fit(x []float64, n, d int, y []int, classes int) error {
 		}
 		o := newObjective(x, n, d, yc, kp, m.C, 1/float64(n))
 		prob := o.problem(kp*d + kp)
+		prob.Status = func() (optimize.Status, error) {
+			if err := ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		}
 		settings := &optimize.Settings{
 			GradientThreshold: tol,
 			MajorIterations:   maxIter,
 		}
 		method := &optimize.LBFGS{GradStopThreshold: tol, Linesearcher: &optimize.MoreThuente{}}
 		res, err := optimize.Minimize(prob, params, settings, method)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		if res == nil {
 			return fmt.Errorf("eval: LogReg: optimisation failed: %w", err)
 		}
