@@ -27,6 +27,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/baseline"
 	"github.com/dpmne/dpmne/embfile"
 	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/internal/fastblas"
@@ -282,6 +283,11 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		}
 	}
 	opt.Progress = progress
+	// The measurement, the initial Y and the filter print nothing of
+	// their own: one that runs for a second is said, and how long it took.
+	phases := newPhaseLog(l)
+	phases.clear = func() { bar.Clear() }
+	opt.Phase = phases.phase
 	opt.Measured = func(b dpmne.Balance) {
 		for _, line := range b.Report(net) {
 			l.say("%s", line)
@@ -292,6 +298,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		opt.Pretraining = pretrainProgress(l)
 	}
 	m, err := dpmne.Fit(cmd.Context(), net, cfg, rand.New(rand.NewPCG(f.seed, 0)), opt)
+	phases.end()
 	bar.Finish()
 	if cp := opt.Resume; err == nil && cp != nil && cp.Iteration >= iters {
 		// Said once Fit has accepted the checkpoint.
@@ -324,14 +331,19 @@ number of nodes (a larger d is refused before anything is fitted). Ctrl-C
 measurement, each autoencoder minibatch, the initial Y, each Y step), and
 writes no embedding or model: with --checkpoint the last state saved stands
 for --resume (a Ctrl-C between iterations saves the last one's); a second
-Ctrl-C stops at once.
+Ctrl-C stops at once. Progress goes to standard error (--quiet: none): a
+line per iteration, pretraining's epochs, and any other phase still
+running after a second (the measurement, the initial Y, the embedding's
+filter), said as it runs and with the time it took.
 
 --method embeds with another method of the experiment registry instead,
 with the same outputs (--model is DPMNE's only): a baseline of package
 baseline, or a DPMNE variant (the flag's help lists them). They take --dim
 and --seed; the other model flags are DPMNE's. A method trained with node
-labels (hwnn, dcmh, mve) reads every label the data carries. Ctrl-C stops
-them without output.
+labels (hwnn, dcmh, mve) reads every label the data carries. A baseline's
+phases are said as DPMNE's are, with its epochs, walks or iterations (a
+DPMNE variant says nothing until it is done); Ctrl-C stops them within
+about a second, without output.
 
 --checkpoint DIR saves the complete state of the fit to DIR/checkpoint.dpmne
 (atomically) every --checkpoint-every iterations and after the last;
@@ -436,7 +448,10 @@ Go runtime's soft memory limit.`,
 					_, unknown := net.Labels.Counts()
 					l.say("%s reads the labels of %d nodes", method, net.N()-unknown)
 				}
-				emb, d, err := other.Embed(cmd.Context(), net, p)
+				// A baseline's phases and epochs, as DPMNE's (phaseLog).
+				phases := newPhaseLog(l)
+				emb, d, err := other.Embed(baseline.WithProgress(cmd.Context(), phases.baseline), net, p)
+				phases.end()
 				if err != nil {
 					return err
 				}
