@@ -205,6 +205,7 @@ func init() {
 	Register(variant("dpmne-stiefel-balanced", "candidate: the balance's β, views and smoothing, with Y solved on the constraint YᵀY = I (5 generalized power iterations per iteration) on the normalised Laplacian (--y-solver stiefel --y-steps 5 --laplacian normalized)", func(c *dpmne.Config) {
 		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
 	}))
+	Register(variant("dpmne-one-hop", "candidate: the proximity of one hop, P = Σ_s ω_s E^s, instead of five equal powers (--weights 1)", func(c *dpmne.Config) { c.Proximity.Weights = []float64{1} }))
 	Register(variant("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
 	Register(variant("dpmne-no-ae", "ablation: identity encoders (H = X; --no-autoencoder)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(variant("dpmne-no-consistency", "ablation: no consistency term (α = 0; --alpha 0)", func(c *dpmne.Config) { c.Alpha = 0 }))
