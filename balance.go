@@ -176,8 +176,11 @@ const balanceBeta = 300
 //     c.Featureless(), the settings of a network whose views read their
 //     adjacency rows; where the views do have features of their own, Y is
 //     also solved on its constraint YᵀY = I (5 generalized power
-//     iterations per iteration, on the normalised Laplacian), whose fixed
-//     points without the codes are the graphs' smoothest directions;
+//     iterations per iteration) on the normalised Laplacian of the graph
+//     the measurement read, the kept views' adjacencies summed (one hop,
+//     unnormalised before the Laplacian, the kept views weighed alike),
+//     whose fixed points without the codes are that graph's smoothest
+//     directions: its Laplacian eigenmap;
 //   - otherwise β = 300 · G/F, G = b.GraphDirections (the most the union
 //     of the views read or any one of them holds) and F the most any
 //     view's features hold, so that a network whose graphs and
@@ -208,9 +211,14 @@ func (c Config) Balanced(b Balance) Config {
 	if b.FeatureDirections == 0 {
 		c = c.Featureless()
 		if slices.Contains(b.HasFeatures, true) {
-			// Features of their own that hold nothing: Y is the graphs'
-			// smoothest directions, solved on its constraint.
+			// Features of their own that hold nothing: Y is the
+			// smoothest directions of the graph measured, the union of
+			// the kept views, solved on its constraint.
 			c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
+			c.Proximity.Weights, c.Proximity.Norm = []float64{1}, proximity.NormNone
+			if autoWeights && c.Proximity.ViewWeights == nil {
+				c.Proximity.EqualViewWeights = true
+			}
 		}
 		return c
 	}

@@ -35,7 +35,12 @@ func TestBalanced(t *testing.T) {
 			}},
 		{"noise features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{true, false}},
 			func(c Config) bool {
-				return c.Beta == 3000 && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized
+				return c.Beta == 3000 && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized &&
+					slices.Equal(c.Proximity.Weights, []float64{1}) && c.Proximity.Norm == proximity.NormNone && c.Proximity.EqualViewWeights
+			}},
+		{"noise features, a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, HasFeatures: []bool{true, false, true}},
+			func(c Config) bool {
+				return c.Proximity.Norm == proximity.NormNone && !c.Proximity.EqualViewWeights && slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 0, 1.5})
 			}},
 		{"as many", DefaultConfig(), Balance{Kept: two, GraphDirections: 6, FeatureDirections: 6},
 			func(c Config) bool { return c.Beta == 300 && c.Features.Propagate == 1 }},
