@@ -71,7 +71,10 @@
 // order is total (score, then smaller index), so results do not depend on
 // the number of workers. Index stores float32 rows normalised once to
 // unit length, so the cosine similarity is one float32 dot product per
-// row. HammingTopKContext and CosineTopKContext stop a scan once their
+// row. A row that is all zero (or not finite) has no direction, and no
+// cosine to anything: it is never a neighbour, and as a query it is
+// refused (ErrZeroQuery) rather than answered with the first k rows at
+// cosine 0. HammingTopKContext and CosineTopKContext stop a scan once their
 // context is done (the server's per-request deadline, Ctrl-C in dpmne
 // search).
 package codes

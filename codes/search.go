@@ -2,6 +2,7 @@ package codes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -240,12 +241,19 @@ func (c *Codes) HammingTopKContext(ctx context.Context, query []uint64, k, exclu
 type Index struct {
 	N, D int
 	data []float32 // n×d row-major, unit rows (or zero rows)
+	zero []bool    // the rows without a direction; nil when there are none
 }
+
+// ErrZeroQuery is CosineTopKContext's answer to a query without a
+// direction (all zero, or holding NaN or ±Inf): its cosine to any row is
+// undefined, and ranking every row at 0 would list the first k as its
+// "neighbours".
+var ErrZeroQuery = errors.New("the query vector is all zero (or not finite): it has no direction, so no row is nearer to it by cosine than another")
 
 // NewIndex builds an Index of the n rows of y (n×d, row-major). Each row
 // is divided by its L2 norm (computed in float64 without overflow) and
-// stored as float32; a row that is all zero or holds NaN or ±Inf is
-// stored as zeros and scores 0 against every query.
+// stored as float32. A row that is all zero or holds NaN or ±Inf has no
+// direction: it is stored as zeros and is never a neighbour (Zero).
 func NewIndex(y []float64, n, d int) *Index {
 	checkDims("NewIndex", y, n, d)
 	ix := &Index{N: n, D: d, data: make([]float32, n*d)}
@@ -256,9 +264,34 @@ func NewIndex(y []float64, n, d int) *Index {
 			for j, v := range row {
 				dst[j] = float32(v * s)
 			}
+		} else {
+			ix.setZero(i)
 		}
 	}
 	return ix
+}
+
+// setZero marks row i as having no direction.
+func (ix *Index) setZero(i int) {
+	if ix.zero == nil {
+		ix.zero = make([]bool, ix.N)
+	}
+	ix.zero[i] = true
+}
+
+// Zero reports whether row i has no direction (it was all zero, or held
+// NaN or ±Inf): such a row is never among a query's neighbours.
+func (ix *Index) Zero(i int) bool { return ix.zero != nil && ix.zero[i] }
+
+// Zeros returns the number of rows without a direction.
+func (ix *Index) Zeros() int {
+	z := 0
+	for _, b := range ix.zero {
+		if b {
+			z++
+		}
+	}
+	return z
 }
 
 // NewIndex32 builds an Index that takes ownership of data (n×d float32,
@@ -268,6 +301,7 @@ func NewIndex32(data []float32, n, d int) *Index {
 	if n < 0 || d < 0 || len(data) < n*d {
 		panic(fmt.Sprintf("codes: NewIndex32: len(data)=%d for n=%d d=%d", len(data), n, d))
 	}
+	ix := &Index{N: n, D: d, data: data[:n*d]}
 	tmp := make([]float64, d)
 	for i := range n {
 		row := data[i*d : (i+1)*d]
@@ -278,8 +312,12 @@ func NewIndex32(data []float32, n, d int) *Index {
 		for j := range row {
 			row[j] = float32(tmp[j] * s)
 		}
+		if s == 0 {
+			clear(row)
+			ix.setZero(i)
+		}
 	}
-	return &Index{N: n, D: d, data: data[:n*d]}
+	return ix
 }
 
 // invNorm returns 1/‖x‖₂, or 0 when x is zero or not finite.
@@ -310,30 +348,35 @@ func (ix *Index) Row(i int) []float32 {
 
 // CosineTopK returns the k rows most cosine-similar to query (length D),
 // most similar first, ties by smaller index, by an exact scan. The query
-// is normalised like the rows (a zero or non-finite query scores 0
-// against all rows); Score is the float32 dot product of the normalised
-// vectors. exclude and workers are as for HammingTopK.
+// is normalised like the rows; Score is the float32 dot product of the
+// normalised vectors. Rows without a direction (Zero) are never listed,
+// so fewer than k may be; a query without one (all zero, or not finite)
+// gets no hits (CosineTopKContext says why: ErrZeroQuery). exclude and
+// workers are as for HammingTopK.
 func (ix *Index) CosineTopK(query []float64, k, exclude, workers int) []Hit {
 	hits, _ := ix.CosineTopKContext(context.Background(), query, k, exclude, workers)
 	return hits
 }
 
 // CosineTopKContext is CosineTopK that stops when ctx is done, as
-// Codes.HammingTopKContext does.
+// Codes.HammingTopKContext does, and returns ErrZeroQuery (and no hits)
+// for a query without a direction.
 func (ix *Index) CosineTopKContext(ctx context.Context, query []float64, k, exclude, workers int) ([]Hit, error) {
 	if len(query) != ix.D {
 		panic(fmt.Sprintf("codes: CosineTopK: query has length %d, want %d", len(query), ix.D))
+	}
+	s := invNorm(query)
+	if s == 0 {
+		return []Hit{}, ErrZeroQuery
 	}
 	if k <= 0 || ix.N == 0 {
 		return []Hit{}, nil
 	}
 	q := make([]float32, ix.D)
-	if s := invNorm(query); s != 0 {
-		for j, v := range query {
-			q[j] = float32(v * s)
-		}
+	for j, v := range query {
+		q[j] = float32(v * s)
 	}
-	d, data := ix.D, ix.data
+	d, data, zero := ix.D, ix.data, ix.zero
 	return scan(ctx, ix.N, k, numWorkers(workers, ix.N), true, func(lo, hi int, t *topK) {
 		lim := math.Inf(-1) // a score must be > lim to enter a full heap
 		if t.full() {
@@ -341,7 +384,7 @@ func (ix *Index) CosineTopKContext(ctx context.Context, query []float64, k, excl
 		}
 		for i := lo; i < hi; i++ {
 			s := float64(dot32(data[i*d:(i+1)*d], q))
-			if s <= lim || i == exclude {
+			if s <= lim || i == exclude || zero != nil && zero[i] {
 				continue
 			}
 			t.push(cand{s, i})

@@ -15,7 +15,7 @@ import (
 func bruteForce(scores []float64, k, exclude int, desc bool) []Hit {
 	var hits []Hit
 	for i, s := range scores {
-		if i != exclude {
+		if i != exclude && !math.IsNaN(s) { // NaN: a row without direction
 			hits = append(hits, Hit{i, s})
 		}
 	}
@@ -112,6 +112,12 @@ func TestCosineTopK(t *testing.T) {
 				if math.Abs(scores[i]-cos) > 1e-5 {
 					t.Fatalf("row %d: score %g, cosine %g", i, scores[i], cos)
 				}
+				if na == 0 {
+					scores[i] = math.NaN() // never a neighbour
+				}
+				if ix.Zero(i) != (na == 0) {
+					t.Fatalf("row %d: Zero %v, norm² %g", i, ix.Zero(i), na)
+				}
 			}
 			for _, k := range []int{1, 4, 10, 37, tc.n + 1} {
 				for _, exclude := range []int{-1, qi, 2} {
@@ -170,6 +176,12 @@ func TestTopKContext(t *testing.T) {
 	for i := range n {
 		hamming[i] = float64(HammingDistance(c.Row(7), c.Row(i)))
 		cosine[i] = float64(dot32(ix.Row(i), ix.Row(7)))
+		if ix.Zero(i) {
+			cosine[i] = math.NaN() // never a neighbour
+		}
+	}
+	if ix.Zero(7) || ix.Zeros() == 0 {
+		t.Fatalf("the query row is zero, or no other is (%d)", ix.Zeros())
 	}
 	searches := []struct {
 		name   string
@@ -240,8 +252,22 @@ func TestIndexNormalisation(t *testing.T) {
 	if !slices.Equal(ix32.Row(0), []float32{0.6, 0.8}) || !slices.Equal(ix32.Row(1), []float32{0, 0}) {
 		t.Errorf("NewIndex32 rows %v %v", ix32.Row(0), ix32.Row(1))
 	}
-	// A zero query scores 0 everywhere: ties broken by index.
-	if got := ix.CosineTopK([]float64{0, 0}, 3, -1, 1); !slices.Equal(got, []Hit{{0, 0}, {1, 0}, {2, 0}}) {
-		t.Errorf("zero query: %v", got)
+	if !slices.Equal(ix.zero, []bool{false, true, true, true, false, false}) || ix.Zeros() != 3 {
+		t.Errorf("zero rows %v (%d)", ix.zero, ix.Zeros())
+	}
+	ix32nan := NewIndex32([]float32{float32(math.NaN()), 1, 3, 4}, 2, 2)
+	if !slices.Equal(ix32nan.Row(0), []float32{0, 0}) || !ix32nan.Zero(0) || ix32nan.Zero(1) || ix32nan.Zeros() != 1 {
+		t.Errorf("NewIndex32 NaN row %v, zero %v", ix32nan.Row(0), ix32nan.zero)
+	}
+	// A query without direction is refused; rows without one are never
+	// neighbours.
+	for _, q := range [][]float64{{0, 0}, {math.NaN(), 1}, {math.Inf(1), 0}} {
+		got, err := ix.CosineTopKContext(context.Background(), q, 3, -1, 1)
+		if !errors.Is(err, ErrZeroQuery) || len(got) != 0 || len(ix.CosineTopK(q, 3, -1, 1)) != 0 {
+			t.Errorf("query %v: %v, %v", q, got, err)
+		}
+	}
+	if got := ix.CosineTopK([]float64{1, 0}, 6, -1, 1); !slices.Equal(got, []Hit{{5, 1}, {4, float64(float32(math.Sqrt2 / 2))}, {0, float64(float32(0.6))}}) {
+		t.Errorf("rows without direction listed: %v", got)
 	}
 }

@@ -23,6 +23,13 @@
 // in order (ReadOptions.NodeOrder): nothing in the file says so, and rows
 // scored against the wrong nodes give a wrong score without an error.
 //
+// Every reader refuses a NaN or ±Inf value (Check, *NonFiniteError),
+// naming the file, the row (from 0, in file order), its id and the column
+// (from 0), and for text the line: a NaN row is no vector, and scored as
+// one it would pass silently as a zero row (cosine 0 against every node).
+// An all-zero row is read as it is; package codes' cosine search never
+// lists it as a neighbour and refuses it as a query, having no direction.
+//
 // Readers' errors name the file and, for text, the line ("emb.txt:3: …")
 // and what was expected there; a line quoted in an error is cut to its
 // first 60 bytes, since a binary file given for a text one has "lines" of

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -300,6 +301,14 @@ func ReadPartial(path string, nodes *multiplex.Nodes, opt ReadOptions) (y []floa
 			return nil, 0, nil, err
 		}
 	}
+	if IsNPY(path) {
+		// Text is checked as it is parsed, naming the line.
+		for r, row := range rows {
+			if err := checkRow(path, 0, r, ids[r], row); err != nil {
+				return nil, 0, nil, err
+			}
+		}
+	}
 	d = len(rows[0])
 	out := make([]float64, nodes.Len()*d)
 	have = make([]bool, nodes.Len())
@@ -421,6 +430,9 @@ func ReadDelimited(path string, sep rune) ([]string, [][]float64, error) {
 		if prev, dup := seen[id]; dup {
 			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(id), prev)
 		}
+		if err := checkRow(path, line, len(rows), id, row); err != nil {
+			return nil, nil, err
+		}
 		seen[id] = line
 		ids = append(ids, id)
 		rows = append(rows, row)
@@ -501,6 +513,9 @@ func ReadWord2Vec(path string) ([]string, [][]float64, error) {
 		if prev, dup := seen[fs[0]]; dup {
 			return nil, nil, bad("id %q already has a vector on line %d", quoteStart(fs[0]), prev)
 		}
+		if err := checkRow(path, line, len(rows), fs[0], row); err != nil {
+			return nil, nil, err
+		}
 		seen[fs[0]] = line
 		ids = append(ids, fs[0])
 		rows = append(rows, row)
@@ -515,6 +530,58 @@ func ReadWord2Vec(path string) ([]string, [][]float64, error) {
 		return nil, nil, fmt.Errorf("%s: header says %d vectors, file has %d", path, n, len(rows))
 	}
 	return ids, rows, nil
+}
+
+// NonFiniteError reports a NaN or ±Inf in an embedding file, which every
+// reader of the package refuses (Check): a NaN row is no vector, and
+// would score as a zero row does — cosine 0 against every other, or a
+// classifier's features silently wrong.
+type NonFiniteError struct {
+	Path   string
+	Line   int     // the text line that holds the row; 0 for a .npy
+	Row    int     // the row, from 0, in the file's order
+	ID     string  // the row's id
+	Column int     // the column, from 0 (the header "id,0,1,…" numbers them so)
+	Value  float64 // NaN, +Inf or -Inf
+}
+
+func (e *NonFiniteError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return fmt.Sprintf("%s: row %d (id %q), column %d: %v, want a finite number (an embedding holds no NaN or ±Inf)",
+		where, e.Row, quoteStart(e.ID), e.Column, e.Value)
+}
+
+// Check is the check every reader of the package makes of the embedding
+// it read from path, the n×d row-major y whose rows ids names: each value
+// finite, else a *NonFiniteError naming the row, its id and the column.
+// (Text readers check each line as they parse it, to name it as well.)
+// An all-zero row is an embedding's business, and passes: eval scores it
+// as any other; a cosine search finds it no direction (package codes'
+// Index, dpmne search).
+func Check(path string, ids []string, y []float64, d int) error {
+	if d <= 0 || len(y) != len(ids)*d {
+		return fmt.Errorf("embfile: Check: %d values for %d ids of %d columns", len(y), len(ids), d)
+	}
+	for r, id := range ids {
+		if err := checkRow(path, 0, r, id, y[r*d:(r+1)*d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRow is Check's test of one row, row r of path (on line line of a
+// text file, or 0), whose id is id.
+func checkRow(path string, line, r int, id string, row []float64) error {
+	for j, v := range row {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteError{Path: path, Line: line, Row: r, ID: id, Column: j, Value: v}
+		}
+	}
+	return nil
 }
 
 // quoteStart returns s cut to its first 60 bytes, for an error message

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -416,5 +417,74 @@ func TestReadDelimited(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestReadNonFinite: every reader refuses a NaN or ±Inf by one check,
+// naming the file, the row, its id and the column (and for text the
+// line); an all-zero row is read as it is.
+func TestReadNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nan := float32(math.NaN())
+	var b bytes.Buffer
+	if err := npy.WriteFloat32(&b, []int{3, 2}, []float32{1, 2, 0, 0, 3, nan}); err != nil {
+		t.Fatal(err)
+	}
+	npy32 := write("nan.npy", b.String())
+	write("nan.ids.txt", "a\nb\nc\n")
+	b.Reset()
+	if err := npy.WriteFloat64(&b, []int{3, 2}, []float64{1, 2, math.Inf(-1), 0, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	npy64 := write("inf.npy", b.String())
+	write("inf.ids.txt", "a\nb\nc\n")
+	nodes, err := multiplex.NodesOf([]string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, want string
+		line       int
+		value      float64
+	}{
+		{npy32, `nan.npy: row 2 (id "c"), column 1: NaN, want a finite number (an embedding holds no NaN or ±Inf)`, 0, math.NaN()},
+		{npy64, `inf.npy: row 1 (id "b"), column 0: -Inf, want a finite number`, 0, math.Inf(-1)},
+		{write("nan.txt", "3 2\na 1 2\n\nb 0 0\nc 3 NaN\n"), `nan.txt:5: row 2 (id "c"), column 1: NaN, want a finite number`, 5, math.NaN()},
+		{write("inf.txt", "3 2\na 1 2\nb +Inf 0\nc 3 4\n"), `inf.txt:3: row 1 (id "b"), column 0: +Inf, want a finite number`, 3, math.Inf(1)},
+		{write("nan.csv", "id,0,1\na,1,2\nb,0,0\nc,3,nan\n"), `nan.csv:4: row 2 (id "c"), column 1: NaN, want a finite number`, 4, math.NaN()},
+		{write("nan.tsv", "a\t1\t2\nb\tinf\t0\nc\t3\t4\n"), `nan.tsv:2: row 1 (id "b"), column 0: +Inf, want a finite number`, 2, math.Inf(1)},
+	} {
+		_, _, err := embfile.Read(tc.path, nodes, embfile.ReadOptions{})
+		_, _, _, errV := embfile.ReadVectors(tc.path, "")
+		for _, err := range []error{err, errV} {
+			var nf *embfile.NonFiniteError
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, tc.want)) {
+				t.Errorf("err = %v, want %s", err, tc.want)
+			} else if !errors.As(err, &nf) || nf.Line != tc.line || fmt.Sprint(nf.Value) != fmt.Sprint(tc.value) {
+				t.Errorf("%s: %#v", tc.path, err)
+			}
+		}
+	}
+	// The text readers themselves, and Check.
+	if _, _, err := embfile.ReadWord2Vec(filepath.Join(dir, "nan.txt")); err == nil {
+		t.Error("ReadWord2Vec: NaN read")
+	}
+	if _, _, err := embfile.ReadDelimited(filepath.Join(dir, "nan.csv"), ','); err == nil {
+		t.Error("ReadDelimited: NaN read")
+	}
+	if err := embfile.Check("m", []string{"a", "b"}, []float64{0, 0, 1, math.Inf(1)}, 2); err == nil || err.Error() != `m: row 1 (id "b"), column 1: +Inf, want a finite number (an embedding holds no NaN or ±Inf)` {
+		t.Errorf("Check: %v", err)
+	}
+	// A zero row passes.
+	y, d, err := embfile.Read(write("zero.txt", "3 2\na 1 2\nb 0 0\nc 3 4\n"), nodes, embfile.ReadOptions{})
+	if err != nil || d != 2 || y[2] != 0 || y[3] != 0 {
+		t.Errorf("zero row: %v %d %v", y, d, err)
 	}
 }

@@ -52,6 +52,9 @@
 // Every error is a JSON object {"error": "..."} naming the field at fault,
 // with status 400 for a bad k, metric, JSON body or feature (unknown view,
 // wrong width, index out of range or repeated, a value outside float32),
+// or a cosine query whose embedding is all zero (a node's, or the one
+// its features give: it has no direction; a node whose embedding is all
+// zero is never among the neighbours either),
 // 404 for an unknown node id or path, 405 (with Allow) for a wrong method,
 // and 413 for a body over Options.MaxBodyBytes (http.MaxBytesReader).
 // Unknown JSON fields and trailing data are errors, so a misspelt field

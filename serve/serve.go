@@ -421,6 +421,10 @@ func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) {
 	} else {
 		hits, err = s.cos.CosineTopKContext(r.Context(), s.y[i*s.d:(i+1)*s.d], k, i, s.opt.Workers)
 	}
+	if errors.Is(err, codes.ErrZeroQuery) {
+		writeError(w, http.StatusBadRequest, "node %q: its embedding is all zero: it has no direction, so no node is nearer to it by cosine than another (metric=hamming ranks its sign code)", id)
+		return
+	}
 	if err != nil {
 		s.stopped(w, err)
 		return
@@ -506,6 +510,10 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		hits, err = s.bits.HammingTopKContext(r.Context(), c.Row(0), k, -1, s.opt.Workers)
 	} else {
 		hits, err = s.cos.CosineTopKContext(r.Context(), y, k, -1, s.opt.Workers)
+	}
+	if errors.Is(err, codes.ErrZeroQuery) {
+		writeError(w, http.StatusBadRequest, "features: the embedding is all zero: it has no direction, so no node is nearer to it by cosine than another (metric=hamming ranks its sign code)")
+		return
 	}
 	if err != nil {
 		s.stopped(w, err)

@@ -716,3 +716,40 @@ func TestServedCodes(t *testing.T) {
 		t.Errorf("short rotation: err = %v", err)
 	}
 }
+
+// TestZeroRow: a node whose embedding is all zero has no direction: its
+// cosine neighbours are refused with 400 naming it (Hamming still ranks
+// its sign code), and it is never another's cosine neighbour; features
+// that embed at zero are refused the same way.
+func TestZeroRow(t *testing.T) {
+	m := testModel(12, 4, 9)
+	m.Config.Uncentred = true // the embedding is Y itself
+	for j := range 4 {
+		m.Y.Set(5, j, 0)
+	}
+	s := newTestServer(t, m, Options{})
+	code, body, _ := do(s, http.MethodGet, "/v1/nodes/n5/neighbors", "")
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `node \"n5\": its embedding is all zero: it has no direction`) {
+		t.Errorf("n5 cosine: %d %s", code, body)
+	}
+	if code, body, _ := do(s, http.MethodGet, "/v1/nodes/n5/neighbors?metric=hamming&k=11", ""); code != http.StatusOK || strings.Count(string(body), `"id"`) != 12 {
+		t.Errorf("n5 hamming: %d %s", code, body)
+	}
+	code, body, _ = do(s, http.MethodGet, "/v1/nodes/n0/neighbors?k=100", "")
+	var r NeighborsResponse
+	if err := json.Unmarshal(body, &r); code != http.StatusOK || err != nil {
+		t.Fatalf("n0: %d %s", code, body)
+	}
+	if len(r.Neighbors) != 10 {
+		t.Errorf("n0: %d neighbours, want the 10 others with a direction", len(r.Neighbors))
+	}
+	for _, nb := range r.Neighbors {
+		if nb.ID == "n5" {
+			t.Errorf("n0: the zero row n5 listed: %v", r.Neighbors)
+		}
+	}
+	code, body, _ = do(s, http.MethodPost, "/v1/embed", `{"features": {"a": [0, 0, 0, 0, 0, 0]}}`)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), "features: the embedding is all zero") {
+		t.Errorf("zero features: %d %s", code, body)
+	}
+}

@@ -155,6 +155,12 @@ codes (the only metric they take). Ties go to the row listed first. The
 query node itself is never among its neighbours; fewer than k are listed
 when there are fewer other nodes.
 
+An embedding file holding NaN or ±Inf is refused, naming the row, its id
+and the column (as eval, plot and binarize refuse it). A row that is all
+zero has no direction, hence no cosine to anything: as the query it is
+refused (--metric hamming ranks its sign code), and it is never listed
+as a neighbour (stderr says how many rows are left out so).
+
 --json prints one JSON object instead, as dpmne serve answers GET
 /v1/nodes/{id}/neighbors: {"id": …, "metric": …, "k": …, "neighbors":
 [{"id": …, "score": …}, …]}.`,
@@ -229,8 +235,17 @@ when there are fewer other nodes.
 				if q < 0 {
 					return fmt.Errorf("node %q is not in the embedding", id)
 				}
-				if hits, err = codes.NewIndex(y, len(ids), d).CosineTopKContext(cmd.Context(), y[q*d:(q+1)*d], k, q, 0); err != nil {
+				src := modelPath + embPath // one of them
+				ix := codes.NewIndex(y, len(ids), d)
+				hits, err = ix.CosineTopKContext(cmd.Context(), y[q*d:(q+1)*d], k, q, 0)
+				if errors.Is(err, codes.ErrZeroQuery) {
+					return fmt.Errorf("node %q: its vector in %s is all zero: it has no direction, so no node is nearer to it by cosine than another (--metric hamming ranks its sign code)", id, src)
+				}
+				if err != nil {
 					return err
+				}
+				if z := ix.Zeros(); z > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "dpmne: %d of the %d rows of %s are all zero, without a direction: they are never cosine neighbours\n", z, len(ids), src)
 				}
 				metric = "cosine"
 			}
