@@ -35,7 +35,16 @@ type Balance struct {
 	// most any view's features hold.
 	GraphDirections   int `json:"graph_directions"`
 	FeatureDirections int `json:"feature_directions"`
+	// Agreement compares, for each view with features of its own, the
+	// leading directions of Union (its Perron direction aside) with those
+	// of the view's features, each side's at most agreeDirections of its
+	// own: whether the graphs' structure is the features' (zero where
+	// either side holds none).
+	Agreement []structure.Agreement `json:"agreement"`
 }
+
+// agreeDirections is the most directions of each side Measure compares.
+const agreeDirections = 8
 
 // balanceSeed seeds the null copies Measure draws, so that the
 // measurement, and the configuration it resolves, is a function of the
@@ -51,8 +60,10 @@ const balanceSeed = 0x5eed_ba1a
 func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 	rng := rand.New(rand.NewPCG(balanceSeed, 0))
 	t := len(net.Views)
-	b := Balance{Graphs: make([]structure.GraphSignal, t), Features: make([]structure.FeatureSignal, t), HasFeatures: make([]bool, t), Kept: make([]bool, t)}
-	opt := structure.Options{}
+	b := Balance{Graphs: make([]structure.GraphSignal, t), Features: make([]structure.FeatureSignal, t), HasFeatures: make([]bool, t), Kept: make([]bool, t), Agreement: make([]structure.Agreement, t)}
+	// The sources' directions themselves only where graphs and features
+	// are to be compared.
+	opt := structure.Options{Vectors: slices.ContainsFunc(net.Views, func(v *multiplex.View) bool { return v.Features != nil })}
 	for s, v := range net.Views {
 		g, err := structure.Graph(ctx, v.Adj, opt, rng)
 		if err != nil {
@@ -101,6 +112,26 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 		if b.Kept[s] {
 			b.GraphDirections = max(b.GraphDirections, g.Directions)
 		}
+	}
+	if opt.Vectors {
+		n, agree := net.N(), rand.New(rand.NewPCG(balanceSeed, 1))
+		kg := min(b.Union.Directions, agreeDirections)
+		for s := range net.Views {
+			f := b.Features[s]
+			if kf := min(f.Directions, agreeDirections); b.HasFeatures[s] && kg > 0 && kf > 0 {
+				// The union's vectors after its Perron direction.
+				g := b.Union.Vectors[n : (1+kg)*n]
+				if b.Agreement[s], err = structure.Agree(g, kg, f.Vectors[:kf*n], kf, n, agree); err != nil {
+					return b, err
+				}
+			}
+		}
+		// The vectors served the comparison; a Balance is kept and
+		// printed, and they are K rows of n each.
+		for s := range b.Graphs {
+			b.Graphs[s].Vectors, b.Features[s].Vectors = nil, nil
+		}
+		b.Union.Vectors = nil
 	}
 	return b, nil
 }

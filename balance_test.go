@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/structure"
 	"github.com/dpmne/dpmne/synth"
@@ -123,5 +124,48 @@ func TestMeasureDeterministic(t *testing.T) {
 	}
 	if a.FeatureDirections > structure.DefaultK {
 		t.Errorf("%d feature directions", a.FeatureDirections)
+	}
+}
+
+// Measure's agreement on planted networks of 2,000 nodes: graphs and
+// features planted on the same classes agree; graphs planted on 12 groups
+// drawn independently of the 4 classes the features carry (a decoy: the
+// graphs hold structure, but not the features') do not, though both sides
+// hold directions.
+func TestMeasureAgreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures two 2,000-node networks")
+	}
+	gen := func(classes int, in, out, signal float64, seed uint64) *multiplex.Network {
+		net, err := synth.Generate(synth.Config{Nodes: 2000, Classes: classes, Views: 2, DegreeIn: []float64{in}, DegreeOut: []float64{out},
+			FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{signal}, Missing: []float64{0}}, rand.New(rand.NewPCG(seed, seed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net
+	}
+	same := gen(4, 8, 2, 0.5, 5)
+	decoy := gen(12, 8, 2, 1.0/12, 6)
+	feats := gen(4, 2, 6, 0.5, 7) // its features only, over the same node order
+	for s := range decoy.Views {
+		decoy.Views[s].Features = feats.Views[s].Features
+	}
+	for _, tc := range []struct {
+		name  string
+		net   *multiplex.Network
+		agree bool
+	}{{"same classes", same, true}, {"decoy graphs", decoy, false}} {
+		b, err := Measure(context.Background(), tc.net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.GraphDirections == 0 || b.FeatureDirections == 0 {
+			t.Fatalf("%s: graphs %d directions, features %d: want both", tc.name, b.GraphDirections, b.FeatureDirections)
+		}
+		for s, a := range b.Agreement {
+			if a.K == 0 || a.Agree != tc.agree {
+				t.Errorf("%s: view %d: %+v, want agree %v", tc.name, s, a, tc.agree)
+			}
+		}
 	}
 }

@@ -25,6 +25,11 @@ type FeatureSignal struct {
 	// directions of correlated columns beyond what columns of the same
 	// values, placed independently, show by chance.
 	Directions int `json:"directions"`
+	// Vectors holds, where Options.Vectors asks for them, the directions
+	// of Top over the rows: vector i, Vectors[i·n : (i+1)·n] for x's n
+	// rows, is the standardised columns' combination of eigenvalue Top[i]
+	// on each measured row (0 on the others), of unit norm.
+	Vectors []float64 `json:"-"`
 }
 
 // nullCopies is the number of permuted copies a feature matrix is
@@ -68,13 +73,21 @@ func Features(ctx context.Context, x *sparse.CSR, rows []bool, opt Options, rng 
 	if m < 3 {
 		return f, nil
 	}
-	top, cols, err := correlationTop(ctx, xs, opt.k(), rng)
+	top, vecs, cols, err := correlationTop(ctx, xs, opt.k(), opt.Vectors, rng)
 	if err != nil || cols < 2 {
 		return f, err
 	}
 	f.Top, f.Cols = top, cols
+	if opt.Vectors {
+		f.Vectors = make([]float64, len(top)*x.Rows)
+		for r, i := range keep {
+			for t := range top {
+				f.Vectors[t*x.Rows+i] = vecs[t*m+r]
+			}
+		}
+	}
 	for range nullCopies {
-		nullTop, _, err := correlationTop(ctx, permuteColumns(xs, rng), 1, rng)
+		nullTop, _, _, err := correlationTop(ctx, permuteColumns(xs, rng), 1, false, rng)
 		if err != nil {
 			return f, err
 		}
@@ -89,10 +102,12 @@ func Features(ctx context.Context, x *sparse.CSR, rows []bool, opt Options, rng 
 }
 
 // correlationTop returns the k largest eigenvalues of the correlation
-// matrix of x's columns that vary, and their number. It works on the
+// matrix of x's columns that vary, where vectors asks for them the unit
+// vectors Zv/‖Zv‖ over x's m rows of their eigenvectors v (k×m,
+// row-major), and the number of varying columns. It works on the
 // smaller side: the p×p matrix ZᵀZ/m, or the m×m ZZᵀ/m with its nonzero
 // eigenvalues, Z the standardised columns, never formed.
-func correlationTop(ctx context.Context, x *sparse.CSR, k int, rng *rand.Rand) ([]float64, int, error) {
+func correlationTop(ctx context.Context, x *sparse.CSR, k int, vectors bool, rng *rand.Rand) ([]float64, []float64, int, error) {
 	m, p := x.Rows, x.Cols
 	mean := make([]float64, p)
 	sq := make([]float64, p)
@@ -116,7 +131,7 @@ func correlationTop(ctx context.Context, x *sparse.CSR, k int, rng *rand.Rand) (
 	}
 	dim := min(m, cols)
 	if dim < 2 {
-		return nil, cols, nil
+		return nil, nil, cols, nil
 	}
 	k = min(k, dim)
 	u := make([]float64, m)
@@ -159,11 +174,32 @@ func correlationTop(ctx context.Context, x *sparse.CSR, k int, rng *rand.Rand) (
 		n = m
 		mul = func(dst, v []float64) { ztu(v); zv(w); copy(dst, u) }
 	}
-	vals, _, err := lanczos.Eigs{K: k, Tol: 1e-4, MaxRestarts: 300}.EigsLargest(ctx, n, mul, rng)
+	vals, vecs, err := lanczos.Eigs{K: k, Tol: 1e-4, MaxRestarts: 300}.EigsLargest(ctx, n, mul, rng)
 	if err != nil && !errors.Is(err, lanczos.ErrNoConvergence) {
-		return nil, cols, err
+		return nil, nil, cols, err
 	}
-	return vals, cols, nil
+	if !vectors {
+		return vals, nil, cols, nil
+	}
+	rows := vecs
+	if p <= m {
+		// Column-space eigenvectors: their rows' combinations Zv.
+		rows = make([]float64, len(vals)*m)
+		for t := range vals {
+			zv(vecs[t*n : (t+1)*n])
+			var ss float64
+			for _, v := range u {
+				ss += v * v
+			}
+			if ss > 0 {
+				inv := 1 / math.Sqrt(ss)
+				for i, v := range u {
+					rows[t*m+i] = v * inv
+				}
+			}
+		}
+	}
+	return vals, rows, cols, nil
 }
 
 // permuteColumns returns x with each column's entries moved to rows drawn

@@ -30,6 +30,9 @@ type Options struct {
 	// K is the number of leading eigenvalues computed, and so the most
 	// directions a source can be credited with (default DefaultK).
 	K int
+	// Vectors asks for the eigenvectors too (GraphSignal.Vectors,
+	// FeatureSignal.Vectors): K per source, over all its nodes.
+	Vectors bool
 }
 
 func (o Options) k() int {
@@ -60,6 +63,12 @@ type GraphSignal struct {
 	// Directions = max(0, Negative − 1): the community directions the
 	// graph holds beyond its null, its own Perron direction aside.
 	Directions int `json:"directions"`
+	// Vectors holds, where Options.Vectors asks for them, the
+	// eigenvectors of Smallest over every node of the graph as given (0
+	// on nodes without an edge), row-major: vector i is
+	// Vectors[i·n : (i+1)·n] for n nodes. Agreement compares them with
+	// another source's.
+	Vectors []float64 `json:"-"`
 }
 
 // Graph measures the community structure of the undirected graph a
@@ -94,11 +103,11 @@ func Graph(ctx context.Context, a *sparse.CSR, opt Options, rng *rand.Rand) (Gra
 	}
 	edges = thin(edges, rng)
 	var err error
-	if g.Smallest, g.R, g.Nodes, err = betheSmallest(ctx, edges, a.Rows, opt.k(), rng); err != nil || g.R == 0 {
+	if g.Smallest, g.Vectors, g.R, g.Nodes, err = betheSmallest(ctx, edges, a.Rows, opt.k(), opt.Vectors, rng); err != nil || g.R == 0 {
 		return g, err
 	}
 	for range nullGraphs {
-		null, _, _, err := betheSmallest(ctx, rewire(edges, rng), a.Rows, 2, rng)
+		null, _, _, _, err := betheSmallest(ctx, rewire(edges, rng), a.Rows, 2, false, rng)
 		if err != nil {
 			return g, err
 		}
@@ -226,9 +235,11 @@ func rewire(es []edge, rng *rand.Rand) []edge {
 // betheSmallest returns the k smallest eigenvalues of the Bethe Hessian
 // H(r) of the graph es on n nodes over r² − 1, increasing, as Ritz
 // values, restricted to its nodes with an edge (an isolated node adds the
-// eigenvalue r² − 1 > 0), with r and that number of nodes; r is 0, and
-// nothing is computed, when the mean excess degree is at most 1.
-func betheSmallest(ctx context.Context, es []edge, n, k int, rng *rand.Rand) (vals []float64, r float64, nodes int, err error) {
+// eigenvalue r² − 1 > 0), their Ritz vectors over the n nodes (k×n,
+// row-major; 0 on the isolated nodes) where vectors asks for them, r and
+// that number of nodes; r is 0, and nothing is computed, when the mean
+// excess degree is at most 1.
+func betheSmallest(ctx context.Context, es []edge, n, k int, vectors bool, rng *rand.Rand) (vals, vecs []float64, r float64, nodes int, err error) {
 	id := make([]int32, n)
 	for i := range id {
 		id[i] = -1
@@ -253,7 +264,7 @@ func betheSmallest(ctx context.Context, es []edge, n, k int, rng *rand.Rand) (va
 	}
 	excess := s2/s1 - 1
 	if !(excess > 1) || nodes < 3 {
-		return nil, 0, nodes, nil
+		return nil, nil, 0, nodes, nil
 	}
 	r = math.Sqrt(excess)
 	b := sparse.NewBuilder(nodes, nodes)
@@ -264,7 +275,7 @@ func betheSmallest(ctx context.Context, es []edge, n, k int, rng *rand.Rand) (va
 	}
 	adj, err := b.Build(sparse.MergeMax)
 	if err != nil {
-		return nil, 0, nodes, err
+		return nil, nil, 0, nodes, err
 	}
 	k = min(k, nodes-1)
 	// The largest eigenvalues of −H/(r² − 1) are H's smallest over r² − 1:
@@ -284,13 +295,24 @@ func betheSmallest(ctx context.Context, es []edge, n, k int, rng *rand.Rand) (va
 			dst[i] = (r*s - diag[i]*x[i]) * scale
 		}
 	}
-	vals, _, err = lanczos.Eigs{K: k, Tol: 1e-3, MaxRestarts: 30}.EigsLargest(ctx, nodes, mul, rng)
+	vals, compact, err := lanczos.Eigs{K: k, Tol: 1e-3, MaxRestarts: 30}.EigsLargest(ctx, nodes, mul, rng)
 	if err != nil && !errors.Is(err, lanczos.ErrNoConvergence) {
-		return nil, r, nodes, err
+		return nil, nil, r, nodes, err
 	}
 	// Ritz values of −H lie below its eigenvalues, so these lie above H's.
 	for i := range vals {
 		vals[i] = -vals[i]
 	}
-	return vals, r, nodes, nil
+	if !vectors {
+		return vals, nil, r, nodes, nil
+	}
+	vecs = make([]float64, len(vals)*n)
+	for u, c := range id {
+		if c >= 0 {
+			for i := range vals {
+				vecs[i*n+u] = compact[i*nodes+int(c)]
+			}
+		}
+	}
+	return vals, vecs, r, nodes, nil
 }

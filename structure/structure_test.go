@@ -86,7 +86,7 @@ func TestBetheTwoCliques(t *testing.T) {
 		}
 	}
 	es = append(es, edge{0, 6})
-	vals, r, nodes, err := betheSmallest(context.Background(), es, 12, 11, rand.New(rand.NewPCG(1, 1)))
+	vals, _, r, nodes, err := betheSmallest(context.Background(), es, 12, 11, false, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,5 +250,80 @@ func TestDeterministic(t *testing.T) {
 	g2, err2 := Graph(context.Background(), a, Options{}, rand.New(rand.NewPCG(6, 6)))
 	if err1 != nil || err2 != nil || fmt.Sprint(g1) != fmt.Sprint(g2) {
 		t.Errorf("%+v, %v; %+v, %v", g1, err1, g2, err2)
+	}
+}
+
+// Agree on closed forms: a span compared with a rotated basis of itself
+// agrees fully (cos² 1: the principal angles do not see the basis), with
+// its orthogonal complement not at all, and with a span sharing one of two
+// directions by half; random spans on 2,000 nodes share about k/n, and do
+// not agree.
+func TestAgreeClosedForms(t *testing.T) {
+	const n = 2000
+	unit := func(idx ...int) []float64 { // basis vectors e_i, row-major
+		v := make([]float64, len(idx)*n)
+		for r, i := range idx {
+			v[r*n+i] = 1
+		}
+		return v
+	}
+	rotated := make([]float64, 2*n) // (e0 ± e1)/√2
+	rotated[0], rotated[1], rotated[n], rotated[n+1] = math.Sqrt2/2, math.Sqrt2/2, math.Sqrt2/2, -math.Sqrt2/2
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name  string
+		a, b  []float64
+		cos2  float64
+		agree bool
+	}{
+		{"rotated", unit(0, 1), rotated, 1, true},
+		{"orthogonal", unit(0, 1), unit(2, 3), 0, false},
+		{"half", unit(0, 1), unit(1, 7), 0.5, true},
+	} {
+		g, err := Agree(tc.a, 2, tc.b, 2, n, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(g.Cos2-tc.cos2) > 1e-12 || g.Agree != tc.agree || g.K != 2 {
+			t.Errorf("%s: %+v, want cos² %v, agree %v", tc.name, g, tc.cos2, tc.agree)
+		}
+	}
+	const k = 4
+	random := func() []float64 { // k orthonormal vectors by Gram–Schmidt
+		v := make([]float64, k*n)
+		for r := range k {
+			x := v[r*n : (r+1)*n]
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			for q := range r {
+				y := v[q*n : (q+1)*n]
+				var dot float64
+				for i := range x {
+					dot += x[i] * y[i]
+				}
+				for i := range x {
+					x[i] -= dot * y[i]
+				}
+			}
+			var ss float64
+			for _, e := range x {
+				ss += e * e
+			}
+			for i := range x {
+				x[i] /= math.Sqrt(ss)
+			}
+		}
+		return v
+	}
+	g, err := Agree(random(), k, random(), k, n, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Agree || g.Cos2 > 3*float64(k)/n {
+		t.Errorf("random spans: %+v, want cos² about k/n = %v and no agreement", g, float64(k)/n)
+	}
+	if _, err := Agree(make([]float64, 3), 1, make([]float64, n), 1, n, rng); err == nil {
+		t.Error("Agree took 3 values for a vector of 2,000 nodes")
 	}
 }

@@ -215,21 +215,24 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 	var rows [][]string
 	for s, v := range net.Views {
 		g := b.Graphs[s]
-		feat, top, null := "—", "—", "—"
+		feat, top, null, agree := "—", "—", "—", "—"
 		if b.HasFeatures[s] {
 			f := b.Features[s]
 			feat, null = fmt.Sprint(f.Directions), fmt.Sprintf("%.3g", f.NullTop)
 			if len(f.Top) > 0 {
 				top = fmt.Sprintf("%.3g", f.Top[0])
 			}
+			if a := b.Agreement[s]; a.K > 0 {
+				agree = fmt.Sprintf("%.3g (chance %.2g)", a.Cos2, a.Null)
+			}
 		}
 		proximity := "yes"
 		if !b.Kept[s] {
 			proximity = "no"
 		}
-		rows = append(rows, []string{v.Name, fmt.Sprint(g.Directions), fmt.Sprintf("%.3g", g.Edge), proximity, feat, top, null})
+		rows = append(rows, []string{v.Name, fmt.Sprint(g.Directions), fmt.Sprintf("%.3g", g.Edge), proximity, feat, top, null, agree})
 	}
-	writeTable(w, []string{"view", "graph", "rewired edge", "in proximity", "features", "top eigenvalue", "permuted top"}, rows)
+	writeTable(w, []string{"view", "graph", "rewired edge", "in proximity", "features", "top eigenvalue", "permuted top", "agreement with union"}, rows)
 	fmt.Fprintf(w, "\nunion of the proximity's graphs: %d directions\n", b.Union.Directions)
 	fmt.Fprintln(w, balanceLine(b, cfg))
 }
