@@ -203,6 +203,12 @@ const balanceBeta = 300
 //     the rest sharing t), and without any the proximity term is dropped
 //     and the features are read raw (Propagate 0), since smoothing along
 //     such a graph only mixes in other nodes' noise;
+//   - graphs whose structure agrees with no view's features (b.Agreement:
+//     both sides hold directions, and their leading spans share no more
+//     than spans placed at random do) weigh as graphs that hold none: a
+//     proximity would pull Y to communities the features do not hold,
+//     and smoothing along them would blur the structure the features
+//     do hold;
 //   - features that hold none, on every view, weigh as no features:
 //     c.Featureless(), the settings of a network whose views read their
 //     adjacency rows; where the views do have features of their own, Y is
@@ -225,7 +231,7 @@ func (c Config) Balanced(b Balance) Config {
 		return c // nothing measured to weigh: the default before the balance
 	}
 	autoWeights := c.Proximity.ViewWeights == nil && !c.Proximity.EqualViewWeights
-	if b.GraphDirections == 0 {
+	if b.GraphDirections == 0 || b.disagree() {
 		c.NoProximity = true
 		c.Features.Propagate = 0
 		return c
@@ -255,6 +261,22 @@ func (c Config) Balanced(b Balance) Config {
 	}
 	c.Beta = balanceBeta * float64(b.GraphDirections) / float64(b.FeatureDirections)
 	return c
+}
+
+// disagree reports whether the graphs' structure is none of the
+// features': both sides hold directions, and no view's features agree
+// with the union graph (Agreement) beyond chance.
+func (b Balance) disagree() bool {
+	compared := false
+	for _, a := range b.Agreement {
+		if a.K > 0 {
+			if a.Agree {
+				return false
+			}
+			compared = true
+		}
+	}
+	return compared
 }
 
 // Report returns one line per source: its measured directions against

@@ -43,6 +43,12 @@ func TestBalanced(t *testing.T) {
 			func(c Config) bool {
 				return c.Proximity.Norm == proximity.NormNone && !c.Proximity.EqualViewWeights && slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 0, 1.5})
 			}},
+		{"graphs the features disagree with", DefaultConfig(), Balance{Kept: two, GraphDirections: 15, FeatureDirections: 4,
+			Agreement: []structure.Agreement{{K: 4, Cos2: 0.001, Null: 0.002}, {}}},
+			func(c Config) bool { return c.NoProximity && c.Features.Propagate == 0 }},
+		{"graphs one view's features agree with", DefaultConfig(), Balance{Kept: two, GraphDirections: 15, FeatureDirections: 5,
+			Agreement: []structure.Agreement{{K: 4, Cos2: 0.001, Null: 0.002}, {K: 5, Cos2: 0.2, Null: 0.002, Agree: true}}},
+			func(c Config) bool { return !c.NoProximity && c.Beta == 900 }},
 		{"as many", DefaultConfig(), Balance{Kept: two, GraphDirections: 6, FeatureDirections: 6},
 			func(c Config) bool { return c.Beta == 300 && c.Features.Propagate == 1 }},
 		{"graphs ahead", DefaultConfig(), Balance{Kept: two, GraphDirections: 8, FeatureDirections: 2},
@@ -136,20 +142,15 @@ func TestMeasureAgreement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures two 2,000-node networks")
 	}
-	gen := func(classes int, in, out, signal float64, seed uint64) *multiplex.Network {
-		net, err := synth.Generate(synth.Config{Nodes: 2000, Classes: classes, Views: 2, DegreeIn: []float64{in}, DegreeOut: []float64{out},
-			FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{signal}, Missing: []float64{0}}, rand.New(rand.NewPCG(seed, seed)))
+	gen := func(groups int, seed uint64) *multiplex.Network {
+		net, err := synth.Generate(synth.Config{Nodes: 2000, Classes: 4, Views: 2, DegreeIn: []float64{8}, DegreeOut: []float64{2},
+			FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{0.5}, Missing: []float64{0}, GraphGroups: groups}, rand.New(rand.NewPCG(seed, seed)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return net
 	}
-	same := gen(4, 8, 2, 0.5, 5)
-	decoy := gen(12, 8, 2, 1.0/12, 6)
-	feats := gen(4, 2, 6, 0.5, 7) // its features only, over the same node order
-	for s := range decoy.Views {
-		decoy.Views[s].Features = feats.Views[s].Features
-	}
+	same, decoy := gen(0, 5), gen(12, 6)
 	for _, tc := range []struct {
 		name  string
 		net   *multiplex.Network
@@ -166,6 +167,9 @@ func TestMeasureAgreement(t *testing.T) {
 			if a.K == 0 || a.Agree != tc.agree {
 				t.Errorf("%s: view %d: %+v, want agree %v", tc.name, s, a, tc.agree)
 			}
+		}
+		if got := DefaultConfig().Balanced(b); tc.agree == got.NoProximity {
+			t.Errorf("%s: proximity dropped %v, want it kept exactly where graphs and features agree", tc.name, got.NoProximity)
 		}
 	}
 }

@@ -36,6 +36,10 @@ const FamilyNodes = 10_000
 //     class-correlated features) and a third whose denser graph is
 //     heterophilous (an edge across classes three times as likely as one
 //     inside) and whose features are noise.
+//   - decoy (synth-decoy): class-correlated features as features-only's,
+//     and homophilous graphs planted on 20 groups drawn independently of
+//     the classes: graphs with strong community structure that is not the
+//     classes' (nor the features').
 //   - partial (synth-partial): graphs and features of moderate signal,
 //     each view missing 60% of the nodes as multiplex.PartialViews draws
 //     them (a node missing from all three is restored in one, so each
@@ -74,6 +78,12 @@ func Families() []Family {
 				DegreeIn: []float64{4, 4, 1}, DegreeOut: []float64{3, 3, 12},
 				FeatureDims: []int{100}, FeatureNNZ: []int{10}, Signal: []float64{0.3, 0.3, noise},
 				Missing: []float64{0}}},
+		{Name: "decoy", Data: "synth-decoy", Seed: 106,
+			Description: "class-correlated features, graphs planted on groups that are not the classes",
+			Config: Config{Nodes: n, Classes: c, Views: 3,
+				DegreeIn: []float64{8, 6, 6}, DegreeOut: []float64{2},
+				FeatureDims: []int{100, 100, 0}, FeatureNNZ: []int{10, 10, 0}, Signal: []float64{0.35, 0.35, 0},
+				Missing: []float64{0}, GraphGroups: 20}},
 		{Name: "partial", Data: "synth-partial", Seed: 105,
 			Description: "moderate graphs and features, 60% of the nodes missing from each view",
 			Config: Config{Nodes: n, Classes: c, Views: 3,

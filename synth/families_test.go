@@ -56,6 +56,9 @@ func TestFamilies(t *testing.T) {
 		"synth-mixed":    {[]float64{above, above, above}, []float64{above, above, 0}},
 		"synth-noisy":    {[]float64{above, above, below}, []float64{above, above, chance}},
 		"synth-partial":  {[]float64{above, above, above}, []float64{above, above, 0}},
+		// Its graphs' communities are groups drawn apart from the classes
+		// (TestMeasureAgreement in package dpmne measures them).
+		"synth-decoy": {[]float64{chance, chance, chance}, []float64{above, above, 0}},
 	}
 	fams := Families()
 	if len(fams) != len(cases) {

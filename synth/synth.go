@@ -41,6 +41,14 @@ type Config struct {
 	// Missing is each view's partial data ratio, applied as
 	// multiplex.PartialViews does (every node stays observed in some view).
 	Missing []float64
+
+	// GraphGroups, when above 0, plants every view's graph on that many
+	// groups drawn independently of the classes (each node's uniform),
+	// DegreeIn and DegreeOut being then within and across groups: the
+	// graphs hold community structure that is not the classes' (a
+	// decoy), the features stay the classes'. 0: the graphs' blocks are
+	// the classes.
+	GraphGroups int
 }
 
 // Default returns the configuration of the built-in demo data: 2,000 nodes,
@@ -75,6 +83,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Views < 1 {
 		return fmt.Errorf("views = %d: want at least 1", c.Views)
+	}
+	if c.GraphGroups < 0 || c.GraphGroups > c.Nodes {
+		return fmt.Errorf("graph-groups = %d: want 0 (the classes) to nodes", c.GraphGroups)
 	}
 	check := func(name string, l int) error {
 		if l != 1 && l != c.Views {
@@ -145,8 +156,16 @@ func Generate(cfg Config, rng *rand.Rand) (*multiplex.Network, error) {
 		labels.Names = append(labels.Names, "c"+strconv.Itoa(c))
 	}
 	net := &multiplex.Network{Name: "synthetic", Nodes: nodes, Labels: labels}
+	block, blocks := class, members
+	if g := cfg.GraphGroups; g > 0 {
+		block, blocks = make([]int, n), make([][]int32, g)
+		for i := range block {
+			block[i] = rng.IntN(g)
+			blocks[block[i]] = append(blocks[block[i]], int32(i))
+		}
+	}
 	for v := range cfg.Views {
-		adj, err := blockGraph(rng, class, members, pick(cfg.DegreeIn, v), pick(cfg.DegreeOut, v))
+		adj, err := blockGraph(rng, block, blocks, pick(cfg.DegreeIn, v), pick(cfg.DegreeOut, v))
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,7 @@ their last value. The same flags and seed always write the same files.`,
 	f.IntSliceVar(&cfg.FeatureNNZ, "feature-nnz", cfg.FeatureNNZ, "non-zero features per node, per view")
 	f.Float64SliceVar(&cfg.Signal, "signal", cfg.Signal, "fraction of features drawn from the class's dimensions, per view")
 	f.Float64SliceVar(&cfg.Missing, "missing", cfg.Missing, "fraction of nodes missing from each view (partial data ratio)")
+	f.IntVar(&cfg.GraphGroups, "graph-groups", cfg.GraphGroups, "plant the graphs on this many groups drawn apart from the classes, --degree-in and --degree-out then within and across groups: structure that is not the classes' (0: the classes)")
 	return cmd
 }
 
