@@ -68,7 +68,7 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           Default data: cora, acm, dblp4057, the same three at PDR 0.4
           (cora@pdr=0.4, …), freebase, aminer, ckm, lazega and the
           synthetic families synth-graph, synth-features, synth-mixed,
-          synth-noisy, synth-partial; default methods: dpmne, dpmne-paper
+          synth-noisy, synth-decoy, synth-partial; default methods: dpmne, dpmne-paper
           and every baseline. A data set that fails to load, or a method
           that fails on one, is listed as failed and the run goes on.
           --methods dpmne,quick is the quick suite: dpmne beside the

@@ -28,7 +28,8 @@
 //
 // Data sets are named (cora, acm, dblp4057, freebase, aminer, ckm, lazega,
 // vickers, aarhus, euair, and synthetic and the synthetic families
-// synth-graph, synth-features, synth-mixed, synth-noisy, synth-partial,
+// synth-graph, synth-features, synth-mixed, synth-noisy, synth-decoy,
+// synth-partial,
 // generated in memory), resolved under --data-dir or
 // $DPMNE_DATA, or given as a plain edge list ("<src> <dst> [weight]" or
 // "<layer> <src> <dst> [weight]" lines, gzip-compressed or not), a
