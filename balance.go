@@ -231,7 +231,7 @@ func (c Config) Balanced(b Balance) Config {
 		return c // nothing measured to weigh: the default before the balance
 	}
 	autoWeights := c.Proximity.ViewWeights == nil && !c.Proximity.EqualViewWeights
-	if b.GraphDirections == 0 || b.disagree() {
+	if b.GraphDirections == 0 || b.Disagree() {
 		c.NoProximity = true
 		c.Features.Propagate = 0
 		return c
@@ -263,10 +263,10 @@ func (c Config) Balanced(b Balance) Config {
 	return c
 }
 
-// disagree reports whether the graphs' structure is none of the
+// Disagree reports whether the graphs' structure is none of the
 // features': both sides hold directions, and no view's features agree
 // with the union graph (Agreement) beyond chance.
-func (b Balance) disagree() bool {
+func (b Balance) Disagree() bool {
 	compared := false
 	for _, a := range b.Agreement {
 		if a.K > 0 {

@@ -243,6 +243,9 @@ func balanceLine(b dpmne.Balance, cfg dpmne.Config) string {
 	prox := fmt.Sprintf("proximity on, β %.4g", cfg.Beta)
 	if cfg.NoProximity {
 		prox = "proximity off"
+		if b.GraphDirections > 0 && b.Disagree() {
+			prox += " (the graphs' structure agrees with no view's features)"
+		}
 	}
 	return fmt.Sprintf("balance: graphs %d directions, features %d: %s, features smoothed %d time(s), Y solver %s", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate, cfg.Solver.Y)
 }
