@@ -202,10 +202,6 @@ func init() {
 		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
 	}))
 	Register(variant("dpmne-unbalanced", "default off: β 300 (3000 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
-	Register(variant("dpmne-stiefel-balanced", "candidate: the balance's β, views and smoothing, with Y solved on the constraint YᵀY = I (5 generalized power iterations per iteration) on the normalised Laplacian (--y-solver stiefel --y-steps 5 --laplacian normalized)", func(c *dpmne.Config) {
-		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
-	}))
-	Register(variant("dpmne-one-hop", "candidate: the proximity of one hop, P = Σ_s ω_s E^s, instead of five equal powers (--weights 1)", func(c *dpmne.Config) { c.Proximity.Weights = []float64{1} }))
 	Register(variant("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
 	Register(variant("dpmne-no-ae", "ablation: identity encoders (H = X; --no-autoencoder)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(variant("dpmne-no-consistency", "ablation: no consistency term (α = 0; --alpha 0)", func(c *dpmne.Config) { c.Alpha = 0 }))
