@@ -465,6 +465,10 @@ func isHeader(first string, values []float64) bool {
 	return false
 }
 
+// maxLineBytes is the longest line ReadWord2Vec reads: 64 MiB, a row of
+// millions of values. Tests lower it.
+var maxLineBytes = 64 << 20
+
 // ReadWord2Vec reads word2vec text: the ids and the rows, at least one,
 // in file order. Blank lines are skipped; an id given twice is an error.
 func ReadWord2Vec(path string) ([]string, [][]float64, error) {
@@ -474,7 +478,7 @@ func ReadWord2Vec(path string) ([]string, [][]float64, error) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, min(1<<20, maxLineBytes)), maxLineBytes)
 	line := 0
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...))
@@ -520,7 +524,14 @@ func ReadWord2Vec(path string) ([]string, [][]float64, error) {
 		ids = append(ids, fs[0])
 		rows = append(rows, row)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		line++
+		size := fmt.Sprintf("%d bytes", maxLineBytes)
+		if maxLineBytes%(1<<20) == 0 {
+			size = fmt.Sprintf("%d MiB", maxLineBytes>>20)
+		}
+		return nil, nil, bad("line longer than %s, the most a line may hold (a binary file given for a text one?)", size)
+	} else if err != nil {
 		return nil, nil, err
 	}
 	if line == 0 {

@@ -488,3 +488,20 @@ func TestReadNonFinite(t *testing.T) {
 		t.Errorf("zero row: %v %d %v", y, d, err)
 	}
 }
+
+// TestReadWord2VecLineTooLong: a line past the limit is refused naming
+// the file, the line and the limit, not as bufio.Scanner's "token too
+// long".
+func TestReadWord2VecLineTooLong(t *testing.T) {
+	old := *embfile.MaxLineBytes
+	*embfile.MaxLineBytes = 1000
+	t.Cleanup(func() { *embfile.MaxLineBytes = old })
+	p := filepath.Join(t.TempDir(), "long.txt")
+	if err := os.WriteFile(p, []byte("2 1\na 1\nb "+strings.Repeat("1", 1000)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := embfile.ReadWord2Vec(p)
+	if want := p + ":3: line longer than 1000 bytes, the most a line may hold (a binary file given for a text one?)"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}

@@ -2,7 +2,9 @@ package multiplex
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -44,8 +46,8 @@ type LabelRange struct {
 //	<layerID> <nodeID> <nodeID> [weight]
 //
 // space- or tab-separated, weight 1 when absent. Layer and node ids are
-// integers ("01" is node 1); any other id is an error naming the file,
-// line and field. Each layer becomes a view named by the layers file (or
+// integers from 0 ("01" is node 1); any other id, a negative one or one
+// beyond an int, is an error naming the file, line and field (intID). Each layer becomes a view named by the layers file (or
 // "layer<ID>" without one), in increasing layer id order. Edges are made
 // undirected. A node is observed in a layer when an edge there names it;
 // nodes that no edge names are dropped, since they carry no data in any
@@ -81,9 +83,9 @@ func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOpt
 		if len(fs) != 3 && len(fs) != 4 {
 			return nil, lr.errorf(0, "%d fields, want <layerID> <nodeID> <nodeID> [weight]", len(fs))
 		}
-		layer, err := strconv.Atoi(string(fs[0]))
+		layer, err := lr.intID(1, "layer id")
 		if err != nil {
-			return nil, lr.errorf(1, "layer id %q is not an integer", fs[0])
+			return nil, err
 		}
 		if layerName != nil {
 			if _, ok := layerName[layer]; !ok {
@@ -91,9 +93,9 @@ func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOpt
 			}
 		}
 		for e := range ends {
-			id, err := strconv.Atoi(string(fs[1+e]))
+			id, err := lr.intID(2+e, "node id")
 			if err != nil {
-				return nil, lr.errorf(2+e, "node id %q is not an integer", fs[1+e])
+				return nil, err
 			}
 			ends[e] = nodes.Add(strconv.Itoa(id))
 		}
@@ -134,6 +136,9 @@ func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOpt
 		name := fmt.Sprintf("layer%d", id)
 		if layerName != nil {
 			name = layerName[id]
+			if len(byLayer[id]) == 0 {
+				return nil, &InputError{File: edges, Msg: fmt.Sprintf("no edge in layer %d, which %s names %q: a view observes the nodes its edges name (drop the layer from %s)", id, opt.Layers, name, opt.Layers)}
+			}
 		}
 		b := sparse.NewBuilder(n, n)
 		obs := make([]bool, n)
@@ -173,6 +178,24 @@ func loadMultiplexEdges(ctx context.Context, edges string, opt MultiplexEdgesOpt
 		}
 	}
 	return net, nil
+}
+
+// intID parses field k (1-based) of the current line as an id of De
+// Domenico's format, what naming it ("layer id", "node id"): an integer
+// from 0 to math.MaxInt. A negative id ("1 -1 2 1") or one too large
+// for an int is refused as such, not as "not an integer".
+func (lr *lineReader) intID(k int, what string) (int, error) {
+	f := lr.fields[k-1]
+	v, err := strconv.Atoi(string(f))
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, lr.errorf(k, "%s %.40q is too large: want an integer from 0 to %d", what, f, math.MaxInt)
+	case err != nil:
+		return 0, lr.errorf(k, "%s %q is not an integer", what, f)
+	case v < 0:
+		return 0, lr.errorf(k, "%s %d is negative: want an integer from 0", what, v)
+	}
+	return v, nil
 }
 
 // sortedNodes renumbers nodes by integer id when every id is an integer and
@@ -222,9 +245,9 @@ func readLayers(ctx context.Context, path string) (map[int]string, error) {
 		if len(lr.fields) < 2 {
 			return nil, lr.errorf(0, "want <layerID> <name>")
 		}
-		id, err := strconv.Atoi(string(lr.fields[0]))
+		id, err := lr.intID(1, "layer id")
 		if err != nil {
-			return nil, lr.errorf(1, "layer id %q is not an integer", lr.fields[0])
+			return nil, err
 		}
 		words, err := lr.texts(2, "layer name")
 		if err != nil {
@@ -280,9 +303,9 @@ func readLabelColumn(ctx context.Context, path, column string, nodes *Nodes, edg
 	have := make([]bool, nodes.Len())
 	seen := make(map[int]int)
 	for lr.next() {
-		v, err := strconv.Atoi(string(lr.fields[0]))
+		v, err := lr.intID(1, "node id")
 		if err != nil {
-			return nil, lr.errorf(1, "node id %q is not an integer", lr.fields[0])
+			return nil, err
 		}
 		if prev, dup := seen[v]; dup {
 			return nil, lr.errorf(1, "node id %d appears twice (first on line %d)", v, prev)

@@ -122,9 +122,14 @@ func csvMessage(err error) string {
 	return what + `: want comma-separated fields, each in double quotes whole ("a, b", with "" for a quote in it) or not at all, and a quoted field on one line`
 }
 
+// maxLineBytes is the longest line a text input may hold: 64 MiB, room
+// for a feature line of millions of entries, and a bound on what a binary
+// file given for a text one makes the reader hold. Tests lower it.
+var maxLineBytes = 64 << 20
+
 func newLineReader(ctx context.Context, file string, r io.Reader, comments bool) *lineReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	sc.Buffer(make([]byte, min(64*1024, maxLineBytes)), maxLineBytes)
 	return &lineReader{ctx: ctx, file: file, sc: sc, comments: comments}
 }
 
@@ -181,9 +186,27 @@ func (lr *lineReader) err() error {
 			// A read interrupted by the context (textFile's deadline).
 			return stopped(lr.ctx, fileLine(lr.file, lr.scanned+1))
 		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &InputError{File: lr.file, Line: lr.scanned + 1, Msg: tooLong()}
+		}
 		return &InputError{File: lr.file, Line: lr.scanned + 1, Msg: err.Error()}
 	}
 	return nil
+}
+
+// tooLong says what is wrong with a line longer than maxLineBytes, in
+// place of bufio.Scanner's "token too long".
+func tooLong() string {
+	return fmt.Sprintf("line longer than %s, the most a line may hold (a binary file given for a text one?)", sizeOf(maxLineBytes))
+}
+
+// sizeOf prints a size of bytes in MiB where it is a whole number of
+// them, else in bytes.
+func sizeOf(b int) string {
+	if b >= 1<<20 && b%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d bytes", b)
 }
 
 // heldLine is a line of a lineReader kept for later (hold): its number

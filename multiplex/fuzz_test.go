@@ -18,6 +18,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"views":[{"name":"p","names":["a","b"],"edges":"x.mat:adj","cell":"views"},{"name":"q","edges":"x.mat:adj{1,2}"}]}`))
 	f.Add([]byte("{\"views\":[{\"name\":\"v\",\n\"featurs\":\"f\",\"metapath\":{\"topk\":1}}]}")) // unknown fields
 	f.Add([]byte("{\n\"views\": [\n"))
+	f.Add([]byte(`{"views":[{"name":"v","edges":"e","Edges":"f"}],"name":"a","name":"b"}`)) // keys twice
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseManifest("fuzz.json", data)
@@ -114,7 +115,9 @@ func FuzzMultiplexEdges(f *testing.F) {
 	f.Add([]byte("1 1 2 1\n2 2 3\n1 3 3 0.5\n"), []byte("nodeID nodeCity\r\n1 1\n2 01\n3 NA\n"))
 	f.Add([]byte("x 1 2\n"), []byte("id\n"))
 	f.Add([]byte("1 1 2 1\n"), []byte(""))
-	f.Add([]byte("1 1 2 -1\n1 2 3 0\n"), []byte("")) // weights Validate refuses
+	f.Add([]byte("1 1 2 -1\n1 2 3 0\n"), []byte(""))          // weights Validate refuses
+	f.Add([]byte("1 -1 2 1\n-1 1 2\n"), []byte("id\n-1 a\n")) // negative ids
+	f.Add([]byte("99999999999999999999 1 2\n"), []byte(""))   // beyond an int
 	// Once per fuzzing process, as fuzzDir.
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, edges, nodes []byte) {

@@ -51,6 +51,22 @@ func TestLoadRefusals(t *testing.T) {
 		// De Domenico: ids are integers.
 		{"multiplex edges, node id", dedo("1 1 2\n1 2 x 1\n", "id c\n1 a\n2 b\n"), []string{"e.edges:2: field 3", `node id "x" is not an integer`}},
 		{"multiplex edges, first node id", dedo("1 1.5 2\n", "id c\n1 a\n"), []string{"e.edges:1: field 2", `node id "1.5" is not an integer`}},
+		{"manifest, a key twice", map[string]string{"manifest.json": "{\"views\": [\n{\"name\": \"v\", \"edges\": \"e.txt\",\n \"edges\": \"f.txt\"}]}", "e.txt": "a b\n", "f.txt": "a b\n"},
+			[]string{"manifest.json:3: key \"edges\" given twice in \"views[0]\": keep one (a JSON reader keeps either)"}},
+		{"manifest, a key twice but for case", map[string]string{"manifest.json": `{"Name": "x", "name": "y", "views": [{"name": "v", "edges": "e.txt"}]}`, "e.txt": "a b\n"},
+			[]string{`manifest.json:1: keys "Name" and "name", which name one field (case is ignored), both given in the top-level object: keep one`}},
+		{"a view that observes no node", map[string]string{"manifest.json": `{"views": [{"name": "v", "edges": "e.txt"}, {"name": "w", "edges": "w.txt"}]}`, "e.txt": "a b\n", "w.txt": "# none\n"},
+			[]string{`w.txt: view "w" observes no node: nothing in `, `w.txt names one (comments and blank lines only?): give the view data, or drop it from the manifest`}},
+		{"multiplex layers file, a layer without edges", map[string]string{
+			"manifest.json": `{"format":"multiplex-edges","edges":"e.edges","layers":"l.txt"}`,
+			"e.edges":       "1 1 2\n", "l.txt": "id name\n1 a\n2 b\n"}, []string{`e.edges: no edge in layer 2, which `, `l.txt names "b": a view observes the nodes its edges name (drop the layer from `}},
+		{"multiplex edges, negative node id", dedo("1 1 2\n1 -1 2 1\n", "id c\n1 a\n2 b\n"), []string{"e.edges:2: field 2", "node id -1 is negative: want an integer from 0"}},
+		{"multiplex edges, negative layer id", dedo("-1 1 2\n", "id c\n1 a\n2 b\n"), []string{"e.edges:1: field 1", "layer id -1 is negative: want an integer from 0"}},
+		{"multiplex edges, 20-digit layer id", dedo("99999999999999999999 1 2\n", "id c\n1 a\n2 b\n"), []string{"e.edges:1: field 1", `layer id "99999999999999999999" is too large: want an integer from 0 to 9223372036854775807`}},
+		{"multiplex layers file, negative id", map[string]string{
+			"manifest.json": `{"format":"multiplex-edges","edges":"e.edges","layers":"l.txt"}`,
+			"e.edges":       "1 1 2\n", "l.txt": "id name\n-1 a\n"}, []string{"l.txt:2: field 1", "layer id -1 is negative"}},
+		{"multiplex nodes file, negative id", dedo("1 1 2\n", "id c\n1 a\n-2 b\n2 b\n"), []string{"n.txt:3: field 1", "node id -2 is negative"}},
 		{"multiplex nodes file, node id", dedo("1 1 2\n", "id c\n1 a\nzz b\n2 b\n"), []string{"n.txt:3: field 1", `node id "zz" is not an integer`}},
 		{"multiplex nodes file, same id twice", dedo("1 1 2\n", "id c\n1 a\n01 b\n2 b\n"), []string{"n.txt:3: field 1", "node id 1 appears twice (first on line 2)"}},
 		{"multiplex nodes file, node without line", dedo("1 1 2\n1 2 3\n", "id c\n1 a\n2 b\n"), []string{"n.txt: node 3, named by ", "e.edges:2, has no line"}},
@@ -106,6 +122,23 @@ func TestLoadRefusals(t *testing.T) {
 				t.Errorf("%s: err = %q, want %q", tc.name, err, w)
 			}
 		}
+	}
+}
+
+// TestLineTooLong: a line past the limit is refused naming the file, the
+// line and the limit, not as bufio.Scanner's "token too long".
+func TestLineTooLong(t *testing.T) {
+	old := maxLineBytes
+	maxLineBytes = 1 << 20
+	t.Cleanup(func() { maxLineBytes = old })
+	dir := testenv.WriteFiles(t, map[string]string{"e.edges": "a b\nb c\n" + strings.Repeat("x", 1<<20+1) + " y\n"})
+	_, err := Load(filepath.Join(dir, "e.edges"), "")
+	want := filepath.Join(dir, "e.edges") + ":3: line longer than 1 MiB, the most a line may hold (a binary file given for a text one?)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), "token too long") {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dpmne/dpmne/internal/jsonkeys"
 )
 
 // Manifest describes a data set on disk. It is the one way dpmne loads data:
@@ -242,7 +244,9 @@ func DecodeManifest(file string, r io.Reader) (*Manifest, error) {
 
 // ParseManifest decodes manifest JSON; file names the source in errors.
 // An unknown field is reported at its line, with the valid name closest
-// to it (see unknownField).
+// to it (see unknownField), and so is a key given twice in one object
+// (or twice but for case, one field to encoding/json), which would
+// otherwise leave the last one silently in force.
 func ParseManifest(file string, data []byte) (*Manifest, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -256,6 +260,11 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &InputError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the manifest object"}
+	}
+	// Every object of a manifest is a struct's: keys that differ in case
+	// only fill one field too.
+	if d, ok := jsonkeys.Find(data, func(string) bool { return true }); ok {
+		return nil, &InputError{File: file, Line: lineAt(data, d.Offset), Msg: d.String()}
 	}
 	if err := m.check(file); err != nil {
 		return nil, err

@@ -731,6 +731,21 @@ func (lv *loadedView) assemble(m *Manifest, n int, nodes *Nodes) (*View, error) 
 		}
 		v.Observed = obs
 	}
+	if !slices.Contains(v.Observed, true) {
+		// Validate would refuse it too, without the files to look in.
+		var files []string
+		for _, p := range []string{spec.Edges, spec.Features, spec.Observed} {
+			if p != "" {
+				files = append(files, m.path(p))
+			}
+		}
+		if spec.Metapath != nil {
+			files = append(files, m.path(spec.Metapath.Groups))
+		}
+		if len(files) > 0 {
+			return nil, &InputError{File: files[0], Msg: fmt.Sprintf("view %q observes no node: nothing in %s names one (comments and blank lines only?): give the view data, or drop it from the manifest", spec.Name, strings.Join(files, " or "))}
+		}
+	}
 	return v, nil
 }
 

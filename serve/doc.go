@@ -58,7 +58,9 @@
 // 404 for an unknown node id or path, 405 (with Allow) for a wrong method,
 // and 413 for a body over Options.MaxBodyBytes (http.MaxBytesReader).
 // Unknown JSON fields and trailing data are errors, so a misspelt field
-// is not silently ignored. User input never panics the server.
+// is not silently ignored, and so is a key given twice in one object (a
+// field twice but for case, or a view twice in "features" or "edges"),
+// which encoding/json would take, the last winning. User input never panics the server.
 //
 // Under load the server refuses work rather than queue it, and every
 // refusal is a 503 with Retry-After: 1 and the same JSON error body

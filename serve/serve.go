@@ -23,6 +23,7 @@ import (
 
 	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/codes"
+	"github.com/dpmne/dpmne/internal/jsonkeys"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -684,7 +685,11 @@ func parseRow(raw json.RawMessage, width int) (*sparse.CSR, error) {
 }
 
 // decodeStrict decodes exactly one JSON value into v, rejecting unknown
-// fields and trailing data.
+// fields, trailing data and a key given twice in one object (which
+// encoding/json takes, the last winning): where v's objects are structs,
+// keys that differ in case only, which fill one field; in the maps by
+// view name ("features", "edges", "neighbors" of an EmbedRequest), equal
+// keys.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -697,7 +702,21 @@ func decodeStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("trailing data after the JSON value")
 	}
+	if d, ok := jsonkeys.Find(data, isStructObject); ok {
+		return errors.New(d.String())
+	}
 	return nil
+}
+
+// isStructObject reports whether the object at object (jsonkeys'
+// Duplicate.Object) of a request body is a struct's, whose keys
+// encoding/json matches ignoring case, rather than a map by view name.
+func isStructObject(object string) bool {
+	switch object {
+	case "features", "edges", "neighbors":
+		return false
+	}
+	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -321,6 +321,11 @@ func TestErrors(t *testing.T) {
 		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1]}, "k": 0}`, 400, "k = 0: want 1 to 50"},
 		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1]}, "k": 1.5}`, 400, "cannot unmarshal number 1.5"},
 		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1]}, "metric": "l2"}`, 400, `metric "l2"`},
+		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1]}, "k": 3, "k": 4}`, 400, `request body: key "k" given twice in the top-level object`},
+		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1]}, "metric": "cosine", "Metric": "hamming"}`, 400, `request body: keys "metric" and "Metric", which name one field`},
+		{"POST", "/v1/embed", `{"features": {"b": [0,0,0,0,1], "b": [1,0,0,0,0]}}`, 400, `request body: key "b" given twice in "features"`},
+		{"POST", "/v1/embed", `{"features": {"b": {"indices": [1], "indices": [2]}}}`, 400, `request body: key "indices" given twice in "features.b"`},
+		{"POST", "/v1/embed", `{"edges": {"b": ["n1"], "b": ["n2"]}}`, 400, `request body: key "b" given twice in "edges"`},
 		{"POST", "/v1/embed", big, 413, "request body exceeds 512 bytes"},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -488,7 +489,7 @@ func TestTrainResume(t *testing.T) {
 	}
 	// A checkpoint refused for other settings gets no such notice.
 	_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "2", "--hidden", "6", "--pretrain", "2", "--out", out, "--iterations", "3", "--checkpoint", ck, "--resume")
-	if err == nil || !strings.Contains(err.Error(), "resume: setting Dim") || strings.Contains(stderr, "nothing was fitted") {
+	if err == nil || !strings.HasPrefix(err.Error(), "--resume: "+filepath.Join(ck, "checkpoint.dpmne")+": setting Dim") || strings.Contains(stderr, "nothing was fitted") {
 		t.Errorf("--resume with another --dim: err %v, stderr\n%s", err, stderr)
 	}
 	// Nor is one with another --seed (the checkpoint's state would be
@@ -496,11 +497,68 @@ func TestTrainResume(t *testing.T) {
 	for _, iters := range []string{"9", "3"} {
 		seeded := filepath.Join(dir, "seed"+iters+".npy")
 		_, stderr, err = runCLI(t, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "2", "--out", seeded, "--iterations", iters, "--checkpoint", ck, "--resume", "--seed", "2")
-		if err == nil || !strings.Contains(err.Error(), "resume: the seed differs") || strings.Contains(stderr, "nothing was fitted") {
+		if err == nil || !strings.HasPrefix(err.Error(), "--resume: "+filepath.Join(ck, "checkpoint.dpmne")+": the seed differs") || strings.Contains(stderr, "nothing was fitted") {
 			t.Errorf("--resume with another --seed, --iterations %s: err %v, stderr\n%s", iters, err, stderr)
 		}
 		if _, err := os.Stat(seeded); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("--resume with another --seed, --iterations %s: %s was written (stat: %v)", iters, seeded, err)
+		}
+	}
+}
+
+// TestTrainResumeForged: a checkpoint whose state is damaged (a
+// negative iteration, a random generator that does not decode) is refused
+// by an error that names the file.
+func TestTrainResumeForged(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "ck")
+	args := []string{"train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--pretrain", "1", "--quiet", "--checkpoint", ck, "--checkpoint-every", "1"}
+	if _, stderr, err := runCLI(t, append(args, "--iterations", "2", "--out", filepath.Join(dir, "e.npy"))...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	path := filepath.Join(ck, "checkpoint.dpmne")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The state header: after the magic, its length (uint64) and JSON.
+	at := bytes.Index(good, []byte("DPMNE\x00C1"))
+	if at < 0 {
+		t.Fatal("no state section")
+	}
+	hstart := at + 8 + 8
+	hlen := int(binary.LittleEndian.Uint64(good[at+8:]))
+	forge := func(edit func(h map[string]any)) {
+		var h map[string]any
+		dec := json.NewDecoder(bytes.NewReader(good[hstart : hstart+hlen]))
+		dec.UseNumber() // the fingerprints are uint64s
+		if err := dec.Decode(&h); err != nil {
+			t.Fatal(err)
+		}
+		edit(h)
+		js, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := append([]byte(nil), good[:at+8]...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(js)))
+		b = append(append(b, js...), good[hstart+hlen:]...)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(h map[string]any)
+		want string
+	}{
+		{"iteration", func(h map[string]any) { h["Iteration"] = -5 }, ": iteration -5: a checkpoint counts the iterations it completed, from 0"},
+		{"random generator", func(h map[string]any) { h["Views"].([]any)[0].(map[string]any)["RNG"] = "AAAA" }, `: view "friends": random generator: `},
+	} {
+		forge(tc.edit)
+		_, _, err := runCLI(t, append(args, "--iterations", "4", "--resume", "--out", filepath.Join(dir, "e.npy"))...)
+		if want := "--resume: " + path + tc.want; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %s…", tc.name, err, want)
 		}
 	}
 }

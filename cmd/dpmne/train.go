@@ -325,7 +325,11 @@ the id first after a header "id,0,1,…" (--format csv, tsv); without
 --format, --out's extension says which (.npy; .txt, .w2v, .emb or .vec;
 .csv; .tsv), and another extension is refused. --out - writes a text format
 (--format w2v, csv or tsv) to standard output. --model also saves
-the fitted model. Outputs are written atomically. --dim must be below the
+the fitted model, before the embedding, which is derived from it: a run
+killed between the two leaves the new model beside the old embedding, and
+the model is the one to trust. Outputs are written atomically, with the
+permissions a plain write gives (0666 less the umask; a replaced file keeps
+its mode; a symbolic link is written through). --dim must be below the
 number of nodes (a larger d is refused before anything is fitted). Ctrl-C
 (or SIGTERM) stops the fit within moments, whatever phase it is in (the
 measurement, each autoencoder minibatch, the initial Y, each Y step), and
@@ -501,6 +505,8 @@ Go runtime's soft memory limit.`,
 						// Nothing saved yet: start from the beginning.
 					case err != nil:
 						return fmt.Errorf("--resume: %w", err)
+					case cp.Iteration < 0:
+						return fmt.Errorf("--resume: %s: iteration %d: a checkpoint counts the iterations it completed, from 0 (a damaged or forged file): delete it to fit from the start", path, cp.Iteration)
 					default:
 						opt.Resume, checkpointed = cp, true
 						if b, err := os.ReadFile(threadsPath); err == nil {
@@ -514,6 +520,9 @@ Go runtime's soft memory limit.`,
 				return errors.New("--resume needs --checkpoint DIR")
 			}
 			m, fitErr := mf.fit(cmd, net, quiet, opt)
+			if opt.Resume != nil {
+				fitErr = resumeError(filepath.Join(checkpointDir, "checkpoint.dpmne"), fitErr)
+			}
 			if errors.Is(fitErr, dpmne.ErrCanceled) {
 				// An unconverged embedding is never written under the
 				// name asked for.
@@ -528,13 +537,17 @@ Go runtime's soft memory limit.`,
 			if m == nil {
 				return fitErr
 			}
-			if out != "" {
-				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, m.IDs, m.Embedding()); err != nil {
+			// The model first: the embedding is derived from it
+			// (Model.Embedding), so a run killed between the two writes
+			// leaves the new model beside the old embedding, never a new
+			// embedding beside the model of another fit.
+			if modelPath != "" {
+				if err := m.Save(modelPath); err != nil {
 					return err
 				}
 			}
-			if modelPath != "" {
-				if err := m.Save(modelPath); err != nil {
+			if out != "" {
+				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, m.IDs, m.Embedding()); err != nil {
 					return err
 				}
 			}
@@ -573,6 +586,31 @@ func isTerminal(w io.Writer) bool {
 }
 
 // formatUsage is the --format flag's help (train, embed).
+// resumeError names the checkpoint file path in an error of a fit
+// resumed from it that the checkpoint caused (dpmne's "resume: …": one
+// made by another fit, or whose state does not restore, such as a
+// random generator's), which names no file: "--resume: PATH: …". Other
+// errors are returned as they are.
+func resumeError(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "resume: ")
+	if !ok {
+		return err
+	}
+	return &wrapped{msg: fmt.Sprintf("--resume: %s: %s", path, rest), err: err}
+}
+
+// wrapped is an error with its own message that unwraps to err.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
+
 const formatUsage = "npy, w2v, csv or tsv (default: by --out's extension: .npy; .txt, .w2v, .emb or .vec; .csv; .tsv; another is refused)"
 
 // writeEmbedding writes y as .npy (float32) plus an ids file, or as text
