@@ -124,7 +124,7 @@ func TestSuiteData(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"cora", "acm", "dblp4057", "cora@pdr=0.4", "acm@pdr=0.4", "dblp4057@pdr=0.4", "freebase", "aminer", "ckm", "lazega",
-		"synth-graph", "synth-features", "synth-mixed", "synth-noisy", "synth-partial"}
+		"synth-graph", "synth-features", "synth-mixed", "synth-noisy", "synth-decoy", "synth-partial"}
 	if !reflect.DeepEqual(s.Data, want) {
 		t.Errorf("data %v, want %v", s.Data, want)
 	}
