@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dpmne/dpmne/internal/mat5"
 	"github.com/dpmne/dpmne/npy"
 )
 
@@ -29,6 +30,24 @@ type Bounds struct {
 	// "names", else one only: the cell's size is in the MAT-file, which
 	// Bounds does not read.
 	Views []ViewBounds
+
+	// Load is a lower bound on the bytes the load's matrix files (.npy,
+	// .npz, .mat) take once read, decompressed and widened, by their
+	// headers (WithMemoryLimit bounds the same at the load), and LoadFrom
+	// the file of them that takes the most ("" when Load is 0).
+	Load     int64
+	LoadFrom string
+}
+
+// addLoad counts n bytes that file takes once read (Bounds.Load).
+func (b *Bounds) addLoad(file string, n int64, most *int64) {
+	if n <= 0 {
+		return
+	}
+	b.Load = min(b.Load+n, math.MaxInt64/2)
+	if n > *most {
+		*most, b.LoadFrom = n, file
+	}
 }
 
 // ViewBounds are the lower bounds on one view (see Bounds).
@@ -57,14 +76,18 @@ type ViewBounds struct {
 //     would accept it (at most MaxInferredFeatureDim, or "feature_dim", or
 //     held);
 //   - "feature_dim" for text features;
+//   - what the matrix files take once read, widened and decompressed
+//     (Bounds.Load): a .npy's npy.Header.Held, a sparse .npz's
+//     npy.SparseHeld, a MAT-file's mat5.Held for the variables named
+//     (its size alone for a file over maxMATHeld bytes);
 //   - for format linqs, the content file, counting its lines and the
 //     fields of the first.
 //
 // The nodes file and a LINQS content file are thus read in full once
 // more than the load reads them. It gives no bound from text edge lists,
 // text features without "feature_dim", meta-path tables or MAT-files
-// (.mat variables are compressed streams that are read whole): those must
-// be parsed to be measured. Nor from formats multiplex-edges and
+// (.mat variables are compressed streams that are read whole; only their
+// Load is counted): those must be parsed to be measured. Nor from formats multiplex-edges and
 // edge-list, beyond one view: the layers and nodes files of the first
 // claim layers and nodes that only the edges show to be there, and the
 // second is edges only. A file that cannot be read gives no bound
@@ -102,9 +125,60 @@ func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
 		}
 		atLeast(lines, p)
 	}
+	var most int64
+	mats := make(map[string][]string) // MAT-file → variables named
+	load := func(p string) {
+		file, ref := splitVar(p)
+		switch strings.ToLower(filepath.Ext(file)) {
+		case ".npy":
+			if h, size, ok := npyHeader(file); ok && holds(h, size) {
+				b.addLoad(file, h.Held(), &most)
+			}
+		case ".npz":
+			if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
+				return
+			}
+			if z, err := npy.OpenNPZ(file); err == nil {
+				if n, _, err := npy.SparseHeld(z); err == nil {
+					b.addLoad(file, n, &most)
+				}
+				z.Close()
+			}
+		case ".mat":
+			if _, seen := mats[file]; !seen {
+				mats[file] = nil
+			}
+			if r, err := parseMatRef(ref); ref != "" && err == nil {
+				mats[file] = append(mats[file], r.name)
+			}
+		}
+	}
 	if p := m.path(m.Labels); strings.EqualFold(filepath.Ext(p), ".npy") {
 		if h, size, ok := npyHeader(p); ok && (len(h.Shape) == 1 || len(h.Shape) == 2 && h.Shape[1] == 1) && holds(h, size) && h.Shape[0] > 0 {
 			atLeast(h.Shape[0], p)
+		}
+	}
+	if m.Labels != "" {
+		load(m.path(m.Labels))
+	}
+	for _, spec := range m.Views {
+		for _, p := range []string{spec.Edges, spec.Features} {
+			if p != "" && isMatrixFile(p) {
+				load(m.path(p))
+			}
+		}
+	}
+	for file, names := range mats {
+		fi, err := os.Stat(file)
+		if err != nil || !fi.Mode().IsRegular() || len(names) == 0 {
+			continue
+		}
+		if fi.Size() > maxMATHeld {
+			b.addLoad(file, fi.Size(), &most)
+			continue
+		}
+		if n, err := mat5.Held(file, names...); err == nil {
+			b.addLoad(file, n, &most)
 		}
 	}
 	for _, spec := range m.Views {
@@ -150,6 +224,10 @@ func (m *Manifest) Bounds(ctx context.Context) (*Bounds, error) {
 	}
 	return b, nil
 }
+
+// maxMATHeld is the largest MAT-file whose variables' headers Bounds reads
+// (the file is read whole); a larger one counts its size.
+const maxMATHeld = 256 << 20
 
 // countLines returns the number of lines of the text file p that a
 // loader reads (not blank; not comments when comments is set) and the

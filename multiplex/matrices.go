@@ -1,6 +1,7 @@
 package multiplex
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -17,13 +18,18 @@ import (
 // names several variables of one file), decoding only the variables the
 // manifest names: ACM3025.mat also holds two dense 3025×3025 matrices that
 // the acm data set does not use.
+//
+// It also carries the load's context and what its matrix files may take
+// (WithMemoryLimit), for the .npy and .npz files too.
 type matCache struct {
-	files map[string]*mat5.File
-	want  map[string][]string // file → variables named in the manifest
+	files  map[string]*mat5.File
+	want   map[string][]string // file → variables named in the manifest
+	ctx    context.Context
+	budget *loadBudget
 }
 
-func newMatCache(m *Manifest) *matCache {
-	c := &matCache{files: make(map[string]*mat5.File), want: make(map[string][]string)}
+func newMatCache(ctx context.Context, m *Manifest) *matCache {
+	c := &matCache{files: make(map[string]*mat5.File), want: make(map[string][]string), ctx: ctx, budget: newLoadBudget(ctx)}
 	add := func(p string) {
 		if file, ref := splitVar(m.path(p)); ref != "" {
 			if r, err := parseMatRef(ref); err == nil {
@@ -54,14 +60,17 @@ func (c *matCache) variable(p string) (*mat5.Var, string, error) {
 	f, ok := c.files[file]
 	if !ok {
 		var err error
-		if f, err = mat5.ReadFileVars(file, append(c.want[file], r.name)...); err != nil {
+		if f, err = mat5.ReadFileWith(file, c.options(), append(c.want[file], r.name)...); err != nil {
+			return nil, "", err
+		}
+		if err := c.budget.take(file, "its variables", f.Held); err != nil {
 			return nil, "", err
 		}
 		c.files[file] = f
 	}
 	v, ok := f.Var(r.name)
 	if !ok {
-		all, err := mat5.ReadFile(file)
+		all, err := mat5.ReadFileWith(file, c.options())
 		if err != nil {
 			return nil, "", err
 		}
@@ -75,6 +84,12 @@ func (c *matCache) variable(p string) (*mat5.Var, string, error) {
 		return nil, "", err
 	}
 	return v, r.String(), nil
+}
+
+// options are the bounds of a MAT-file's reading: what the load may still
+// take.
+func (c *matCache) options() mat5.Options {
+	return mat5.Options{Limit: c.budget.left()}
 }
 
 // matrixFile is a 2-D matrix read from a dense .npy, a scipy sparse .npz
@@ -135,7 +150,7 @@ func readMatrixFile(p string, mats *matCache, inView bool) (*matrixFile, error) 
 	}
 	switch ext {
 	case ".npy":
-		a, err := npy.ReadFile(p)
+		a, err := npy.ReadFileContext(mats.ctx, p, mats.budget.npyCheck(p))
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +171,7 @@ func readMatrixFile(p string, mats *matCache, inView bool) (*matrixFile, error) 
 			return denseToCSR(p, rows, cols, at)
 		}
 	case ".npz":
-		s, err := npy.ReadSparseNPZ(p)
+		s, err := readSparseNPZ(p, mats.budget)
 		if err != nil {
 			return nil, err
 		}
@@ -399,8 +414,8 @@ func (l *matrixLabels) labels() *Labels {
 
 // readVectorLabels reads a .npy integer vector (negative = unknown) of
 // labels.
-func readVectorLabels(p string) (*matrixLabels, error) {
-	a, err := npy.ReadFile(p)
+func readVectorLabels(p string, mats *matCache) (*matrixLabels, error) {
+	a, err := npy.ReadFileContext(mats.ctx, p, mats.budget.npyCheck(p))
 	if err != nil {
 		return nil, err
 	}
@@ -518,4 +533,24 @@ func vectorLabels(p string, v []int64) (*matrixLabels, error) {
 		return nil, &InputError{File: p, Msg: "no labels"}
 	}
 	return l, nil
+}
+
+// readSparseNPZ reads the scipy sparse .npz p within what the load may
+// still take (npy.ReadSparseLimit, which checks the members' headers
+// against each other and the limit before reading the large ones).
+func readSparseNPZ(p string, budget *loadBudget) (*npy.Sparse, error) {
+	z, err := npy.OpenNPZ(p)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	s, err := npy.ReadSparseLimit(z, budget.left())
+	if err != nil {
+		return nil, err
+	}
+	// The triplets: a float64 value and two int32 indices each.
+	if err := budget.take(p, "the sparse matrix", 16*int64(len(s.Data))); err != nil {
+		return nil, err
+	}
+	return s, nil
 }

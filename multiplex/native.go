@@ -93,7 +93,7 @@ type loadedView struct {
 
 func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 	nodes := &nodeTable{Nodes: NewNodes()}
-	mats := newMatCache(m)
+	mats := newMatCache(ctx, m)
 	if views, err := m.cellViews(ctx, mats); err != nil {
 		return nil, err
 	} else if views != nil {
@@ -138,7 +138,7 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 		file, _ := splitVar(p)
 		switch ext := filepath.Ext(file); {
 		case strings.EqualFold(ext, ".npy"):
-			l, err := readVectorLabels(p)
+			l, err := readVectorLabels(p, mats)
 			if err != nil {
 				return nil, err
 			}

@@ -73,7 +73,13 @@
 // gives an error), and the bytes actually delivered for Read, which reads
 // incrementally and never past the end of the array, so that several
 // arrays written one after another to a stream can be read back in turn.
-// Malformed input gives a *FormatError naming the file (for .npz members
+// What an array takes once read and converted, its data and the float64
+// or int64 made of each value (9 bytes a value of a u1 array), is
+// Header.Held, which ReadFileContext hands a caller's check before the
+// data are read. ReadSparseLimit checks the members of a sparse .npz
+// against each other by their headers, and adds up what they take once
+// read and widened, before the large ones are read (SparseHeld counts the
+// same). Malformed input gives a *FormatError naming the file (for .npz members
 // "path.npz[member.npy]") and the byte offset within the .npy stream.
 // The readers are fuzzed (FuzzRead, FuzzReadNPZ and FuzzSparseMembers;
 // the first two check the header readers against Read too).

@@ -114,6 +114,32 @@ type Header struct {
 	dt dtype
 }
 
+// Len returns the number of elements the header claims, the product of
+// its shape (1 for a 0-d array).
+func (h *Header) Len() int64 {
+	n := int64(1)
+	for _, d := range h.Shape {
+		n *= int64(d) // fits: parseHeader checks that Bytes does
+	}
+	return n
+}
+
+// Held returns the bytes an array of this header takes once read and
+// converted: its data as stored (Bytes) and, for a bool or numeric dtype,
+// the 8 bytes a value that Float64s or Int64s makes of each element (a u1
+// array takes 9 bytes an element, not 1), or for strings a copy of the
+// data. It is what a caller bounds before reading the data (ReadFileContext).
+func (h *Header) Held() int64 {
+	switch h.dt.kind {
+	case 'b', 'i', 'u', 'f':
+		if n := h.Len(); n <= (math.MaxInt64-h.Bytes)/8 {
+			return h.Bytes + 8*n
+		}
+		return math.MaxInt64
+	}
+	return h.Bytes + min(h.Bytes, math.MaxInt64-h.Bytes)
+}
+
 // headerParser parses a .npy header dict literal.
 type headerParser struct {
 	b      []byte

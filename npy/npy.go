@@ -3,6 +3,7 @@ package npy
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -99,7 +100,21 @@ func Read(r io.Reader) (*Array, error) {
 // ReadFile reads the .npy file at path. Unlike Read, it requires the
 // array to end exactly at the end of the file.
 func ReadFile(path string) (*Array, error) {
-	f, err := os.Open(path)
+	return ReadFileContext(context.Background(), path, nil)
+}
+
+// ReadFileContext is ReadFile, with two more checks. check, when not nil,
+// is called with the array's header once it is read and before any of the
+// data are: an error of check is returned as is, and nothing more is read
+// (a caller bounds there what the array will take, Header.Held). And the
+// data are read in chunks of a few megabytes, ctx being looked at before
+// each: once ctx is done the reading stops with an error wrapping ctx's,
+// naming the file and the byte reached.
+func ReadFileContext(ctx context.Context, path string, check func(*Header) error) (*Array, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := openFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +123,7 @@ func ReadFile(path string) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{r: f, file: path, size: -1}
+	s := &stream{r: f, file: path, size: -1, ctx: ctx, check: check}
 	if fi.Mode().IsRegular() {
 		s.size = fi.Size()
 		s.trusted = true
@@ -139,6 +154,29 @@ type stream struct {
 	// member says the stream is a zip member, whose read errors all
 	// mean malformed input.
 	member bool
+
+	// ctx, when not nil, is looked at before each chunk of the data;
+	// check, when not nil, is called with the header before the data
+	// are read (ReadFileContext).
+	ctx   context.Context
+	check func(*Header) error
+}
+
+// chunk is the most bytes of an array's data read between two looks at
+// the stream's context.
+const chunk = 4 << 20
+
+// stopped returns the error of a read stopped at the current offset by
+// the stream's context, or nil while it is not done.
+func (s *stream) stopped() error {
+	if s.ctx == nil || s.ctx.Err() == nil {
+		return nil
+	}
+	name := s.file
+	if name == "" {
+		name = "npy"
+	}
+	return fmt.Errorf("%s: byte %d: reading stopped: %w", name, s.off, s.ctx.Err())
 }
 
 func (s *stream) errorf(off int64, format string, args ...any) *FormatError {
@@ -159,15 +197,28 @@ func (s *stream) next(n int64, what string) ([]byte, error) {
 	}
 	if s.trusted || n <= initialChunk || s.buffered(n) {
 		buf := make([]byte, n)
-		m, err := io.ReadFull(s.r, buf)
-		s.off += int64(m)
-		if err != nil {
-			return nil, s.readError(err, n, int64(m), what)
+		for k := int64(0); k < n; {
+			if err := s.stopped(); err != nil {
+				return nil, err
+			}
+			step := n - k
+			if s.ctx != nil {
+				step = min(step, chunk)
+			}
+			m, err := io.ReadFull(s.r, buf[k:k+step])
+			s.off += int64(m)
+			k += int64(m)
+			if err != nil {
+				return nil, s.readError(err, n, k, what)
+			}
 		}
 		return buf, nil
 	}
 	buf := make([]byte, 0, initialChunk)
 	for int64(len(buf)) < n {
+		if err := s.stopped(); err != nil {
+			return nil, err
+		}
 		if len(buf) == cap(buf) {
 			c := int(min(2*int64(cap(buf)), n))
 			nb := make([]byte, len(buf), c)
@@ -219,6 +270,11 @@ func readArray(s *stream) (*Array, error) {
 	h, err := readHeader(s)
 	if err != nil {
 		return nil, err
+	}
+	if s.check != nil {
+		if err := s.check(h); err != nil {
+			return nil, err
+		}
 	}
 	a := &Array{
 		Descr:   h.Descr,
@@ -323,3 +379,8 @@ func shapeString(shape []int) string {
 }
 
 const maxInt = int(^uint(0) >> 1)
+
+// openFile opens path for ReadFileContext.
+func openFile(ctx context.Context, path string) (*os.File, error) {
+	return os.Open(path)
+}

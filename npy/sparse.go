@@ -41,40 +41,215 @@ func ReadSparseNPZ(path string) (*Sparse, error) {
 // (2, nnz) coords of newer SciPy) and data have equal lengths and the
 // indices are in range. The bsr and dia layouts are reported as
 // unsupported. All errors are *FormatError values.
-func ReadSparse(z *NPZ) (*Sparse, error) {
-	fa, err := z.Read("format")
+func ReadSparse(z *NPZ) (*Sparse, error) { return ReadSparseLimit(z, 0) }
+
+// ReadSparseLimit is ReadSparse within a memory limit: before the members
+// that hold the values and indices are read, their headers are checked
+// against each other and against the member "shape" (lengths that agree,
+// index pointers for every row or column, each member's bytes holding
+// what its header claims), and what they will hold once read and widened
+// (values to float64, indices to int32; Held) is added up, member by
+// member. Where the sum passes limit (0: no limit), a *FormatError names
+// the member that passes it, what it holds and the sum, before any of
+// them is read.
+func ReadSparseLimit(z *NPZ, limit int64) (*Sparse, error) {
+	sp, plan, err := planSparse(z)
 	if err != nil {
 		return nil, err
 	}
+	if err := plan.within(limit); err != nil {
+		return nil, err
+	}
+	return readSparse(z, sp)
+}
+
+// SparseHeld returns what ReadSparse would hold reading z, a scipy sparse
+// .npz, by its members' headers (SparseHeld reads the members "format"
+// and "shape" and the others' headers only), and the member that holds
+// the most; an error where the headers do not agree, as ReadSparse would
+// report it.
+func SparseHeld(z *NPZ) (held int64, largest string, err error) {
+	_, plan, err := planSparse(z)
+	if err != nil {
+		return 0, "", err
+	}
+	var most int64
+	for _, m := range plan {
+		held = addSat(held, m.held)
+		if m.held > most {
+			most, largest = m.held, m.file
+		}
+	}
+	return held, largest, nil
+}
+
+// memberHeld is what one member of a sparse .npz holds once read.
+type memberHeld struct {
+	file string // "path.npz[data.npy]"
+	held int64
+	what string // "48810 values of <f8"
+}
+
+type sparsePlan []memberHeld
+
+// within returns an error naming the member whose bytes, added to those
+// of the members before it, pass limit (0: no limit).
+func (p sparsePlan) within(limit int64) error {
+	if limit <= 0 {
+		return nil
+	}
+	var sum int64
+	for _, m := range p {
+		sum = addSat(sum, m.held)
+		if sum > limit {
+			return &FormatError{File: m.file, Offset: -1, Msg: fmt.Sprintf("holds %d bytes once read and widened (%s), and the matrix %d bytes with the members before it, more than the memory limit of %d bytes", m.held, m.what, sum, limit)}
+		}
+	}
+	return nil
+}
+
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// maxSmallMember bounds the data of the members "format" and "shape",
+// which scipy writes in a few bytes.
+const maxSmallMember = 1 << 10
+
+// header returns the header of member name as an Array without data, for
+// the checks and errors of Array, and the bytes the member holds.
+func (z *NPZ) header(name string) (*Array, error) {
+	h, size, err := z.Header(name)
+	if err != nil {
+		return nil, err
+	}
+	a := &Array{Descr: h.Descr, Shape: h.Shape, Fortran: h.Fortran, dt: h.dt, file: z.path + "[" + z.members[name].Name + "]", off: h.Offset}
+	if h.Offset+h.Bytes > size {
+		return nil, a.errorf(0, "header claims %d bytes of data (shape %s of %s), but the member holds at most %d bytes after the header", h.Bytes, shapeString(h.Shape), h.Descr, max(size-h.Offset, 0))
+	}
+	return a, nil
+}
+
+// held returns what a holds once read and widened, as memberHeld.
+func held(a *Array, widen int64) memberHeld {
+	n := int64(a.Len())
+	raw := n * int64(a.dt.size)
+	return memberHeld{file: a.file, held: addSat(raw, n*widen), what: fmt.Sprintf("%d values of %s", n, a.Descr)}
+}
+
+// planSparse reads the members "format" and "shape" of z, and the headers
+// of the others, checks them against each other, and returns the matrix
+// with its format and shape set and what each member holds once read.
+func planSparse(z *NPZ) (*Sparse, sparsePlan, error) {
+	for _, name := range []string{"format", "shape"} {
+		a, err := z.header(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b := int64(a.Len()) * int64(a.dt.size); b > maxSmallMember {
+			return nil, nil, a.errorf(0, "%s claims %d bytes (shape %s of %s), want a few", name, b, shapeString(a.Shape), a.Descr)
+		}
+	}
+	fa, err := z.Read("format")
+	if err != nil {
+		return nil, nil, err
+	}
 	fs, err := fa.Strings()
 	if err != nil || len(fs) != 1 || len(fa.Shape) > 1 {
-		return nil, fa.errorf(0, "format is %s with shape %s, want a single byte or unicode string", fa.Descr, shapeString(fa.Shape))
+		return nil, nil, fa.errorf(0, "format is %s with shape %s, want a single byte or unicode string", fa.Descr, shapeString(fa.Shape))
 	}
 	sp := &Sparse{Format: fs[0]}
 	switch sp.Format {
 	case "csr", "csc", "coo":
 	default:
-		return nil, fa.errorf(0, "sparse format %q is not supported, want csr, csc or coo", sp.Format)
+		return nil, nil, fa.errorf(0, "sparse format %q is not supported, want csr, csc or coo", sp.Format)
 	}
 
 	sa, err := z.Read("shape")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sa.dt.kind != 'i' && sa.dt.kind != 'u' || len(sa.Shape) != 1 || sa.Len() != 2 {
-		return nil, sa.errorf(0, "shape is %s with shape %s, want two integers", sa.Descr, shapeString(sa.Shape))
+		return nil, nil, sa.errorf(0, "shape is %s with shape %s, want two integers", sa.Descr, shapeString(sa.Shape))
 	}
 	dims, err := sa.Int64s()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, d := range dims {
 		if d < 0 || d > math.MaxInt32 {
-			return nil, sa.errorf(i, "matrix shape (%d, %d) is out of range [0, 2³¹)", dims[0], dims[1])
+			return nil, nil, sa.errorf(i, "matrix shape (%d, %d) is out of range [0, 2³¹)", dims[0], dims[1])
 		}
 	}
 	sp.Rows, sp.Cols = int(dims[0]), int(dims[1])
 
+	da, err := z.header("data")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := want1D(da, "data"); err != nil {
+		return nil, nil, err
+	}
+	switch da.dt.kind {
+	case 'b', 'i', 'u', 'f':
+	default:
+		return nil, nil, da.errorf(0, "data is %s, want bool, integer or float values", da.Descr)
+	}
+	nnz := da.Shape[0]
+	plan := sparsePlan{held(da, 8)}
+	index := func(name string, n int, why string, widen int64) error {
+		a, err := z.header(name)
+		if err != nil {
+			return err
+		}
+		if err := wantIndex(a, name, n, why); err != nil {
+			return err
+		}
+		plan = append(plan, held(a, widen))
+		return nil
+	}
+	switch sp.Format {
+	case "coo":
+		if !z.has("row") && !z.has("col") && z.has("coords") {
+			ca, err := z.header("coords")
+			if err != nil {
+				return nil, nil, err
+			}
+			if ca.dt.kind != 'i' && ca.dt.kind != 'u' || len(ca.Shape) != 2 || ca.Shape[0] != 2 || ca.Shape[1] != nnz {
+				return nil, nil, ca.errorf(0, "coords is %s with shape %s, want integers with shape (2, %d)", ca.Descr, shapeString(ca.Shape), nnz)
+			}
+			// A column-major copy, and an int32 for each index.
+			m := held(ca, int64(ca.dt.size)+4)
+			plan = append(plan, m)
+			break
+		}
+		for _, name := range []string{"row", "col"} {
+			if err := index(name, nnz, "the length of data", 4); err != nil {
+				return nil, nil, err
+			}
+		}
+	default:
+		major, majorName := sp.Rows, "rows"
+		if sp.Format == "csc" {
+			major, majorName = sp.Cols, "columns"
+		}
+		// indices: an int32 each, and one of the other side's.
+		if err := index("indices", nnz, "the length of data", 8); err != nil {
+			return nil, nil, err
+		}
+		if err := index("indptr", major+1, "one more than the "+majorName, 8); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sp, plan, nil
+}
+
+// readSparse reads the values and indices of z, whose format and shape
+// planSparse set in sp and whose headers it checked.
+func readSparse(z *NPZ, sp *Sparse) (*Sparse, error) {
 	da, err := z.Read("data")
 	if err != nil {
 		return nil, err

@@ -318,3 +318,30 @@ func TestGoldenData(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainMemoryWidened: train counts what the data's matrix files take
+// once read and widened before loading them: a dense u1 feature matrix of
+// 1 MB takes 9 MB as float64, more than --max-memory 5MB, and is refused
+// by its header, naming the file.
+func TestTrainMemoryWidened(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{
+		"manifest.json": `{"nodes":"nodes.txt","views":[{"name":"v","edges":"e.txt","features":"f.npy"}]}`,
+		"nodes.txt":     "a\nb\nc\nd\n",
+		"e.txt":         "a b\nc d\n",
+	})
+	var buf bytes.Buffer
+	if err := npy.WriteUint8(&buf, []int{4, 1 << 18}, make([]uint8, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "f.npy")
+	if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "e.npy")
+	_, _, err := runCLI(t, "train", "--data", dir, "--out", out, "--max-memory", "5MB")
+	for _, w := range []string{"loading the data takes at least 9 MiB by their files' headers", "(the most: " + f + ")", "more than --max-memory 5MB (5 MiB), so nothing is loaded"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want %q", err, w)
+		}
+	}
+}

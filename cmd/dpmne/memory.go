@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/internal/sizedfile"
 )
 
 // parseMemory parses a --max-memory value: "auto" (the machine's total
@@ -42,25 +41,7 @@ func parseMemory(s string) (int64, error) {
 
 // machineMemory returns MemTotal from /proc/meminfo in bytes, or 0 (no
 // limit) where it cannot be read.
-func machineMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
-}
+func machineMemory() int64 { return sizedfile.MachineMemory() }
 
 // formatBytes prints a size in GiB or MiB.
 func formatBytes(b int64) string {
@@ -80,7 +61,8 @@ func formatBytes(b int64) string {
 // memory exceeds budget by the lower bound that the data's manifest and
 // file headers give (multiplex.Manifest.Bounds,
 // dpmne.EstimateMemoryBound); a synthetic data set is not checked. The
-// bound reads the data's nodes file (or LINQS content file) once more
+// bound also counts what the data's matrix files take once read,
+// decompressed and widened (multiplex.Bounds.Load). The bound reads the data's nodes file (or LINQS content file) once more
 // than the load does, so with budget 0 (no limit: --max-memory 0) nothing
 // is read. maxMemory is the flag's text, for the message. The exact
 // check, on the loaded network, still follows.
@@ -91,6 +73,9 @@ func (g *globals) checkBeforeLoad(ctx context.Context, data string, cfg dpmne.Co
 	b, err := g.bounds(ctx, data)
 	if err != nil || b == nil {
 		return err
+	}
+	if b.Load > budget {
+		return fmt.Errorf("loading the data takes at least %s by their files' headers, once read, decompressed and widened to float64 (the most: %s), more than --max-memory %s (%s), so nothing is loaded", formatBytes(b.Load), b.LoadFrom, maxMemory, formatBytes(budget))
 	}
 	est := dpmne.EstimateMemoryBound(b, cfg)
 	if est.Total() <= budget {

@@ -357,8 +357,10 @@ saved it are in DIR/checkpoint.threads, and a resume with others says that
 its result differs from the uninterrupted fit's by rounding; README.md,
 "Determinism"). Before fitting,
 the peak memory is estimated (dpmne.EstimateMemory; docs/experiments.md, "Memory, checkpoints") and a
-fit that would exceed --max-memory is refused; the budget also becomes the
-Go runtime's soft memory limit.`,
+fit that would exceed --max-memory is refused, as are data whose matrix
+files (.npy, .npz, .mat) would take more once read, decompressed and
+widened to float64, by their headers before they are read; the budget
+also becomes the Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
@@ -428,7 +430,13 @@ Go runtime's soft memory limit.`,
 					return err
 				}
 			}
-			net, err := g.loadNetwork(cmd.Context(), data)
+			loadCtx := cmd.Context()
+			if method == "dpmne" {
+				// The matrix files' readers refuse, before allocating,
+				// what would pass the budget (0: none).
+				loadCtx = multiplex.WithMemoryLimit(loadCtx, budget)
+			}
+			net, err := g.loadNetwork(loadCtx, data)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -113,6 +114,31 @@ type decoder struct {
 
 	// want, when non-nil, names the only top-level variables to decode.
 	want map[string]bool
+
+	// limit, when positive, bounds held, the bytes taken so far
+	// (Options.Limit, File.Held).
+	limit, held int64
+
+	// sizes says that variables are not decoded but what they take
+	// counted in held by their headers (Held).
+	sizes bool
+}
+
+// fits returns an error where n more bytes, for what, would take held
+// past the limit; take takes them.
+func (d *decoder) fits(off, n int64, what string) error {
+	if d.limit > 0 && (n > d.limit || d.held > d.limit-n) {
+		return d.errAt(off, "%s needs %d bytes, with the %d bytes read before it more than the memory limit of %d bytes", what, n, d.held, d.limit)
+	}
+	return nil
+}
+
+func (d *decoder) take(off, n int64, what string) error {
+	if err := d.fits(off, n, what); err != nil {
+		return err
+	}
+	d.held += n
+	return nil
 }
 
 // errAt returns a *FormatError for offset off of the current stream.
@@ -138,7 +164,11 @@ func (d *decoder) varPath() string {
 }
 
 func parse(b []byte, file string, want map[string]bool) (*File, error) {
-	d := &decoder{file: file, zoff: -1, want: want}
+	return parseWith(b, file, want, Options{})
+}
+
+func parseWith(b []byte, file string, want map[string]bool, opt Options) (*File, error) {
+	d := &decoder{file: file, zoff: -1, want: want, limit: opt.Limit, held: int64(len(b)), sizes: opt.sizes}
 	switch {
 	case len(b) == 0:
 		return nil, d.errAt(0, "empty file: not a MAT-file")
@@ -183,6 +213,10 @@ func parse(b []byte, file string, want map[string]bool) (*File, error) {
 			if d.want != nil && !d.want[d.peekName(e.data.b)] {
 				continue
 			}
+			if d.sizes {
+				d.held += d.numericSize(e.data.b)
+				continue
+			}
 			v, err = d.matrix(e.data, 0, true)
 		case miCOMPRESSED:
 			pos = e.end // MATLAB does not pad compressed elements.
@@ -197,7 +231,73 @@ func parse(b []byte, file string, want map[string]bool) (*File, error) {
 			f.Vars = append(f.Vars, v)
 		}
 	}
+	f.Held = d.held
 	return f, nil
+}
+
+// peekSize returns the name of the miMATRIX of n bytes whose contents
+// start with b, and the bytes its values take once decoded by their
+// declared dimensions: 8 a value of a numeric array (16 complex), 8 an
+// index pointer of a sparse one and twice its n bytes for its indices and
+// values; n for the others. "", n when b is too short or malformed to
+// tell; the full decode then reports the problem, and the values as they
+// are made are bounded still.
+func (d *decoder) peekSize(b []byte, n int64) (name string, widened int64) {
+	s := span{b: b}
+	pos := 0
+	var el [3]element
+	for i := range el {
+		var err error
+		if el[i], err = d.next(s, &pos, "variable"); err != nil {
+			return "", n
+		}
+	}
+	fl, dm, nm := el[0], el[1], el[2]
+	if nm.typ != miINT8 || len(fl.data.b) != 8 || dm.typ != miINT32 && dm.typ != miUINT32 || len(dm.data.b)%4 != 0 {
+		return "", n
+	}
+	name = string(nm.data.b)
+	flags := d.order.Uint32(fl.data.b)
+	class := Class(flags)
+	numel := int64(1)
+	var last int64
+	for i := 0; i < len(dm.data.b); i += 4 {
+		x := int64(int32(d.order.Uint32(dm.data.b[i:])))
+		if x < 0 {
+			return name, n
+		}
+		last = x
+		if x != 0 && numel > maxNumel/x {
+			return name, math.MaxInt64 / 2
+		}
+		numel *= x
+	}
+	switch {
+	case class.isNumeric():
+		per := int64(8)
+		if flags&0x800 != 0 {
+			per = 16
+		}
+		return name, numel * per
+	case class == SparseClass:
+		return name, 8*(last+1) + 2*n
+	}
+	return name, n
+}
+
+// numericSize returns what the values of the numeric miMATRIX whose
+// contents start with b take once widened (peekSize), 0 for another
+// class: a lower bound on what decoding it takes.
+func (d *decoder) numericSize(b []byte) int64 {
+	if len(b) < 16 {
+		return 0
+	}
+	flags := d.order.Uint32(b[8:])
+	if d.order.Uint32(b)&0xffff0000 != 0 || !Class(flags).isNumeric() {
+		return 0
+	}
+	_, w := d.peekSize(b, 0)
+	return w
 }
 
 // peekName returns the name of the miMATRIX whose contents start with b (the
@@ -278,19 +378,34 @@ func (d *decoder) compressed(e element) (*Var, error) {
 	if limit := uint64(len(zb))*maxRatio + 64; n > limit {
 		return nil, d.errAt(e.off, "compressed element claims %d inflated bytes, but %d compressed bytes hold at most %d", n, len(zb), limit)
 	}
-	// With a variable filter, inflate only enough to read the name first
-	// and skip unwanted variables without inflating the rest.
-	pre := 0
+	// Inflate only enough to read the name and dimensions first: to skip
+	// unwanted variables without inflating the rest (with a variable
+	// filter), and to bound what the variable takes by its dimensions
+	// before inflating it.
 	var prefix [512]byte
-	if d.want != nil {
-		k, err := io.ReadFull(zr, prefix[:min(n, uint64(len(prefix)))])
-		if err != nil {
-			return nil, d.zerr(e.off, err, fmt.Sprintf("a %d-byte miMATRIX element", n), k+8)
+	pre, err := io.ReadFull(zr, prefix[:min(n, uint64(len(prefix)))])
+	if err != nil {
+		return nil, d.zerr(e.off, err, fmt.Sprintf("a %d-byte miMATRIX element", n), pre+8)
+	}
+	name, widened := d.peekSize(prefix[:pre], int64(n))
+	if d.want != nil && name != "" && !d.want[name] {
+		return nil, nil
+	}
+	if d.sizes {
+		d.held += int64(n) + d.numericSize(prefix[:pre])
+		return nil, nil
+	}
+	if d.limit > 0 {
+		what := fmt.Sprintf("compressed variable %q (%d bytes inflated, %d once widened)", name, n, widened)
+		if err := d.fits(e.off, int64(n)+widened, what); err != nil {
+			if fe, ok := err.(*FormatError); ok {
+				fe.Var = name
+			}
+			return nil, err
 		}
-		if name := d.peekName(prefix[:k]); name != "" && !d.want[name] {
-			return nil, nil
+		if err := d.take(e.off, int64(n), what); err != nil {
+			return nil, err
 		}
-		pre = k
 	}
 	buf := make([]byte, n)
 	copy(buf, prefix[:pre])
@@ -425,6 +540,9 @@ func (d *decoder) numbers(e element, want int, atLeast bool, what string) ([]flo
 	if len(e.data.b)%size != 0 || have < want || (!atLeast && have != want) {
 		return nil, d.errAt(e.off, "%s: want %d elements (%d bytes of %s), have %d bytes", what, want, want*size, miName(e.typ), len(e.data.b))
 	}
+	if err := d.take(e.off, 8*int64(want), fmt.Sprintf("%s of %d values widened to float64", what, want)); err != nil {
+		return nil, err
+	}
 	dst := make([]float64, want)
 	d.floats(dst, e.data.b[:want*size], e.typ)
 	return dst, nil
@@ -442,6 +560,9 @@ func (d *decoder) ints(e element, n, limit int, what string) ([]int, error) {
 		return nil, d.errAt(e.off, "%s: want %d elements (%d bytes of %s), have %d bytes", what, n, n*size, miName(e.typ), len(b))
 	}
 	signed := e.typ == miINT8 || e.typ == miINT16 || e.typ == miINT32 || e.typ == miINT64
+	if err := d.take(e.off, 8*int64(n), fmt.Sprintf("%s of %d values", what, n)); err != nil {
+		return nil, err
+	}
 	dst := make([]int, n)
 	for i := range dst {
 		var u uint64

@@ -52,7 +52,13 @@
 // A file is read into memory whole, and every size it states is checked
 // against the bytes that are actually there before anything is allocated;
 // the inflated size of a compressed element is checked against the most that
-// deflate can produce from its compressed bytes (1032:1). The one exception,
+// deflate can produce from its compressed bytes (1032:1). With a limit
+// (Options.Limit) what the read holds is counted before it is allocated:
+// the file's bytes, a compressed variable's inflated bytes and its values
+// widened to float64 by its declared dimensions, read from its first
+// inflated bytes before the rest is inflated, and each array of values or
+// indices decoded; a variable that would pass the limit is refused naming
+// it and the bytes. Held counts the same by the headers alone. The one exception,
 // char arrays with rows but no columns, which take no bytes however many rows
 // they have, is limited to 2^20 rows in all. Malformed input
 // gives a *FormatError naming the byte offset at fault; no input should make

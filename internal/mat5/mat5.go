@@ -13,6 +13,22 @@ import (
 type File struct {
 	Header string // the 116-byte descriptive text, trimmed
 	Vars   []*Var // in file order
+
+	// Held is the bytes reading the file took and holds: the file's
+	// bytes, each compressed variable's inflated bytes, and the values
+	// decoded from them, widened to float64 (and int for indices).
+	Held int64
+}
+
+// Options bound a read (ReadFileWith).
+type Options struct {
+	// Limit, when positive, bounds Held: a variable that would take the
+	// total past it is refused before it is allocated, a compressed one
+	// by its declared dimensions before it is inflated, with a
+	// *FormatError that names the variable and the bytes it needs.
+	Limit int64
+
+	sizes bool // count what the variables take, decoding none (Held)
 }
 
 // Var returns the first variable called name.
@@ -166,15 +182,55 @@ func ReadFile(path string) (*File, error) {
 // without inflating past their names). A name that is not in the file is not
 // an error: the returned File simply lacks it.
 func ReadFileVars(path string, names ...string) (*File, error) {
+	return ReadFileWith(path, Options{}, names...)
+}
+
+// ReadFileWith is ReadFileVars within opt, or ReadFile where no name is
+// given. The file is read whole: where its size alone passes opt.Limit it
+// is refused before it is read.
+func ReadFileWith(path string, opt Options, names ...string) (*File, error) {
+	if opt.Limit > 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > opt.Limit {
+			return nil, &FormatError{File: path, Offset: 0, Msg: fmt.Sprintf("the file's %d bytes, read whole, are more than the memory limit of %d bytes", fi.Size(), opt.Limit)}
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	want := make(map[string]bool, len(names))
-	for _, n := range names {
-		want[n] = true
+	var want map[string]bool
+	if len(names) > 0 {
+		want = make(map[string]bool, len(names))
+		for _, n := range names {
+			want[n] = true
+		}
 	}
-	return parse(b, path, want)
+	return parseWith(b, path, want, opt)
+}
+
+// Held returns what reading the named variables of the MAT-file at path
+// (all of them where no name is given) takes at least by their headers,
+// inflating no more of a compressed variable than its name and
+// dimensions: the file's bytes, each compressed variable's inflated bytes
+// and the values of numeric arrays widened to float64 by their declared
+// dimensions.
+func Held(path string, names ...string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var want map[string]bool
+	if len(names) > 0 {
+		want = make(map[string]bool, len(names))
+		for _, n := range names {
+			want[n] = true
+		}
+	}
+	f, err := parseWith(b, path, want, Options{sizes: true})
+	if err != nil {
+		return 0, err
+	}
+	return f.Held, nil
 }
 
 // Dense returns a numeric, logical or sparse variable as a dense row-major
