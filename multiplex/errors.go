@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dpmne/dpmne/internal/sizedfile"
 )
 
 // InputError reports a problem in an input file: which file, where, and what
@@ -427,8 +429,12 @@ func openText(ctx context.Context, path string) (*textFile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(ctx, path)
 	}
-	f, err := os.Open(path)
+	// A FIFO without a writer is waited for only until ctx is done.
+	f, err := sizedfile.Open(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, path)
+		}
 		return nil, err
 	}
 	t := &textFile{ctx: ctx, path: path, f: f, r: bufio.NewReaderSize(f, 64*1024)}

@@ -3,6 +3,7 @@
 package multiplex
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,8 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dpmne/dpmne/internal/testenv"
+	"github.com/dpmne/dpmne/npy"
 )
 
 // fifo makes a FIFO at dir/name and writes into it, from another
@@ -83,5 +86,103 @@ func TestFIFOCanceled(t *testing.T) {
 	<-done
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "e.txt:") {
 		t.Errorf("err = %v, want a stopped load at e.txt wrapping context.Canceled", err)
+	}
+}
+
+// TestFIFONoWriter: a load whose edges are a FIFO that no writer opens
+// returns once its context is cancelled (the open, which waits for a
+// writer in the kernel, is not waited for), with an error wrapping
+// context.Canceled that names the file.
+func TestFIFONoWriter(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{"manifest.json": `{"views":[{"name":"v","edges":"e.txt"}]}`})
+	if err := syscall.Mkfifo(filepath.Join(dir, "e.txt"), 0o600); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err := LoadContext(ctx, dir, "")
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "e.txt") {
+		t.Errorf("err = %v, want a stopped load at e.txt wrapping context.Canceled", err)
+	}
+}
+
+// TestFIFOLabelsClaim: .npy labels read from a FIFO whose header claims
+// 2·10⁹ values are refused by the memory limit at the header, before any
+// value is read; under a limit they pass, the read stops once the
+// context is cancelled though the writer goes on.
+func TestFIFOLabelsClaim(t *testing.T) {
+	header := func(w *os.File) {
+		h := "{'descr': '<i8', 'fortran_order': False, 'shape': (2000000000,), }"
+		for (10+len(h)+1)%64 != 0 {
+			h += " "
+		}
+		h += "\n"
+		w.Write(append([]byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, byte(len(h)), byte(len(h) >> 8)}, h...))
+	}
+	files := map[string]string{
+		"manifest.json": `{"nodes":"nodes.txt","labels":"labels.npy","views":[{"name":"v","edges":"e.txt"}]}`,
+		"nodes.txt":     "a\nb\n",
+		"e.txt":         "a b\n",
+	}
+	dir := testenv.WriteFiles(t, files)
+	stop := make(chan struct{})
+	done := fifo(t, dir, "labels.npy", func(w *os.File) { header(w); <-stop })
+	_, err := LoadContext(WithMemoryLimit(context.Background(), 1<<30), dir, "")
+	close(stop)
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "labels.npy: the array (shape [2000000000] of <i8) takes 29.8 GiB once read and widened") {
+		t.Errorf("err = %v, want the labels refused by their header", err)
+	}
+
+	dir = testenv.WriteFiles(t, files)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop = make(chan struct{})
+	done = fifo(t, dir, "labels.npy", func(w *os.File) {
+		header(w)
+		w.Write(make([]byte, 1<<20))
+		cancel()
+		// Goes on writing until the reader has gone.
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := w.Write(make([]byte, 64<<10)); err != nil {
+				return
+			}
+		}
+	})
+	_, err = LoadContext(WithMemoryLimit(ctx, 0), dir, "")
+	close(stop)
+	<-done
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "labels.npy") {
+		t.Errorf("err = %v, want the read stopped at labels.npy wrapping context.Canceled", err)
+	}
+}
+
+// TestFIFOLabelsQuiet: .npy labels from a FIFO whose writer sends the
+// header and goes quiet without closing: the read waiting for data
+// returns once the context is cancelled.
+func TestFIFOLabelsQuiet(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{
+		"manifest.json": `{"nodes":"nodes.txt","labels":"labels.npy","views":[{"name":"v","edges":"e.txt"}]}`,
+		"nodes.txt":     "a\nb\n",
+		"e.txt":         "a b\n",
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	done := fifo(t, dir, "labels.npy", func(w *os.File) {
+		var b bytes.Buffer
+		npy.WriteInt64(&b, []int{1 << 20}, make([]int64, 1<<20))
+		w.Write(b.Bytes()[:1<<16])
+		time.AfterFunc(20*time.Millisecond, cancel)
+		<-stop
+	})
+	_, err := LoadContext(ctx, dir, "")
+	close(stop)
+	<-done
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "labels.npy") {
+		t.Errorf("err = %v, want the read stopped at labels.npy wrapping context.Canceled", err)
 	}
 }

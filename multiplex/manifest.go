@@ -381,8 +381,11 @@ func (m *Manifest) Load() (*Network, error) {
 
 // LoadContext is Load, stopped once ctx is done: the text readers look at
 // ctx every few thousand lines (or megabyte), and every loader between
-// files and between the views it builds; a matrix file (.npy, .npz, .mat)
-// is read whole before the next look. A stopped load returns an error
+// files and between the views it builds, a .npy file's reader every few
+// megabytes of its data and a MAT-file's every few megabytes of a
+// compressed variable's inflating (a .npz is read whole before the next
+// look); a read waiting on a FIFO or a pipe, and the open of a FIFO that
+// no writer opens, return once ctx is done. A stopped load returns an error
 // wrapping ctx.Err() (context.Canceled or context.DeadlineExceeded) that
 // names the file and line, or the view, it stopped at.
 func (m *Manifest) LoadContext(ctx context.Context) (*Network, error) {

@@ -87,9 +87,9 @@ func (c *matCache) variable(p string) (*mat5.Var, string, error) {
 }
 
 // options are the bounds of a MAT-file's reading: what the load may still
-// take.
+// take, and its context, looked at within a variable's inflating.
 func (c *matCache) options() mat5.Options {
-	return mat5.Options{Limit: c.budget.left()}
+	return mat5.Options{Limit: c.budget.left(), Context: c.ctx}
 }
 
 // matrixFile is a 2-D matrix read from a dense .npy, a scipy sparse .npz

@@ -86,7 +86,8 @@
 //
 // # Why hand-written
 //
-// This package uses the standard library only. It was written by hand
+// This package uses the standard library only (and, to open a FIFO that
+// a context can interrupt, the module's internal/sizedfile). It was written by hand
 // instead of using github.com/sbinet/npyio because that package cannot
 // write 2-D float32 arrays, and because we need errors that carry byte
 // offsets and readers that are safe on hostile input.

@@ -11,6 +11,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/dpmne/dpmne/internal/sizedfile"
 )
 
 // magic is the string every .npy stream starts with.
@@ -108,8 +111,10 @@ func ReadFile(path string) (*Array, error) {
 // data are: an error of check is returned as is, and nothing more is read
 // (a caller bounds there what the array will take, Header.Held). And the
 // data are read in chunks of a few megabytes, ctx being looked at before
-// each: once ctx is done the reading stops with an error wrapping ctx's,
-// naming the file and the byte reached.
+// each (and a read waiting on a FIFO or a pipe returning once it is done):
+// once ctx is done the reading stops with an error wrapping ctx's, naming
+// the file and the byte reached. A FIFO that no writer opens is waited
+// for until ctx is done.
 func ReadFileContext(ctx context.Context, path string, check func(*Header) error) (*Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -119,6 +124,8 @@ func ReadFileContext(ctx context.Context, path string, check func(*Header) error
 		return nil, err
 	}
 	defer f.Close()
+	// A read waiting on a FIFO or a pipe returns once ctx is done.
+	defer context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -246,6 +253,9 @@ func (s *stream) buffered(n int64) bool {
 // readError converts an error from reading n bytes of what, of which
 // have arrived.
 func (s *stream) readError(err error, n, have int64, what string) error {
+	if err := s.stopped(); err != nil {
+		return err
+	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return s.errorf(s.off, "truncated: need %d bytes of %s, have %d", n, what, have)
 	}
@@ -380,7 +390,8 @@ func shapeString(shape []int) string {
 
 const maxInt = int(^uint(0) >> 1)
 
-// openFile opens path for ReadFileContext.
+// openFile opens path for ReadFileContext: a FIFO without a writer is
+// waited for only until ctx is done (sizedfile.Open).
 func openFile(ctx context.Context, path string) (*os.File, error) {
-	return os.Open(path)
+	return sizedfile.Open(ctx, path)
 }

@@ -3,6 +3,7 @@ package mat5
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -119,6 +120,9 @@ type decoder struct {
 	// (Options.Limit, File.Held).
 	limit, held int64
 
+	// ctx, when not nil, stops the read (Options.Context).
+	ctx context.Context
+
 	// sizes says that variables are not decoded but what they take
 	// counted in held by their headers (Held).
 	sizes bool
@@ -168,7 +172,7 @@ func parse(b []byte, file string, want map[string]bool) (*File, error) {
 }
 
 func parseWith(b []byte, file string, want map[string]bool, opt Options) (*File, error) {
-	d := &decoder{file: file, zoff: -1, want: want, limit: opt.Limit, held: int64(len(b)), sizes: opt.sizes}
+	d := &decoder{file: file, zoff: -1, want: want, limit: opt.Limit, held: int64(len(b)), sizes: opt.sizes, ctx: opt.Context}
 	switch {
 	case len(b) == 0:
 		return nil, d.errAt(0, "empty file: not a MAT-file")
@@ -202,6 +206,9 @@ func parseWith(b []byte, file string, want map[string]bool, opt Options) (*File,
 			(a == len(b) || len(b)-pos >= 4 && d.order.Uint32(b[pos:]) == 0) {
 			pos = a
 			continue
+		}
+		if d.ctx != nil && d.ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: byte %d: reading stopped before the next variable: %w", d.file, pos, d.ctx.Err())
 		}
 		e, err := d.next(whole, &pos, "variable")
 		if err != nil {
@@ -409,7 +416,14 @@ func (d *decoder) compressed(e element) (*Var, error) {
 	}
 	buf := make([]byte, n)
 	copy(buf, prefix[:pre])
-	if k, err := io.ReadFull(zr, buf[pre:]); err != nil {
+	var rest io.Reader = zr
+	if d.ctx != nil {
+		rest = &ctxReader{ctx: d.ctx, r: zr}
+	}
+	if k, err := io.ReadFull(rest, buf[pre:]); err != nil {
+		if d.ctx != nil && d.ctx.Err() != nil && errors.Is(err, d.ctx.Err()) {
+			return nil, fmt.Errorf("%s: byte %d: variable %q: inflating stopped after %d of %d bytes: %w", d.file, e.off, name, pre+k, n, err)
+		}
 		return nil, d.zerr(e.off, err, fmt.Sprintf("a %d-byte miMATRIX element", n), pre+k+8)
 	}
 	// Read to the end of the stream to verify its checksum.
@@ -419,6 +433,34 @@ func (d *decoder) compressed(e element) (*Var, error) {
 	d.zoff = e.off
 	defer func() { d.zoff = -1 }()
 	return d.matrix(span{buf, 8}, 0, true)
+}
+
+// ctxReader reads r until ctx is done, looking at ctx before the first
+// read and after every ctxEvery bytes; once done, Read returns ctx's
+// error.
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	next int64 // bytes read before the next look
+}
+
+// ctxEvery is how many inflated bytes a compressed variable's reading goes
+// between two looks at its context.
+const ctxEvery = 4 << 20
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.next <= 0 {
+		if err := c.ctx.Err(); err != nil {
+			return 0, err
+		}
+		c.next = ctxEvery
+	}
+	if int64(len(p)) > c.next {
+		p = p[:c.next]
+	}
+	n, err := c.r.Read(p)
+	c.next -= int64(n)
+	return n, err
 }
 
 // zerr describes an error from inflating the compressed element at off,

@@ -1,12 +1,14 @@
 package mat5_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dpmne/dpmne/internal/mat5"
 	"github.com/dpmne/dpmne/internal/testenv"
@@ -61,3 +63,47 @@ func TestLimitUncompressed(t *testing.T) {
 		t.Fatalf("err = %v, want the values refused", err)
 	}
 }
+
+// TestContextInflate: a read whose context is done stops within a
+// compressed variable's inflating (ctxReader), naming the file and the
+// variable, with an error wrapping the context's; and before the next
+// variable.
+func TestContextInflate(t *testing.T) {
+	w := writer{order: binary.LittleEndian, compress: true}
+	data := w.file(tvar{name: "big", class: mat5.Uint8Class, dims: []int{4000, 1000}, store: miUINT8, real: make([]float64, 4000*1000)})
+	p := filepath.Join(t.TempDir(), "big.mat")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := mat5.ReadFileWith(p, mat5.Options{Context: ctx})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("err = %v, want context.Canceled naming %s", err, p)
+	}
+	// Cancelled within the inflating: a context done after its first
+	// looks (a Done channel read counts none), seen by the reader.
+	r := &cancelAfter{n: 2}
+	_, err = mat5.ReadFileWith(p, mat5.Options{Context: r})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `variable "big": inflating stopped after`) {
+		t.Fatalf("err = %v, want the inflating stopped", err)
+	}
+}
+
+// cancelAfter is a context whose Err is nil for its first n calls and
+// context.Canceled after.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n > 0 {
+		c.n--
+		return nil
+	}
+	return context.Canceled
+}
+func (c *cancelAfter) Done() <-chan struct{}       { return nil }
+func (c *cancelAfter) Value(any) any               { return nil }
+func (c *cancelAfter) Deadline() (time.Time, bool) { return time.Time{}, false }

@@ -1,6 +1,7 @@
 package mat5
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,12 @@ type Options struct {
 	// by its declared dimensions before it is inflated, with a
 	// *FormatError that names the variable and the bytes it needs.
 	Limit int64
+
+	// Context, when not nil, stops the read once done: it is looked at
+	// before each variable and every few megabytes of a compressed one's
+	// inflating, and the read then returns an error wrapping its error
+	// that names the file and the variable.
+	Context context.Context
 
 	sizes bool // count what the variables take, decoding none (Held)
 }
@@ -189,6 +196,9 @@ func ReadFileVars(path string, names ...string) (*File, error) {
 // given. The file is read whole: where its size alone passes opt.Limit it
 // is refused before it is read.
 func ReadFileWith(path string, opt Options, names ...string) (*File, error) {
+	if opt.Context != nil && opt.Context.Err() != nil {
+		return nil, fmt.Errorf("%s: reading stopped: %w", path, opt.Context.Err())
+	}
 	if opt.Limit > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > opt.Limit {
 			return nil, &FormatError{File: path, Offset: 0, Msg: fmt.Sprintf("the file's %d bytes, read whole, are more than the memory limit of %d bytes", fi.Size(), opt.Limit)}
