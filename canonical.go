@@ -13,7 +13,7 @@ package dpmne
 // Either way the model stays consistent: Y·B^s, Embed and Impute are
 // unchanged but for the signs of the embedding's columns.
 func (m *Model) canonicalSigns() {
-	e := m.Embedding()
+	e := m.embedding()
 	n, d := e.Dims()
 	for j := range d {
 		best, sign := 0.0, 1.0

@@ -25,6 +25,14 @@ import (
 // carried along the Y steps, each autoencoder's Adam moments and step
 // count, each view's random generator and its place in the shuffled cycle of
 // minibatch rows. Fit's Options.Resume continues from it bit for bit.
+//
+// Its model is the fit's state, not a model to embed with: it holds no
+// embedding filter (Model.Filter), which is derived from that state and
+// which the fit resumed from it computes (at d = 1024 it takes about 18 s
+// that nothing can interrupt), and the fit's own column signs. Its
+// Embedding is thus not the fit's, and ReadModel (Load) refuses a
+// checkpoint's file. (Checkpoints written before kept a filter; they
+// resume all the same.)
 type Checkpoint struct {
 	Model     *Model
 	Iteration int // iterations completed
@@ -203,8 +211,9 @@ type viewHeaderCP struct {
 // Save writes the checkpoint to path atomically.
 func (cp *Checkpoint) Save(path string) error { return atomicfile.Write(path, cp.Write) }
 
-// Write writes the checkpoint: the model in its own format (so a
-// checkpoint's first part is a loadable model), then the state section:
+// Write writes the checkpoint: the model in its own format (marked as a
+// checkpoint's model, without its filter: ReadModel refuses it, and
+// ReadCheckpoint reads it), then the state section:
 // magic, a JSON header with its length, L·Y as float64, and per view the
 // cycle as int32 and the Adam moments as float32, all little-endian.
 func (cp *Checkpoint) Write(w io.Writer) error {
@@ -283,7 +292,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // its state is an error.
 func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cr := &countingReader{r: r}
-	m, err := ReadModel(cr, size)
+	m, err := readModel(cr, size, true)
 	if err != nil {
 		return nil, err
 	}

@@ -184,6 +184,180 @@ func TestFitCancel(t *testing.T) {
 	}
 }
 
+// TestFitCancelLeavesFilter: neither a fit cancelled between iterations
+// nor its checkpoints compute the embedding's filter (seconds that nothing
+// interrupts at d = 1024); the cancelled fit's model computes it once, at
+// its first use, however many goroutines ask at once, and then holds what
+// a fit of that many iterations would (its filter, its canonical signs);
+// the checkpoints, without a filter, resume to the uninterrupted fit's
+// bytes; a checkpoint's file is not read as a model.
+func TestFitCancelLeavesFilter(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Solver.Iterations = 6
+	fit := func(ctx context.Context, cfg Config, opt Options) (*Model, error) {
+		return Fit(ctx, net, cfg, rand.New(rand.NewPCG(1, 1)), opt)
+	}
+	full, err := fit(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := cfg
+	three.Solver.Iterations = 3
+	short, err := fit(context.Background(), three, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved []*Checkpoint
+	before := filtersComputed.Load()
+	m, err := fit(ctx, cfg, Options{
+		CheckpointEvery: 2, // at 2, then at 3 as the fit is cancelled
+		Checkpoint:      func(cp *Checkpoint) error { saved = append(saved, cp); return nil },
+		Progress: func(it Iteration) {
+			if it.Iteration == 3 {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, ErrCanceled) || m == nil {
+		t.Fatalf("err = %v, model %v: want ErrCanceled with the last model", err, m)
+	}
+	if n := filtersComputed.Load() - before; n != 0 || m.Filter != nil {
+		t.Fatalf("a cancelled fit computed %d filters (its model's: %v), want none", n, m.Filter != nil)
+	}
+	if len(saved) != 2 || saved[1].Iteration != 3 {
+		t.Fatalf("%d checkpoints saved, want 2, the last at iteration 3", len(saved))
+	}
+	for _, cp := range saved {
+		if cp.Model.Filter != nil || !cp.Model.unfiltered {
+			t.Errorf("checkpoint at iteration %d: filter %v, marked unfiltered %v; want none", cp.Iteration, cp.Model.Filter != nil, cp.Model.unfiltered)
+		}
+	}
+
+	// The model computes its filter once, at its first use.
+	embs := make([]*mat.Dense, 4)
+	done := make(chan int)
+	for k := range embs {
+		go func() {
+			embs[k] = m.Embedding()
+			done <- k
+		}()
+	}
+	for range embs {
+		<-done
+	}
+	if n := filtersComputed.Load() - before; n != 1 {
+		t.Errorf("the cancelled fit's model computed %d filters at its first uses, want 1", n)
+	}
+	for k, e := range embs {
+		if !mat.Equal(e, embs[0]) {
+			t.Errorf("embedding %d differs from the first", k)
+		}
+	}
+	if m.Filter == nil || !mat.Equal(m.Filter, short.Filter) || !mat.Equal(m.Y, short.Y) || !mat.Equal(embs[0], short.Embedding()) {
+		t.Error("the cancelled fit's model, filtered, differs from the fit of 3 iterations")
+	}
+
+	// The checkpoint, written and read, resumes to the uninterrupted
+	// fit's bytes; it is not a model.
+	var b bytes.Buffer
+	if err := saved[1].Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadModel(bytes.NewReader(b.Bytes()), int64(b.Len())); err == nil || !strings.Contains(err.Error(), "a checkpoint (dpmne train --checkpoint), not a model") {
+		t.Errorf("a checkpoint read as a model: err = %v, want one saying it is a checkpoint", err)
+	}
+	cp, err := ReadCheckpoint(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Model.Filter != nil || !cp.Model.unfiltered {
+		t.Errorf("checkpoint read back: filter %v, marked unfiltered %v; want none", cp.Model.Filter != nil, cp.Model.unfiltered)
+	}
+	before = filtersComputed.Load()
+	resumed, err := fit(context.Background(), cfg, Options{Resume: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := filtersComputed.Load() - before; n != 1 {
+		t.Errorf("the resumed fit computed %d filters, want 1", n)
+	}
+	var a, r bytes.Buffer
+	if err := full.Write(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Write(&r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), r.Bytes()) {
+		t.Error("the fit resumed from the interrupt's checkpoint differs from the uninterrupted fit")
+	}
+	if _, err := ReadModel(bytes.NewReader(r.Bytes()), int64(r.Len())); err != nil {
+		t.Errorf("the resumed fit's model does not read back: %v", err)
+	}
+}
+
+// TestFitCancelWhileFiltering: a fit cancelled as its last phase, the
+// embedding's filter, begins returns either its complete model or, where
+// the cancellation won, ErrCanceled with the model, whose first use waits
+// for the filter; either way the model is the uninterrupted fit's.
+func TestFitCancelWhileFiltering(t *testing.T) {
+	net := smallNet(t, 200)
+	cfg := quickConfig()
+	cfg.Solver.Iterations = 2
+	full, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := full.Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m, err := Fit(ctx, net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Phase: func(what string) func() {
+		if strings.HasPrefix(what, "filtering") {
+			cancel()
+		}
+		return nil
+	}})
+	if m == nil || err != nil && (!errors.Is(err, ErrCanceled) || !strings.Contains(err.Error(), "after 2 iterations, while filtering the embedding")) {
+		t.Fatalf("err = %v, model %v: want the model, with ErrCanceled while filtering or no error", err, m != nil)
+	}
+	t.Logf("cancelled as the filter began: %v", err)
+	if !mat.Equal(m.Embedding(), full.Embedding()) {
+		t.Error("the embedding differs from the uninterrupted fit's")
+	}
+	var got bytes.Buffer
+	if err := m.Write(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("the model differs from the uninterrupted fit's")
+	}
+	// Cancelled before the filter began: the model computes it at its
+	// first use.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	m, err = Fit(ctx, net, cfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
+		if it.Iteration == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, ErrCanceled) || !strings.Contains(err.Error(), "after 2 iterations, before filtering the embedding") || m == nil {
+		t.Fatalf("cancelled after the last iteration: err = %v, model %v; want ErrCanceled before filtering, with the model", err, m != nil)
+	}
+	got.Reset()
+	if err := m.Write(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("the model cancelled before its filter, written, differs from the uninterrupted fit's")
+	}
+}
+
 // countdownCtx is a context done after its Err has been asked a given
 // number of times: a cancellation that lands at a chosen check.
 type countdownCtx struct {

@@ -37,6 +37,7 @@ import (
 // model at first use (Embed is safe for concurrent use), so the bases B^s
 // must not be changed after the first call.
 func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
+	m.ready()
 	if len(x) != len(m.Views) {
 		return nil, fmt.Errorf("embed: features for %d views, the model has %d", len(x), len(m.Views))
 	}
@@ -216,6 +217,7 @@ func (m *Model) code(s int, x *sparse.CSR, i int) []float64 {
 // where the view has a feature scale (ViewModel.Scale). It returns k×In
 // values.
 func (m *Model) Impute(s int, y *mat.Dense) (*mat.Dense, error) {
+	m.ready()
 	if s < 0 || s >= len(m.Views) {
 		return nil, fmt.Errorf("impute: view %d: the model has %d views", s, len(m.Views))
 	}
@@ -281,8 +283,19 @@ type Model struct {
 	Y      *mat.Dense  // n×d common embedding
 	Views  []ViewModel // per view, in network order
 	// Filter is the d×d heat filter Embedding applies after centring
-	// (Config.FilterTau), or nil for none.
+	// (Config.FilterTau), or nil for none. A model that Fit returned with
+	// ErrCanceled has it (and its canonical column signs, which without a
+	// filter are Y's and the bases') only once Embedding, Embed, Impute or
+	// Write has been called; a checkpoint's model has none (Checkpoint).
 	Filter *mat.Dense
+
+	// unfiltered marks a fit's state whose filter was not computed: a
+	// checkpoint's model, and one that Fit returned with ErrCanceled until
+	// pending has run. Write marks its file so, which ReadModel refuses.
+	unfiltered bool
+	// pending, where set, computes the filter and the canonical signs that
+	// Fit left to the model's first use (fitter.final), once: ready.
+	pending *pendingFilter
 
 	embed atomic.Pointer[embedCache] // Embed's factored systems, made on first use
 	mean  atomic.Pointer[[]float64]  // Y's column means, made on first use
@@ -314,8 +327,16 @@ type ViewModel struct {
 // Model.Filter (a new matrix); either step is skipped when Config.Uncentred
 // is set or there is no filter, and Y itself is returned when both are.
 // Embed's results are in the same space. m must hold a fitted Y (a Model
-// from Fit or ReadModel); Embedding panics on the zero Model.
+// from Fit or ReadModel); Embedding panics on the zero Model. On a model
+// that Fit returned with ErrCanceled, the first call computes the filter
+// (seconds at d = 1024), and concurrent calls wait for it.
 func (m *Model) Embedding() *mat.Dense {
+	m.ready()
+	return m.embedding()
+}
+
+// embedding is Embedding on a model whose filter is as it stands.
+func (m *Model) embedding() *mat.Dense {
 	e := m.centred()
 	if m.Filter != nil {
 		var f mat.Dense
@@ -366,9 +387,30 @@ func (m *Model) offset() []float64 {
 	return *m.mean.Load()
 }
 
-// buildModel returns the model as the fit stands: a copy of its state, or
-// with share (at the end) the state itself. scales are the views' feature
-// scales (nil: none), which the model shares.
+// pendingFilter is what Fit left to a model's first use: its filter and
+// canonical signs (fitter.final).
+type pendingFilter struct {
+	once sync.Once
+	run  func()
+}
+
+// ready runs what Fit left to the model's first use (pending), once; a
+// concurrent call waits for it. Every exported method that reads the
+// filter, Y or the bases calls it first.
+func (m *Model) ready() {
+	if p := m.pending; p != nil {
+		p.once.Do(func() {
+			p.run()
+			p.run = nil // the proximity operator it held
+		})
+	}
+}
+
+// buildModel returns the model as the fit stands, without its filter: a
+// copy of its state, or with share (at the end) the state itself. scales
+// are the views' feature scales (nil: none), which the model shares. The
+// model is unfiltered where the configuration gives one (filters);
+// setFilter computes it.
 func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*nn.Trainer, xs []*sparse.CSR, scales []*features.Scale, share bool) *Model {
 	y := sub.y
 	if !share {
@@ -389,22 +431,46 @@ func buildModel(net *multiplex.Network, cfg Config, sub *subspace, trainers []*n
 		}
 		m.Views = append(m.Views, vm)
 	}
-	if sub.lap != nil && cfg.FilterTau > 0 {
+	m.unfiltered = cfg.filters(sub.lap != nil)
+	return m
+}
+
+// filters says whether a fit with this configuration, with the proximity
+// term or without (prox), gives its embedding a filter (setFilter): the
+// heat filter, the codes' filter without the proximity, or the scale.
+func (c Config) filters(prox bool) bool {
+	return (c.FilterTau > 0 && (prox || !c.Unbalanced)) || (!c.Uncentred && !c.Unbalanced)
+}
+
+// filtersComputed counts setFilter's runs, for the tests: a cancelled fit
+// and its checkpoints compute none.
+var filtersComputed atomic.Int64
+
+// setFilter computes the filter of a model that buildModel returned
+// unfiltered, lap being the fit's proximity operator (nil without the
+// proximity term): the heat filter of Y along it, or without it the
+// codes' filter, then the scale. The d×d eigendecompositions it takes
+// cannot be interrupted: about 18 s of CPU at d = 1024, 3 s at d = 512.
+func (m *Model) setFilter(lap laplacian) {
+	filtersComputed.Add(1)
+	cfg := m.Config
+	n, d := m.Y.Dims()
+	if lap != nil && cfg.FilterTau > 0 {
 		yc := m.centred()
-		ly := make([]float64, sub.n*sub.d)
-		sub.lap.ApplyL(ly, yc.RawMatrix().Data, sub.d)
-		m.Filter = heatFilter(yc.RawMatrix().Data, ly, sub.n, sub.d, cfg.FilterTau)
-	} else if sub.lap == nil && cfg.FilterTau > 0 && !cfg.Unbalanced {
+		ly := make([]float64, n*d)
+		lap.ApplyL(ly, yc.RawMatrix().Data, d)
+		m.Filter = heatFilter(yc.RawMatrix().Data, ly, n, d, cfg.FilterTau)
+	} else if lap == nil && cfg.FilterTau > 0 && !cfg.Unbalanced {
 		bases := make([]*mat.Dense, len(m.Views))
 		for s, v := range m.Views {
 			bases[s] = v.B
 		}
-		m.Filter = codeFilter(bases, sub.d)
+		m.Filter = codeFilter(bases, d)
 	}
 	if !cfg.Uncentred && !cfg.Unbalanced {
 		m.Filter = scaleFilter(m.Y, m.offset(), m.Filter)
 	}
-	return m
+	m.unfiltered = false
 }
 
 // scaleFilter returns the filter f (nil: the identity) times the scale s

@@ -210,6 +210,10 @@ type modelHeader struct {
 	// Filter marks Model.Filter, d×d float64 after the views' arrays;
 	// absent (files before it) means none.
 	Filter bool `json:"filter,omitempty"`
+	// Unfiltered marks a fit's state whose filter was not computed (a
+	// checkpoint's model, Checkpoint): its embedding is not the fit's, so
+	// ReadModel refuses it and only ReadCheckpoint reads it.
+	Unfiltered bool `json:"unfiltered,omitempty"`
 }
 
 type viewHeader struct {
@@ -234,16 +238,19 @@ func (m *Model) Save(path string) error {
 	return atomicfile.Write(path, m.Write)
 }
 
-// Write writes the model in the versioned binary format.
+// Write writes the model in the versioned binary format. A checkpoint's
+// model (Checkpoint.Model), which has no filter, is written marked as such,
+// and ReadModel refuses the file.
 func (m *Model) Write(w io.Writer) error {
 	if m.Y == nil {
 		return errors.New("write model: no embedding Y (want a Model from Fit or ReadModel)")
 	}
+	m.ready()
 	n, d := m.Y.Dims()
 	if len(m.IDs) != n {
 		return fmt.Errorf("write model: %d ids for %d rows of Y", len(m.IDs), n)
 	}
-	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil}
+	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil, Unfiltered: m.unfiltered}
 	for _, v := range m.Views {
 		if v.B == nil {
 			return fmt.Errorf("write model: view %q has no basis B", v.Name)
@@ -409,8 +416,14 @@ func readArray[T int32 | float32 | float64](r io.Reader, n int, known bool) ([]T
 // an unknown size the arrays grow as their bytes arrive instead, so a
 // forged header never costs more memory than the input holds. A model that
 // Model.Check refuses (a value that is not finite anywhere, an id twice)
-// is an error, so every command that loads one refuses it alike.
-func ReadModel(r io.Reader, size int64) (*Model, error) {
+// is an error, so every command that loads one refuses it alike, and so is
+// a checkpoint's model (one the fit wrote without its filter, which
+// ReadCheckpoint reads): its embedding is not the fit's.
+func ReadModel(r io.Reader, size int64) (*Model, error) { return readModel(r, size, false) }
+
+// readModel is ReadModel; with state, it reads a checkpoint's model, which
+// may be unfiltered.
+func readModel(r io.Reader, size int64, state bool) (*Model, error) {
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
 		return nil, fmt.Errorf("byte 0: not a dpmne model file (want magic %q)", modelMagic)
@@ -444,6 +457,9 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	hdr.Config = cfg
 	if hdr.Version != 1 {
 		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
+	}
+	if hdr.Unfiltered && !state {
+		return nil, errors.New("byte 16: a checkpoint (dpmne train --checkpoint), not a model: it holds the fit's state without the embedding's filter, which the resumed fit computes (dpmne train --resume writes the embedding, and the model with --model)")
 	}
 	// Check every size against the bytes that remain before allocating (a
 	// header may claim anything).
@@ -500,7 +516,7 @@ func ReadModel(r io.Reader, size int64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(hdr.N, hdr.D, y), retired: retired}
+	m := &Model{Config: hdr.Config, IDs: hdr.IDs, Y: mat.NewDense(hdr.N, hdr.D, y), retired: retired, unfiltered: hdr.Unfiltered}
 	for _, vh := range hdr.Views {
 		b, err := read64(hdr.D*vh.H, "basis of view "+vh.Name)
 		if err != nil {
