@@ -32,7 +32,10 @@ type Balance struct {
 	Kept []bool `json:"kept"`
 	// GraphDirections and FeatureDirections are the two sides' counts the
 	// balance weighs: the most that Union or any view Kept holds, and the
-	// most any view's features hold.
+	// most any view's features hold. Where the union holds none past the
+	// margin, GraphDirections counts its eigenvalues below its null's edge
+	// within the margin (its Perron direction aside) if their directions
+	// agree with some view's features (Agreement), every view then Kept.
 	GraphDirections   int `json:"graph_directions"`
 	FeatureDirections int `json:"feature_directions"`
 	// Agreement compares, for each view with features of its own, the
@@ -115,7 +118,15 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 	}
 	if opt.Vectors {
 		n, agree := net.N(), rand.New(rand.NewPCG(balanceSeed, 1))
+		// Graphs whose union holds no direction past the margin may still
+		// hold weak ones, below their null's edge but within the margin:
+		// compared with the features, those that agree with them are
+		// structure the margin alone cannot tell from chance.
+		weak := b.Union.Directions == 0 && b.FeatureDirections > 0
 		kg := min(b.Union.Directions, agreeDirections)
+		if weak {
+			kg = min(b.Union.BelowEdge()-1, agreeDirections)
+		}
 		for s := range net.Views {
 			f := b.Features[s]
 			if kf := min(f.Directions, agreeDirections); b.HasFeatures[s] && kg > 0 && kf > 0 {
@@ -124,6 +135,12 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 				if b.Agreement[s], err = structure.Agree(g, kg, f.Vectors[:kf*n], kf, n, agree); err != nil {
 					return b, err
 				}
+			}
+		}
+		if weak && !b.Disagree() && slices.ContainsFunc(b.Agreement, func(a structure.Agreement) bool { return a.K > 0 }) {
+			b.GraphDirections = kg
+			for s := range b.Kept {
+				b.Kept[s] = true
 			}
 		}
 		// The vectors served the comparison; a Balance is kept and

@@ -173,3 +173,31 @@ func TestMeasureAgreement(t *testing.T) {
 		}
 	}
 }
+
+// Weak graphs: synth-mixed's union holds no direction past the margin, but
+// the eigenvalues below its rewired copies' edge have directions that
+// agree with the features, so the proximity keeps them; synth-features'
+// Erdős–Rényi graphs hold none to compare, and stay out.
+func TestMeasureWeakGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures two 10,000-node networks")
+	}
+	for _, tc := range []struct {
+		data   string
+		graphs bool
+	}{{"synth-mixed", true}, {"synth-features", false}} {
+		f, _ := synth.LookupFamily(tc.data)
+		net, err := f.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Measure(context.Background(), net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := DefaultConfig().Balanced(b)
+		if b.Union.Directions != 0 || (b.GraphDirections > 0) != tc.graphs || got.NoProximity == tc.graphs {
+			t.Errorf("%s: union %d directions, graphs %d, proximity off %v; want weak graphs kept %v\n%v", tc.data, b.Union.Directions, b.GraphDirections, got.NoProximity, tc.graphs, b.Report(net))
+		}
+	}
+}

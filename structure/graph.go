@@ -71,6 +71,18 @@ type GraphSignal struct {
 	Vectors []float64 `json:"-"`
 }
 
+// BelowEdge returns the number of Smallest below Edge: Negative without
+// the margin.
+func (g GraphSignal) BelowEdge() int {
+	c := 0
+	for _, v := range g.Smallest {
+		if v < g.Edge {
+			c++
+		}
+	}
+	return c
+}
+
 // Graph measures the community structure of the undirected graph a
 // (square, symmetric; weights and the diagonal ignored) beyond
 // degree-preserving rewirings of it, drawn from rng.

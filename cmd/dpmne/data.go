@@ -233,7 +233,11 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 		rows = append(rows, []string{v.Name, fmt.Sprint(g.Directions), fmt.Sprintf("%.3g", g.Edge), proximity, feat, top, null, agree})
 	}
 	writeTable(w, []string{"view", "graph", "rewired edge", "in proximity", "features", "top eigenvalue", "permuted top", "agreement with union"}, rows)
-	fmt.Fprintf(w, "\nunion of the proximity's graphs: %d directions\n", b.Union.Directions)
+	fmt.Fprintf(w, "\nunion of the proximity's graphs: %d directions", b.Union.Directions)
+	if b.Union.Directions == 0 && b.GraphDirections > 0 {
+		fmt.Fprintf(w, "; %d below its rewired copies' edge, within the margin, that agree with the features", b.GraphDirections)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, balanceLine(b, cfg))
 }
 
