@@ -128,7 +128,8 @@ func (z *NPZ) header(name string) (*Array, error) {
 	}
 	a := &Array{Descr: h.Descr, Shape: h.Shape, Fortran: h.Fortran, dt: h.dt, file: z.path + "[" + z.members[name].Name + "]", off: h.Offset}
 	if h.Offset+h.Bytes > size {
-		return nil, a.errorf(0, "header claims %d bytes of data (shape %s of %s), but the member holds at most %d bytes after the header", h.Bytes, shapeString(h.Shape), h.Descr, max(size-h.Offset, 0))
+		// As reading the data would say, without reading them.
+		return nil, &FormatError{File: a.file, Offset: size, Msg: fmt.Sprintf("truncated: need %d bytes of data, have %d", h.Bytes, max(size-h.Offset, 0))}
 	}
 	return a, nil
 }
