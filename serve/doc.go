@@ -71,10 +71,14 @@
 //   - a search (neighbours, embed) beyond Options.MaxInFlight running
 //     ones (default 4 × GOMAXPROCS) is answered at once; /healthz and
 //     /metrics are not counted, so they answer under load;
+//   - a request body (/v1/embed) is read, at most Options.MaxBodyBytes,
+//     before the request takes a search slot, so that clients sending
+//     bodies slowly hold none; it must arrive within Options.BodyTimeout
+//     (default 5 s) of the headers, a read deadline on the connection,
+//     or is answered 408 and the connection closed;
 //   - a search whose deadline, Options.RequestTimeout (default 30 s)
 //     after its headers, passes before it is done stops and is answered
-//     503: the handler's context carries the deadline, the body must be
-//     read by then, and the scan (codes.Index.CosineTopKContext,
+//     503: the handler's context carries the deadline, and the scan (codes.Index.CosineTopKContext,
 //     codes.Codes.HammingTopKContext) checks it every 16,384 rows. A
 //     search whose client has gone away stops the same way.
 //

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,6 +35,7 @@ const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultMaxConns       = 1024
 	DefaultRequestTimeout = 30 * time.Second
+	DefaultBodyTimeout    = 5 * time.Second
 )
 
 // DefaultMaxInFlight returns the default of Options.MaxInFlight, 4 ×
@@ -64,6 +66,12 @@ type Options struct {
 	// carries it, the body must be read by then, and a search still
 	// running then stops and is answered 503.
 	RequestTimeout time.Duration
+	// BodyTimeout is how long a request body may take to arrive, from
+	// the end of its headers (DefaultBodyTimeout when 0, and never past
+	// RequestTimeout). A body is read before the request takes a search
+	// slot (MaxInFlight), so slow bodies hold no slot; one not read by
+	// then is answered 408.
+	BodyTimeout time.Duration
 	// Workers is the number of goroutines one scan uses (0: package
 	// codes decides, by the number of rows and GOMAXPROCS).
 	Workers int
@@ -100,6 +108,7 @@ type Server struct {
 	bits     *codes.Codes // sign codes of the centred y
 	opt      Options
 	inFlight chan struct{} // a token per search being served
+	reading  atomic.Int32  // request bodies being read (withBody)
 	mux      *http.ServeMux
 	reg      *prometheus.Registry
 	// The connections of Serve: open now, and refused over the cap,
@@ -121,6 +130,8 @@ func (opt Options) withDefaults() (Options, error) {
 		return opt, fmt.Errorf("serve: MaxInFlight = %d, want ≥ 0", opt.MaxInFlight)
 	case opt.RequestTimeout < 0:
 		return opt, fmt.Errorf("serve: RequestTimeout = %v, want ≥ 0", opt.RequestTimeout)
+	case opt.BodyTimeout < 0:
+		return opt, fmt.Errorf("serve: BodyTimeout = %v, want ≥ 0", opt.BodyTimeout)
 	}
 	if opt.MaxK == 0 {
 		opt.MaxK = DefaultMaxK
@@ -136,6 +147,9 @@ func (opt Options) withDefaults() (Options, error) {
 	}
 	if opt.RequestTimeout == 0 {
 		opt.RequestTimeout = DefaultRequestTimeout
+	}
+	if opt.BodyTimeout == 0 {
+		opt.BodyTimeout = DefaultBodyTimeout
 	}
 	return opt, nil
 }
@@ -242,7 +256,9 @@ func New(m *dpmne.Model, opt Options) (*Server, error) {
 		}))
 	}
 	route(http.MethodGet, "/v1/nodes/{id}/neighbors", "neighbors", s.limit(s.neighbors))
-	route(http.MethodPost, "/v1/embed", "embed", s.limit(s.embed))
+	route(http.MethodPost, "/v1/embed", "embed", s.withBody(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		s.limit(func(w http.ResponseWriter, r *http.Request) { s.embed(w, r, body) })(w, r)
+	}))
 	route(http.MethodGet, "/healthz", "healthz", s.healthz)
 	metrics := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
 	route(http.MethodGet, "/metrics", "metrics", metrics.ServeHTTP)
@@ -441,26 +457,55 @@ func (s *Server) named(hits []codes.Hit) []Neighbor {
 	return out
 }
 
-func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
-	if t, ok := r.Context().Deadline(); ok {
-		// The body must arrive by the request's deadline. (Not supported
-		// by every ResponseWriter, httptest's among them: no matter.)
-		_ = http.NewResponseController(w).SetReadDeadline(t)
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+// withBody reads a request's body, at most Options.MaxBodyBytes, before
+// h runs with it: before a search slot is taken (limit), so that clients
+// sending their bodies slowly hold none. The body must arrive within
+// Options.BodyTimeout of the headers (and the request's deadline): a
+// read deadline on the connection, where the ResponseWriter supports one
+// (httptest's does not: no matter); past it the request is answered 408.
+func (s *Server) withBody(h func(http.ResponseWriter, *http.Request, []byte)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		deadline := time.Now().Add(s.opt.BodyTimeout)
+		end, hasEnd := r.Context().Deadline()
+		if !hasEnd {
+			end = deadline.Add(time.Second) // after it: the body's deadline is the one
+		}
+		if hasEnd && end.Before(deadline) {
+			deadline = end
+		}
+		_ = rc.SetReadDeadline(deadline)
+		s.reading.Add(1)
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+		s.reading.Add(-1)
+		// The connection's reads then wait as long as the request may
+		// last: a deadline passing during the search would look like the
+		// client gone and cancel it.
+		if hasEnd {
+			_ = rc.SetReadDeadline(end)
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooBig):
+				writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+			case errors.Is(err, os.ErrDeadlineExceeded) && deadline.Before(end):
+				// The body's own deadline (the failed read has also
+				// cancelled the request's context).
+				w.Header().Set("Connection", "close")
+				writeError(w, http.StatusRequestTimeout, "request body not received within %v of the headers", s.opt.BodyTimeout)
+			case r.Context().Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+				s.stopped(w, cmp.Or(r.Context().Err(), context.DeadlineExceeded))
+			default:
+				writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+			}
 			return
 		}
-		if cerr := r.Context().Err(); cerr != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-			s.stopped(w, cmp.Or(cerr, context.DeadlineExceeded))
-			return
-		}
-		writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
-		return
+		h(w, r, body)
 	}
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req EmbedRequest
 	if err := decodeStrict(body, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "request body: %v", err)
@@ -468,6 +513,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	k := DefaultK
 	if req.K != nil {
+		var err error
 		if k, err = s.checkK(*req.K); err != nil {
 			writeError(w, http.StatusBadRequest, "%v", err)
 			return

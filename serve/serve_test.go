@@ -591,7 +591,7 @@ func TestGracefulShutdown(t *testing.T) {
 		respc <- fmt.Sprint(resp.StatusCode, " ", string(b))
 	}()
 	io.WriteString(send, `{"features": {"a": `)
-	for len(s.inFlight) == 0 { // the handler is reading the body
+	for s.reading.Load() == 0 { // the handler is reading the body
 		time.Sleep(time.Millisecond)
 	}
 	cancel()

@@ -59,7 +59,9 @@ Under load the server refuses work rather than queue it, always with status
 30 s between requests) is answered and closed at once; a search (neighbors,
 embed) beyond --max-inflight running ones is answered at once; a request not
 answered within --request-timeout stops its scan and is answered then.
-/healthz and /metrics do not count towards --max-inflight.`,
+/healthz and /metrics do not count towards --max-inflight. A request body is
+read before its search takes a slot, so that slow senders hold none, and
+must arrive within --body-timeout of the headers, or is answered 408.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if modelPath == "" {
@@ -79,6 +81,9 @@ answered within --request-timeout stops its scan and is answered then.
 			}
 			if opt.RequestTimeout <= 0 {
 				return fmt.Errorf("--request-timeout %v: want a positive duration", opt.RequestTimeout)
+			}
+			if opt.BodyTimeout <= 0 {
+				return fmt.Errorf("--body-timeout %v: want a positive duration", opt.BodyTimeout)
 			}
 			m, err := dpmne.Load(modelPath)
 			if err != nil {
@@ -113,6 +118,7 @@ answered within --request-timeout stops its scan and is answered then.
 	f.Int64Var(&opt.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "largest request body in bytes")
 	f.IntVar(&opt.MaxConns, "max-conns", serve.DefaultMaxConns, "most connections open at once, idle ones included; more are answered 503 and closed")
 	f.IntVar(&opt.MaxInFlight, "max-inflight", serve.DefaultMaxInFlight(), "most searches served at once, 4 × GOMAXPROCS by default; more are answered 503")
+	f.DurationVar(&opt.BodyTimeout, "body-timeout", serve.DefaultBodyTimeout, "how long a request body may take to arrive after its headers; a slower one is answered 408")
 	f.DurationVar(&opt.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "each request's deadline from its headers; a search still running then stops and is answered 503")
 	return cmd
 }
