@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"math"
@@ -181,6 +182,11 @@ func (cp *Checkpoint) restoreViews(trainers []*nn.Trainer, pcgs []*rand.PCG) err
 // checkpoint file.
 const checkpointMagic = "DPMNE\x00C1"
 
+// checkpointVersion is the version of the state section that Write writes:
+// 2 ends with a seal (sealTag and the section's CRC-32C, from its magic on),
+// as the model's does; ReadCheckpoint reads it and version 1, which has none.
+const checkpointVersion = 2
+
 type checkpointHeader struct {
 	Version   int
 	Iteration int
@@ -213,14 +219,18 @@ func (cp *Checkpoint) Save(path string) error { return atomicfile.Write(path, cp
 
 // Write writes the checkpoint: the model in its own format (marked as a
 // checkpoint's model, without its filter: ReadModel refuses it, and
-// ReadCheckpoint reads it), then the state section:
+// ReadCheckpoint reads it; sealed by its CRC-32C), then the state section:
 // magic, a JSON header with its length, L·Y as float64, and per view the
-// cycle as int32 and the Adam moments as float32, all little-endian.
+// cycle as int32 and the Adam moments as float32, all little-endian, and
+// the section's seal (sealTag and the CRC-32C of the section's bytes
+// before it). The file ends there.
 func (cp *Checkpoint) Write(w io.Writer) error {
 	if err := cp.Model.Write(w); err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: 1, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, Data: cp.data, Start: cp.start}
+	out, sw := w, newSealedWriter(w)
+	w = sw
+	hdr := checkpointHeader{Version: checkpointVersion, Iteration: cp.Iteration, Recon: cp.recon, RegW: cp.regW, Data: cp.data, Start: cp.start}
 	for _, vs := range cp.views {
 		vh := viewHeaderCP{AdamSteps: vs.adamSteps, RNG: vs.rng, Cycle: len(vs.cycle), Cursor: vs.cursor}
 		for _, m := range vs.m {
@@ -261,7 +271,7 @@ func (cp *Checkpoint) Write(w io.Writer) error {
 			}
 		}
 	}
-	return nil
+	return sw.writeSeal(out)
 }
 
 // LoadCheckpoint reads a checkpoint written by Save. Errors name the file.
@@ -289,26 +299,33 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // ReadModel checks one, and a value of its state that is not finite (L·Y,
 // an Adam moment; a negative second moment) is an error naming it. A
 // checkpoint of the conjugate-gradient Y solver, since removed, that holds
-// its state is an error.
+// its state is an error. Each section of version 2, the model and the
+// state, ends with its CRC-32C, and a mismatch is an error saying the file
+// is corrupt; so is a byte after the state's end. (Checkpoints of version
+// 1, without checksums, still read.)
 func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	cr := &countingReader{r: r}
 	m, err := readModel(cr, size, true)
 	if err != nil {
 		return nil, err
 	}
+	// The state section is hashed from its magic on, for its seal; tr
+	// reads through cr, which counts.
+	h := crc32.New(castagnoli)
+	tr := io.TeeReader(cr, h)
 	magic := make([]byte, len(checkpointMagic))
-	if _, err := io.ReadFull(cr, magic); err != nil || string(magic) != checkpointMagic {
+	if _, err := io.ReadFull(tr, magic); err != nil || string(magic) != checkpointMagic {
 		return nil, fmt.Errorf("byte %d: no checkpoint state after the model (want magic %q)", cr.n-int64(len(magic)), checkpointMagic)
 	}
 	var hlen uint64
-	if err := binary.Read(cr, binary.LittleEndian, &hlen); err != nil {
+	if err := binary.Read(tr, binary.LittleEndian, &hlen); err != nil {
 		return nil, fmt.Errorf("byte %d: truncated state header length", cr.n)
 	}
 	left := int64(-1)
 	if size >= 0 {
 		left = max(size-cr.n, 0)
 	}
-	js, err := readHeader(cr, cr.n, hlen, left, "state header")
+	js, err := readHeader(tr, cr.n, hlen, left, "state header")
 	if err != nil {
 		return nil, err
 	}
@@ -316,8 +333,8 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	if err := json.Unmarshal(js, &hdr); err != nil {
 		return nil, fmt.Errorf("bad state header: %w", err)
 	}
-	if hdr.Version != 1 {
-		return nil, fmt.Errorf("checkpoint state version %d, this dpmne reads version 1", hdr.Version)
+	if hdr.Version != 1 && hdr.Version != checkpointVersion {
+		return nil, fmt.Errorf("checkpoint state version %d, this dpmne reads versions 1 and %d: a newer dpmne wrote it, or the file is corrupt", hdr.Version, checkpointVersion)
 	}
 	if hdr.CG {
 		return nil, errors.New("the checkpoint holds the state of the conjugate-gradient Y solver (--y-solver cg), which was removed: fit again with --y-solver gd or stiefel")
@@ -349,10 +366,18 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 	}
 	known := size >= 0
 	cp := &Checkpoint{Model: m, Iteration: hdr.Iteration, data: hdr.Data, start: hdr.Start, recon: hdr.Recon, regW: hdr.RegW}
-	if cp.ly, err = readArray[float64](cr, n*d, known); err != nil {
+	if cp.ly, err = readArray[float64](tr, n*d, known); err != nil {
 		return nil, fmt.Errorf("byte %d: truncated L·Y (the header describes %d×%d values): %w", cr.n, n, d, err)
 	}
 	// The state, like the model (Model.Check), holds finite values only.
+	// A value refused is reported after the seal is checked, so that a
+	// corrupt file is called so.
+	var bad error
+	refuse := func(err error) {
+		if bad == nil {
+			bad = err
+		}
+	}
 	finite := func(v []float64, what string) error {
 		if p := nonFinite(v); p >= 0 {
 			return fmt.Errorf("checkpoint state: %s [%d][%d] is %v, want a finite value", what, p/max(d, 1), p%max(d, 1), v[p])
@@ -360,39 +385,50 @@ func ReadCheckpoint(r io.Reader, size int64) (*Checkpoint, error) {
 		return nil
 	}
 	if err := finite(cp.ly, "L·Y"); err != nil {
-		return nil, err
+		refuse(err)
 	}
 	for s, vh := range hdr.Views {
 		vs := viewState{adamSteps: vh.AdamSteps, rng: vh.RNG, cursor: vh.Cursor}
-		c, err := readArray[int32](cr, vh.Cycle, known)
+		c, err := readArray[int32](tr, vh.Cycle, known)
 		if err != nil {
 			return nil, fmt.Errorf("byte %d: view %q: truncated row cycle (the header describes %d rows): %w", cr.n, m.Views[s].Name, vh.Cycle, err)
 		}
 		vs.cycle = make([]int, 0, len(c))
 		for _, r := range c {
 			if r < 0 || int(r) >= max(n, 1) {
-				return nil, fmt.Errorf("view %q: row %d in the cycle is outside 0…%d", m.Views[s].Name, r, n-1)
+				refuse(fmt.Errorf("view %q: row %d in the cycle is outside 0…%d", m.Views[s].Name, r, n-1))
 			}
 			vs.cycle = append(vs.cycle, int(r))
 		}
 		for _, k := range vh.Moments {
-			mm, err := readArray[float32](cr, k, known)
+			mm, err := readArray[float32](tr, k, known)
 			if err != nil {
 				return nil, fmt.Errorf("byte %d: view %q: truncated Adam moments (the header describes %d values each): %w", cr.n, m.Views[s].Name, k, err)
 			}
-			vv, err := readArray[float32](cr, k, known)
+			vv, err := readArray[float32](tr, k, known)
 			if err != nil {
 				return nil, fmt.Errorf("byte %d: view %q: truncated Adam moments (the header describes %d values each): %w", cr.n, m.Views[s].Name, k, err)
 			}
 			if p := nonFinite(mm); p >= 0 {
-				return nil, fmt.Errorf("checkpoint state: view %q: Adam first moment of parameter %d [%d] is %v, want a finite value", m.Views[s].Name, len(vs.m), p, mm[p])
+				refuse(fmt.Errorf("checkpoint state: view %q: Adam first moment of parameter %d [%d] is %v, want a finite value", m.Views[s].Name, len(vs.m), p, mm[p]))
 			}
 			if p := slices.IndexFunc(vv, func(f float32) bool { return !(f >= 0) || math.IsInf(float64(f), 0) }); p >= 0 {
-				return nil, fmt.Errorf("checkpoint state: view %q: Adam second moment of parameter %d [%d] is %v, want finite and ≥ 0", m.Views[s].Name, len(vs.v), p, vv[p])
+				refuse(fmt.Errorf("checkpoint state: view %q: Adam second moment of parameter %d [%d] is %v, want finite and ≥ 0", m.Views[s].Name, len(vs.v), p, vv[p]))
 			}
 			vs.m, vs.v = append(vs.m, mm), append(vs.v, vv)
 		}
 		cp.views = append(cp.views, vs)
+	}
+	if hdr.Version >= 2 {
+		if err := readSeal(cr, h, cr.n, "checkpoint state"); err != nil {
+			return nil, err
+		}
+	}
+	if err := noTrailing(cr, cr.n, size, "checkpoint", ""); err != nil {
+		return nil, err
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	return cp, nil
 }

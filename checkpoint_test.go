@@ -355,7 +355,7 @@ func withStateHeader(tb testing.TB, data []byte, edit func([]byte) []byte) []byt
 	js := edit(slices.Clone(data[at+8 : at+8+int(hlen)]))
 	out := binary.LittleEndian.AppendUint64(slices.Clone(data[:at]), uint64(len(js)))
 	out = append(out, js...)
-	return append(out, data[at+8+int(hlen):]...)
+	return reseal(append(out, data[at+8+int(hlen):]...))
 }
 
 // TestReadCheckpointForgedHeader: a state header that claims more than its

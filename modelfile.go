@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"math"
 	"math/bits"
@@ -191,14 +193,97 @@ func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, e
 	return c, retired, nil
 }
 
-// The model file format, version 1: the 8 bytes "DPMNE\x00M1", a
+// The model file format, version 2: the 8 bytes "DPMNE\x00M1", a
 // little-endian uint64 length and that many bytes of JSON header (the
-// Config, ids, dimensions, layer shapes and feature scales), then
-// little-endian arrays: Y
-// (n×d float64), and per view B (d×h float64) followed, when the view has an
-// autoencoder, by each layer's W (In×Out float32, or Out×In where the
-// layer's header has "T": true, see nn.Layer.T) and bias (Out float32).
+// Config, ids, dimensions, layer shapes and feature scales, and the
+// version), then little-endian arrays: Y (n×d float64), and per view B
+// (d×h float64) followed, when the view has an autoencoder, by each
+// layer's W (In×Out float32, or Out×In where the layer's header has "T":
+// true, see nn.Layer.T) and bias (Out float32), then the filter (d×d
+// float64) where the header has "filter": true; then the seal: the 8
+// bytes "CRC-32C:" and the CRC-32C (Castagnoli) of every byte before it,
+// from the magic through the tag, as a little-endian uint32. A model file
+// ends there. Version 1 is the same without the seal; it still reads.
 const modelMagic = "DPMNE\x00M1"
+
+// modelVersion is the model format version that Write writes; ReadModel
+// reads it and version 1, which has no seal.
+const modelVersion = 2
+
+// sealTag opens the seal that ends a model and a checkpoint's state
+// section of version 2: the tag, then the section's CRC-32C (over every
+// byte of the section before the CRC itself) as a little-endian uint32.
+const sealTag = "CRC-32C:"
+
+// sealSize is the length of a seal in bytes.
+const sealSize = len(sealTag) + 4
+
+// castagnoli is the CRC-32C table of the seals.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sealedWriter writes to w and hashes what it writes, for writeSeal.
+type sealedWriter struct {
+	w io.Writer
+	h hash.Hash32
+}
+
+func newSealedWriter(w io.Writer) *sealedWriter {
+	h := crc32.New(castagnoli)
+	return &sealedWriter{w: io.MultiWriter(w, h), h: h}
+}
+
+func (s *sealedWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// writeSeal ends the section written through s with its seal, to w (the
+// writer under s).
+func (s *sealedWriter) writeSeal(w io.Writer) error {
+	if _, err := io.WriteString(s, sealTag); err != nil {
+		return err
+	}
+	return binary.Write(w, binary.LittleEndian, s.h.Sum32())
+}
+
+// readSeal reads the seal of a section at byte off of the file, whose bytes
+// until then h has hashed (through a TeeReader of r), and compares it with
+// h's sum. what names the section ("model", "checkpoint state").
+func readSeal(r io.Reader, h hash.Hash32, off int64, what string) error {
+	tag := make([]byte, len(sealTag))
+	if _, err := io.ReadFull(io.TeeReader(r, h), tag); err != nil {
+		return fmt.Errorf("byte %d: truncated %s: no checksum after its last array (want %d bytes: %q and the CRC-32C): %w", off, what, sealSize, sealTag, err)
+	}
+	if string(tag) != sealTag {
+		return fmt.Errorf("byte %d: the file is corrupt: the %s's checksum tag is %q, want %q", off, what, tag, sealTag)
+	}
+	got := h.Sum32()
+	var want uint32
+	if err := binary.Read(r, binary.LittleEndian, &want); err != nil {
+		return fmt.Errorf("byte %d: truncated %s checksum: %w", off+int64(len(sealTag)), what, err)
+	}
+	if got != want {
+		return fmt.Errorf("byte %d: the file is corrupt: the %s's CRC-32C is %08x, but its bytes give %08x", off+int64(len(sealTag)), what, want, got)
+	}
+	return nil
+}
+
+// noTrailing returns an error unless r ends here, at byte off of the file
+// (of size bytes, or unknown if negative). what names what ended there.
+// allow, when not empty, is the bytes that may follow instead (then r is
+// left after them).
+func noTrailing(r io.Reader, off, size int64, what, allow string) error {
+	b := make([]byte, max(len(allow), 1))
+	k, _ := io.ReadFull(r, b)
+	if k == 0 {
+		return nil
+	}
+	if allow != "" && string(b[:k]) == allow {
+		return nil
+	}
+	more := "more bytes"
+	if size >= 0 {
+		more = fmt.Sprintf("%d more bytes", size-off)
+	}
+	return fmt.Errorf("byte %d: %s after the %s's end, want the file to end there", off, more, what)
+}
 
 type modelHeader struct {
 	Version int          `json:"version"`
@@ -250,7 +335,7 @@ func (m *Model) Write(w io.Writer) error {
 	if len(m.IDs) != n {
 		return fmt.Errorf("write model: %d ids for %d rows of Y", len(m.IDs), n)
 	}
-	hdr := modelHeader{Version: 1, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil, Unfiltered: m.unfiltered}
+	hdr := modelHeader{Version: modelVersion, Config: m.Config, IDs: m.IDs, N: n, D: d, Filter: m.Filter != nil, Unfiltered: m.unfiltered}
 	for _, v := range m.Views {
 		if v.B == nil {
 			return fmt.Errorf("write model: view %q has no basis B", v.Name)
@@ -270,6 +355,8 @@ func (m *Model) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	out, sw := w, newSealedWriter(w)
+	w = sw
 	if _, err := io.WriteString(w, modelMagic); err != nil {
 		return err
 	}
@@ -299,9 +386,11 @@ func (m *Model) Write(w io.Writer) error {
 		}
 	}
 	if m.Filter != nil {
-		return binary.Write(w, binary.LittleEndian, m.Filter.RawMatrix().Data)
+		if err := binary.Write(w, binary.LittleEndian, m.Filter.RawMatrix().Data); err != nil {
+			return err
+		}
 	}
-	return nil
+	return sw.writeSeal(out)
 }
 
 // Load reads a model written by Save. Errors name the file and what was
@@ -407,9 +496,13 @@ func readArray[T int32 | float32 | float64](r io.Reader, n int, known bool) ([]T
 	return out, nil
 }
 
-// ReadModel reads a model from r, which holds size bytes (a file's size;
-// the model may be followed by more, as in a checkpoint), or an unknown
-// number when size is negative. Every count and shape in the header (the
+// ReadModel reads a model from r, which holds size bytes (a file's size),
+// or an unknown number when size is negative; the model is to end where r
+// does, and a byte after it is an error naming its offset (but for a
+// checkpoint of version 1, whose model held its filter). A model of
+// version 2 ends with the CRC-32C of its bytes, and one whose bytes do not
+// give it is an error saying the file is corrupt, with both CRCs, before
+// its values are checked; version 1, without it, still reads. Every count and shape in the header (the
 // nodes n and their ids, the dimensions d, each view's basis width h and
 // layer shapes, the filter) is checked against the bytes that remain
 // before anything is allocated for it, and the error names the field; with
@@ -424,6 +517,9 @@ func ReadModel(r io.Reader, size int64) (*Model, error) { return readModel(r, si
 // readModel is ReadModel; with state, it reads a checkpoint's model, which
 // may be unfiltered.
 func readModel(r io.Reader, size int64, state bool) (*Model, error) {
+	// Every byte of the model is hashed as it is read, for its seal.
+	src, h := r, crc32.New(castagnoli)
+	r = io.TeeReader(src, h)
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
 		return nil, fmt.Errorf("byte 0: not a dpmne model file (want magic %q)", modelMagic)
@@ -455,8 +551,8 @@ func readModel(r io.Reader, size int64, state bool) (*Model, error) {
 		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
 	}
 	hdr.Config = cfg
-	if hdr.Version != 1 {
-		return nil, fmt.Errorf("model format version %d, this dpmne reads version 1", hdr.Version)
+	if hdr.Version != 1 && hdr.Version != modelVersion {
+		return nil, fmt.Errorf("byte 16: model format version %d, this dpmne reads versions 1 and %d: a newer dpmne wrote it, or the file is corrupt", hdr.Version, modelVersion)
 	}
 	if hdr.Unfiltered && !state {
 		return nil, errors.New("byte 16: a checkpoint (dpmne train --checkpoint), not a model: it holds the fit's state without the embedding's filter, which the resumed fit computes (dpmne train --resume writes the embedding, and the model with --model)")
@@ -566,6 +662,24 @@ func readModel(r io.Reader, size int64, state bool) (*Model, error) {
 			return nil, err
 		}
 		m.Filter = mat.NewDense(hdr.D, hdr.D, f)
+	}
+	end := budget.off
+	if hdr.Version >= 2 {
+		if err := readSeal(src, h, end, "model"); err != nil {
+			return nil, err
+		}
+		end += int64(sealSize)
+	}
+	if !state {
+		// A model file ends with the model. (A checkpoint of version 1,
+		// whose model held its filter, read as a model.)
+		allow := ""
+		if hdr.Version == 1 {
+			allow = checkpointMagic
+		}
+		if err := noTrailing(src, end, size, "model", allow); err != nil {
+			return nil, err
+		}
 	}
 	if err := m.Check(); err != nil {
 		return nil, err
