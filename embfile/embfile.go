@@ -3,6 +3,7 @@ package embfile
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne/internal/atomicfile"
+	"github.com/dpmne/dpmne/internal/sizedfile"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/npy"
 )
@@ -247,17 +249,26 @@ func ReadPartial(path string, nodes *multiplex.Nodes, opt ReadOptions) (y []floa
 	var rows [][]float64
 	var ids []string
 	if IsNPY(path) {
-		a, err := npy.ReadFile(path)
+		// The header is checked before the data are read: an array of
+		// another dtype or shape is refused without reading it, and one
+		// that would take more than this machine's memory once widened
+		// to float64 is refused by its header.
+		a, err := npy.ReadFileContext(context.Background(), path, func(h *npy.Header) error {
+			if len(h.Shape) != 2 {
+				return fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, h.Shape)
+			}
+			if !strings.Contains(h.Descr, "f") {
+				// Integer arrays are not embeddings: dpmne binarize --npy
+				// writes packed bits as uint8.
+				return fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, h.Descr)
+			}
+			if m := sizedfile.MachineMemory(); m > 0 && h.Held() > m {
+				return fmt.Errorf("%s: a %d×%d %s array takes %d bytes once read, more than this machine's memory (%d bytes)", path, h.Shape[0], h.Shape[1], h.Descr, h.Held(), m)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, 0, nil, err
-		}
-		if len(a.Shape) != 2 {
-			return nil, 0, nil, fmt.Errorf("%s: shape %v, want a 2-D n×d array", path, a.Shape)
-		}
-		if !strings.Contains(a.Descr, "f") {
-			// Integer arrays are not embeddings: dpmne binarize --npy
-			// writes packed bits as uint8.
-			return nil, 0, nil, fmt.Errorf("%s: dtype %s, want a float embedding (packed binary codes are searched with dpmne search --codes)", path, a.Descr)
 		}
 		v, err := a.RowMajor().Float64s()
 		if err != nil {

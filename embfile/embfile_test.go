@@ -505,3 +505,29 @@ func TestReadWord2VecLineTooLong(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+// An .npy that is not a float embedding is refused by its header, before
+// its data are read: a uint8 array (packed codes) whose header claims 10⁹
+// values in a file of a few bytes is called by its dtype, not truncated
+// nor allocated.
+func TestReadNPYRefusedByHeader(t *testing.T) {
+	for _, tc := range []struct{ descr, shape, want string }{
+		{"|u1", "(100000, 10000)", "dtype |u1, want a float embedding"},
+		{"<f4", "(100000,)", "want a 2-D n×d array"},
+	} {
+		dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", tc.descr, tc.shape)
+		pad := 64 - (10+len(dict)+1)%64
+		hdr := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)+pad+1), 0)
+		hdr = append(hdr, dict...)
+		hdr = append(hdr, bytes.Repeat([]byte(" "), pad)...)
+		hdr = append(hdr, '\n', 1, 2, 3)
+		path := filepath.Join(t.TempDir(), "x.npy")
+		if err := os.WriteFile(path, hdr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, err := embfile.ReadPartial(path, nil, embfile.ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: err = %v, want %q", tc.descr, tc.shape, err, tc.want)
+		}
+	}
+}
