@@ -95,18 +95,18 @@ func Lookup(name string) (Method, error) {
 
 // Methods returns the names of the registered methods a user picks from
 // (dpmne train --method), sorted: every method but the variants.
-func Methods() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	return slices.DeleteFunc(namesLocked(), func(name string) bool { return registry[name].Variant })
-}
+func Methods() []string { return namesOf(false) }
 
 // Variants returns the names of the registered variants (Method.Variant),
 // sorted: the configurations of DPMNE that experiments compare by name.
-func Variants() []string {
+func Variants() []string { return namesOf(true) }
+
+// namesOf returns the sorted names of the registered methods whose Variant
+// is variant.
+func namesOf(variant bool) []string {
 	mu.Lock()
 	defer mu.Unlock()
-	return slices.DeleteFunc(namesLocked(), func(name string) bool { return !registry[name].Variant })
+	return slices.DeleteFunc(namesLocked(), func(name string) bool { return registry[name].Variant != variant })
 }
 
 func namesLocked() []string {

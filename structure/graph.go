@@ -73,10 +73,13 @@ type GraphSignal struct {
 
 // BelowEdge returns the number of Smallest below Edge: Negative without
 // the margin.
-func (g GraphSignal) BelowEdge() int {
+func (g GraphSignal) BelowEdge() int { return g.below(g.Edge) }
+
+// below returns the number of Smallest below t.
+func (g GraphSignal) below(t float64) int {
 	c := 0
 	for _, v := range g.Smallest {
-		if v < g.Edge {
+		if v < t {
 			c++
 		}
 	}
@@ -127,11 +130,7 @@ func Graph(ctx context.Context, a *sparse.CSR, opt Options, rng *rand.Rand) (Gra
 			g.Edge = min(g.Edge, null[1])
 		}
 	}
-	for _, v := range g.Smallest {
-		if v < g.Edge-Margin {
-			g.Negative++
-		}
-	}
+	g.Negative = g.below(g.Edge - Margin)
 	g.Directions = max(0, g.Negative-1)
 	return g, nil
 }
