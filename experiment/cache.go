@@ -66,15 +66,9 @@ func newCache(s Spec) (*cellCache, error) {
 	if s.Cache == "" {
 		return nil, nil
 	}
-	// The zero configuration stands for the default one (Params.base):
-	// the two make the same cells.
-	cfg := s.DPMNE
-	if reflect.ValueOf(cfg).IsZero() {
-		cfg = dpmne.DefaultConfig()
-	}
-	b, err := json.Marshal(cfg)
+	b, err := configJSON(s)
 	if err != nil {
-		return nil, fmt.Errorf("cache of cells: the DPMNE configuration: %w", err)
+		return nil, err
 	}
 	if err := os.MkdirAll(s.Cache, 0o755); err != nil {
 		return nil, fmt.Errorf("cache of cells: %w", err)
@@ -83,6 +77,20 @@ func newCache(s Spec) (*cellCache, error) {
 		Task: s.Task, Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Validation: s.Validation,
 		Cluster: s.Cluster, FitSeeds: s.FitSeeds, Retrieval: s.Retrieval, Score: s.Score, DPMNE: b, Extra: s.CacheKey,
 	}}, nil
+}
+
+// configJSON returns s's DPMNE configuration as JSON, the zero one as
+// the default (Params.base): the two make the same cells.
+func configJSON(s Spec) ([]byte, error) {
+	cfg := s.DPMNE
+	if reflect.ValueOf(cfg).IsZero() {
+		cfg = dpmne.DefaultConfig()
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cache: the DPMNE configuration: %w", err)
+	}
+	return b, nil
 }
 
 // key returns the key of a cell, as compact JSON.

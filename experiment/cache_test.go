@@ -230,3 +230,58 @@ func TestExpandMethods(t *testing.T) {
 		t.Errorf("Named with quick: %q, %v", s.Methods, err)
 	}
 }
+
+// TestRunEmbeddings: runs that differ only in their evaluation share the
+// embeddings kept in Spec.Embeddings, and score as runs that fit them;
+// a spoiled file is fitted again, another configuration fits anew.
+func TestRunEmbeddings(t *testing.T) {
+	s := quickSuite(t)
+	s.Methods = []string{"test-counted", "spectral"}
+	s.Embeddings = filepath.Join(t.TempDir(), "embeddings")
+	run := func(s Spec) ([]Cell, int64) {
+		t.Helper()
+		before := counted.Load()
+		cells, err := Run(context.Background(), s, suiteLoad, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return clearSeconds(cells), counted.Load() - before
+	}
+	val := s
+	val.Validation = true
+	if _, fits := run(val); fits != 3 {
+		t.Fatalf("validation run: %d fits of test-counted, want 3", fits)
+	}
+	test, fits := run(s)
+	if fits != 0 {
+		t.Errorf("test run after the validation run: %d fits, want none", fits)
+	}
+	plain := s
+	plain.Embeddings = ""
+	fitted, _ := run(plain)
+	if !reflect.DeepEqual(test, fitted) {
+		t.Errorf("scores of kept embeddings differ from fitted ones:\n%+v\n%+v", test, fitted)
+	}
+	s.Repeats, s.Stratified = 3, true
+	if _, fits := run(s); fits != 0 {
+		t.Errorf("other repeats: %d fits, want none", fits)
+	}
+
+	// A data file cut short is fitted again; another dimension fits anew.
+	files, _ := filepath.Glob(filepath.Join(s.Embeddings, "*.npy"))
+	if len(files) != 6 {
+		t.Fatalf("%d kept embeddings, want 6 (3 networks × 2 methods): %v", len(files), files)
+	}
+	for _, f := range files {
+		if err := os.Truncate(f, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, fits := run(s); fits != 3 {
+		t.Errorf("after spoiling the files: %d fits, want 3", fits)
+	}
+	s.DPMNE.Dim = 6
+	if _, fits := run(s); fits != 3 {
+		t.Errorf("another dimension: %d fits, want 3", fits)
+	}
+}

@@ -104,6 +104,16 @@ type Spec struct {
 	// time. Each fit runs on every core already: several workers fill
 	// the single-threaded parts of one fit with another's work.
 	Workers int `json:"-"`
+	// Embeddings, when set, is a directory of the unsupervised methods'
+	// embeddings, an .npy of float64 and a JSON file of its key each,
+	// named by a hash of the key: the Data entry, the method, the
+	// setting's value, the dimension, the seeds and the DPMNE
+	// configuration (and CacheKey), nothing of the evaluation. A run
+	// takes an embedding found there instead of fitting it, so that a run
+	// on validation splits and one on test splits (or with other repeats)
+	// fit each network once. Like Cache, its key holds neither the code
+	// nor the data's content.
+	Embeddings string `json:"-"`
 }
 
 // Named returns the specification of a paper experiment: table2
@@ -410,6 +420,10 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 	if err != nil {
 		return nil, err
 	}
+	embeddings, err := newEmbedCache(s)
+	if err != nil {
+		return nil, fmt.Errorf("cache of embeddings: %w", err)
+	}
 	// The grid, each cell with its key and, when cached, its cell.
 	type job struct {
 		data, value, method int
@@ -559,7 +573,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		}
 		inflight++
 		go func(i int, net *cellNet) {
-			c, err := computeCell(runCtx, s, methods[j.method], s.Methods[j.method], dname, net, v)
+			c, err := computeCell(runCtx, s, embeddings, methods[j.method], s.Methods[j.method], dname, net, v)
 			results <- result{i, c, err}
 		}(i, net)
 	}
@@ -625,10 +639,11 @@ func prepareNet(s Spec, base *multiplex.Network, v float64) (*cellNet, error) {
 }
 
 // computeCell computes the cell of method m (registered as mname) on the
-// network cn of the data set dname at value v of the setting. A failed
-// cell is returned with its Error under Spec.KeepGoing, unless ctx is
-// cancelled; an error ends the run.
-func computeCell(ctx context.Context, s Spec, m Method, mname, dname string, cn *cellNet, v float64) (Cell, error) {
+// network cn of the data set dname at value v of the setting, its
+// embeddings taken from or kept in ec (Spec.Embeddings; nil for none). A
+// failed cell is returned with its Error under Spec.KeepGoing, unless ctx
+// is cancelled; an error ends the run.
+func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, dname string, cn *cellNet, v float64) (Cell, error) {
 	c := Cell{Data: cn.name, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, EffectivePDR: cn.eff}
 	if s.Task == "linkpred" {
 		t0 := time.Now()
@@ -639,7 +654,28 @@ func computeCell(ctx context.Context, s Spec, m Method, mname, dname string, cn 
 		c.Seconds = time.Since(t0).Seconds()
 		return c, nil
 	}
-	if err := scoreCell(ctx, &c, s, m, cn.net, cn.dim, cn.groups); err != nil {
+	embed := func(p Params) (emb []float64, d int, seconds float64, note string, err error) {
+		var key []byte
+		if ec != nil {
+			key = ec.key(embedKey{Data: dname, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, Dim: p.Dim, Seed: s.Seed, FitSeed: p.Seed})
+			if emb, d, meta, ok := ec.get(key, cn.net.N()); ok {
+				return emb, d, meta.Seconds, meta.Note, nil
+			}
+		}
+		p.Note = func(n string) { note = n }
+		t0 := time.Now()
+		if emb, d, err = m.Embed(ctx, cn.net, p); err != nil {
+			return nil, 0, 0, "", err
+		}
+		seconds = time.Since(t0).Seconds()
+		if ec != nil {
+			if err := ec.put(key, emb, cn.net.N(), d, seconds, note); err != nil {
+				return nil, 0, 0, "", fmt.Errorf("keeping the embedding in %s: %w", s.Embeddings, err)
+			}
+		}
+		return emb, d, seconds, note, nil
+	}
+	if err := scoreCell(ctx, &c, s, m, embed, cn.net, cn.dim, cn.groups); err != nil {
 		err = fmt.Errorf("%s on %s: %w", mname, dname, err)
 		if !s.KeepGoing || ctx.Err() != nil {
 			return Cell{}, err
@@ -649,11 +685,12 @@ func computeCell(ctx context.Context, s Spec, m Method, mname, dname string, cn 
 	return c, nil
 }
 
-// scoreCell embeds net by m once per fit seed (Spec.FitSeeds) and fills c
+// scoreCell embeds net by m, through embed (computeCell's, which reads and
+// writes Spec.Embeddings), once per fit seed (Spec.FitSeeds) and fills c
 // with the scores of Spec.Task, and with Spec.Cluster the k-means scores
 // too, pooled over the fits: the per-repeat scores of every fit summarised
 // together, which for one fit are the evaluation's own summaries.
-func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Network, dim int, groups []int) error {
+func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, embed func(Params) ([]float64, int, float64, string, error), net *multiplex.Network, dim int, groups []int) error {
 	fits := max(s.FitSeeds, 1)
 	labels := net.Labels.Class
 	if s.Validation {
@@ -677,13 +714,11 @@ func scoreCell(ctx context.Context, c *Cell, s Spec, m Method, net *multiplex.Ne
 			}
 			continue
 		}
-		var note string
-		t0 := time.Now()
-		emb, d, err := m.Embed(ctx, net, Params{Dim: dim, Seed: seed, DPMNE: s.DPMNE, Note: func(n string) { note = n }})
+		emb, d, seconds, note, err := embed(Params{Dim: dim, Seed: seed, DPMNE: s.DPMNE})
 		if err != nil {
 			return err
 		}
-		c.Seconds += time.Since(t0).Seconds() / float64(fits)
+		c.Seconds += seconds / float64(fits)
 		if note != "" {
 			if fits > 1 {
 				note = fmt.Sprintf("fit seed %d: %s", seed, note)

@@ -20,7 +20,7 @@ import (
 func newExperimentCmd(g *globals) *cobra.Command {
 	var mf modelFlags
 	var data, methods, labels []string
-	var out, cache string
+	var out, cache, embeddings string
 	var repeats, fitSeeds, jobs int
 	var quiet, stratified, validation, cluster, noCache bool
 	var score string
@@ -121,6 +121,14 @@ program's code nor the data's content nor --threads: after changing a method
 or a data set, give a fresh --cache directory (or delete it). --no-cache
 neither reads nor writes one.
 
+--embeddings DIR keeps every unsupervised method's embedding (an .npy of
+float64 and a JSON file of its key each) under a key that holds nothing of
+the evaluation (not --validation, --stratified, --repeats nor --cluster),
+and takes one found there instead of fitting it: a run on validation
+splits and one on test splits then fit each network once. It is not kept
+by default (an embedding of 10⁴ nodes takes 10 MB); like --cache, after
+changing a method use a fresh directory.
+
 --jobs N computes up to N cells at once (default 1); the cells and their
 order in the results are the same for any N. Each fit already runs on every
 core (--threads), so on 2 cores --jobs 2 mostly fills one fit's
@@ -171,7 +179,7 @@ products.)`,
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want ≥ 1", jobs)
 			}
-			spec.Workers = jobs
+			spec.Workers, spec.Embeddings = jobs, embeddings
 			switch {
 			case noCache && cmd.Flags().Changed("cache"):
 				return errors.New("--cache and --no-cache: give one")
@@ -259,6 +267,7 @@ products.)`,
 	f.StringVar(&out, "out", "", "directory for the results")
 	f.StringVar(&cache, "cache", "", "directory of finished cells, read to resume and written as cells finish (default OUT/cells); its key does not hold the program's code: after changing a method, use a fresh one")
 	f.BoolVar(&noCache, "no-cache", false, "neither read nor write cached cells")
+	f.StringVar(&embeddings, "embeddings", "", "directory of the unsupervised methods' embeddings, read instead of fitting and written as fitted, shared by runs that differ only in their evaluation (default: none)")
 	f.IntVar(&jobs, "jobs", 1, "cells computed at once (each fit already uses every core; views and linkpred run one at a time)")
 	f.IntVar(&repeats, "repeats", 10, "evaluation repeats per cell")
 	f.IntVar(&fitSeeds, "fit-seeds", 1, "embed every cell this many times (seeds --seed, --seed+1, …) and pool the scores over fits × repeats (not with linkpred)")
