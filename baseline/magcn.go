@@ -37,11 +37,11 @@ import (
 //     reduce_mean;
 //   - structure reconstruction (structureLoss), weight Lambda = 0.5: Σ_s
 //     Σ over the graph's entries (i, j), self-loops included, of
-//     −log σ(z_i·z_j), a sum as in the reference, plus here
-//     Σ −log σ(−z_i·z_k) over Negatives nodes k drawn uniformly from the
-//     view's observed nodes for each entry every epoch. The reference has
-//     positive pairs only; the non-edges keep the codes from growing
-//     without bound to satisfy them, and nothing n×n is formed;
+//     −log σ(z_i·z_j), a sum over positive pairs (the graph's edges) only,
+//     as the reference's structure_loss. Negatives > 0 adds, for each
+//     entry every epoch, Σ −log σ(−z_i·z_k) over that many nodes k drawn
+//     uniformly from the view's observed nodes: sampled non-edges, which
+//     the reference does not have (off by default);
 //   - view consistency (consistencyLoss), weight Consistency = 10⁻⁶: the
 //     reference's mean of (z¹ − z²)², here the mean over every pair of
 //     views of the mean over the nodes both observe.
@@ -92,7 +92,7 @@ type MAGCN struct {
 	LearningRate  float64 // Adam step size (default 0.003, the reference's)
 	Lambda        float64 // weight of the structure term (default 0.5, the reference's)
 	Consistency   float64 // weight of the consistency term (default 1e-6, the reference's)
-	Negatives     int     // non-edges per graph entry in the structure term (default 1, chosen here; −1: none, as the reference)
+	Negatives     int     // sampled non-edges per graph entry in the structure term (default 0: edges only, as the reference)
 	MaxNeighbours int     // neighbours kept per node and view (default 100, chosen here for cost; −1: all)
 	Clip          float64 // global gradient norm bound (default 5, the reference's)
 	InputDim      int     // width of the ProNE input of a network without features (default 128)
@@ -117,12 +117,6 @@ func (c MAGCN) withDefaults() MAGCN {
 	if c.Consistency == 0 {
 		c.Consistency = 1e-6
 	}
-	switch c.Negatives {
-	case 0:
-		c.Negatives = 1
-	case -1:
-		c.Negatives = 0
-	}
 	switch c.MaxNeighbours {
 	case 0:
 		c.MaxNeighbours = 100
@@ -144,7 +138,7 @@ func (c MAGCN) validate() error {
 			c.Dim, c.Hidden, c.Epochs, c.InputDim)
 	}
 	if c.Negatives < 0 || c.MaxNeighbours < 1 {
-		return fmt.Errorf("baseline: MAGCN negatives %d and neighbours %d: want ≥ −1 and positive (or −1)", c.Negatives, c.MaxNeighbours)
+		return fmt.Errorf("baseline: MAGCN negatives %d and neighbours %d: want ≥ 0 and positive (or −1: all)", c.Negatives, c.MaxNeighbours)
 	}
 	for _, p := range []struct {
 		name string
@@ -566,8 +560,9 @@ func (v *gatView) featureLoss() float64 {
 }
 
 // structureLoss adds the view's structure term to dz and returns it:
-// λ·Σ over the entries (i, j) of its graph of −log σ(z_i·z_j), and of
-// −log σ(−z_i·z_k) for negatives k drawn uniformly from the observed nodes.
+// λ·Σ over the entries (i, j) of its graph of −log σ(z_i·z_j) (the
+// reference's term), and, with negatives > 0, of −log σ(−z_i·z_k) for that
+// many nodes k per entry drawn uniformly from the observed nodes by src.
 func (v *gatView) structureLoss(lambda float64, negatives int, src *rand.PCG) float64 {
 	d := v.d
 	c := v.c[0]
@@ -671,8 +666,8 @@ func (v *gatView) backward() {
 }
 
 // lossGrad runs every view forward, computes the three terms and leaves
-// their gradient in m.grads. The structure term's negatives come from
-// src. It returns the terms (feature, structure, consistency), or an
+// their gradient in m.grads. The structure term's sampled non-edges
+// (Negatives), if any, come from src. It returns the terms (feature, structure, consistency), or an
 // error naming one that is not finite. It checks ctx before each view's
 // forward and backward pass (a full-batch epoch of a dense network takes
 // seconds) and returns its error once it is done, the gradients then

@@ -13,12 +13,14 @@ import (
 // TestMAGCNGradient checks the hand-written backpropagation of MAGCN's
 // three terms against central differences of the loss, on a 30-node
 // network of three views (one with features, two without, so that those
-// take the first's; 20% of the nodes missing from each view) with one
-// negative per entry and a neighbour cap of 3 that cuts some rows. It
-// checks twice: the feature term alone (λ and the consistency weight
-// 10⁻⁹), since beside the structure term's sum it is too small to show,
-// and all three with λ = 0.5 and a consistency weight of 50 (its mean over
-// pairs, nodes and coordinates of 3-wide codes is small at 10⁻⁶). The
+// take the first's; 20% of the nodes missing from each view) with a
+// neighbour cap of 3 that cuts some rows. It checks three times: the
+// feature term alone (λ and the consistency weight 10⁻⁹), since beside the
+// structure term's sum it is too small to show; all three with λ = 0.5 and
+// a consistency weight of 50 (its mean over pairs, nodes and coordinates
+// of 3-wide codes is small at 10⁻⁶) and the structure term over edges
+// only, the default; and the same with one sampled non-edge per entry
+// (Negatives 1). The
 // loss is float64 sums of float32 products; a step of 10⁻² in a float32
 // parameter gives differences good to about 10⁻³ of the gradient's scale,
 // so each entry must agree within 2·10⁻³ of the largest gradient entry of
@@ -35,9 +37,10 @@ func TestMAGCNGradient(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		lambda, consistency float64
-	}{{"feature", 1e-9, 1e-9}, {"all", 0.5, 50}} {
+		negatives           int
+	}{{"feature", 1e-9, 1e-9, 0}, {"all", 0.5, 50, 0}, {"all, negatives", 0.5, 50, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := MAGCN{Dim: 3, Hidden: 4, Lambda: tc.lambda, Consistency: tc.consistency, MaxNeighbours: 3}.withDefaults()
+			c := MAGCN{Dim: 3, Hidden: 4, Lambda: tc.lambda, Consistency: tc.consistency, Negatives: tc.negatives, MaxNeighbours: 3}.withDefaults()
 			checkMAGCNGradient(t, c, net)
 		})
 	}
