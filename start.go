@@ -102,8 +102,9 @@ func initY(sub *subspace, rng *rand.Rand) error {
 // spectralInitY sets Y to the eigenvectors of the d smallest eigenvalues of
 // L, found as the largest of λ_max(L)·I − L by thick-restart Lanczos
 // (internal/lanczos, relative residual 1e-4) from products with L alone. A
-// start needs no more: if Lanczos stops short of the tolerance, its best
-// Ritz vectors (orthonormal all the same) are used.
+// start needs no more, but no less: if Lanczos stops short of that
+// tolerance, it returns an error with the residual reached (the codes'
+// start, SpectralInit off, needs no eigensolver).
 func spectralInitY(ctx context.Context, sub *subspace, rng *rand.Rand) error {
 	n, d := sub.n, sub.d
 	if d >= n {
@@ -116,7 +117,10 @@ func spectralInitY(ctx context.Context, sub *subspace, rng *rand.Rand) error {
 			dst[i] = c*x[i] - dst[i]
 		}
 	}, rng)
-	if err != nil && !errors.Is(err, lanczos.ErrNoConvergence) {
+	if err != nil {
+		if errors.Is(err, lanczos.ErrNoConvergence) {
+			return fmt.Errorf("spectral initialisation: the %d smoothest directions of L: %w (start from the codes instead: Solver.SpectralInit off, no --spectral-init)", d, err)
+		}
 		return fmt.Errorf("spectral initialisation: %w", err)
 	}
 	for j := range d {

@@ -87,12 +87,14 @@ func heldOutAccuracy(tb testing.TB, net *multiplex.Network, m Supervised) float6
 // own graph (6 or 5 neighbours inside, 1.5 or 2 outside) with 15% of its
 // rows filled in and 8 dimensions per view; raw features (0.73) have half
 // of a node's 8 non-zeros in its class's block and no smoothing, with 15%
-// of the rows empty. IMVC (0.91) fuses each view's own kernel, the view's
-// graph with its features, 15% of its rows imputed: it must reach the
-// graph methods' 0.85. MNE (0.95) is skip-gram on walks of the union
-// graph and of each view, a graph method: 0.85 too. MVE (0.96 held out)
-// trains LINE's second order in each view's own graph and votes the views
-// by attention: a graph method, it must reach 0.85 too.
+// of the rows empty. IMVC (0.95 held out, its prior's weight chosen by
+// cross-validation on each training half) fuses each view's own kernel,
+// the view's graph with its features, 15% of its rows imputed, with the
+// prior of their mean: it must reach the graph methods' 0.85. MNE (0.95)
+// is skip-gram on walks of the union graph and of each view, a graph
+// method: 0.85 too. MVE (0.96 held out) trains LINE's second order in
+// each view's own graph and votes the views by attention: a graph method,
+// it must reach 0.85 too.
 var small = []struct {
 	name string
 	m    Embedder
@@ -124,10 +126,12 @@ var small = []struct {
 	// one view, adjacency rows in the other), no smoothing: it must reach
 	// 0.55, well above chance, below raw features' 0.73.
 	{"dcmh", DCMH{Bits: 16, Hidden: 128, Epochs: 30, Batch: 16}, 0.55},
-	// MAGCN (0.92 measured) reads both views' graphs and the first's
-	// features through per-view attention autoencoders: the graph methods'
-	// 0.85.
-	{"magcn", MAGCN{Dim: 16, Hidden: 32, Epochs: 100}, 0.85},
+	// MAGCN (0.93 measured; 0.90–0.94 over seeds 1–3) reads both views'
+	// graphs and the first's features through per-view attention
+	// autoencoders: the graph methods' 0.85. With the structure term over
+	// edges alone (the reference's) it needs its default 200 epochs here:
+	// after 100 it scored 0.80–0.89 over the same seeds.
+	{"magcn", MAGCN{Dim: 16, Hidden: 32, Epochs: 200}, 0.85},
 	{"features", Features{Dim: 16}, 0.65},
 	{"smoothed-features", SmoothedFeatures{Dim: 16}, 0.85},
 }
@@ -222,7 +226,11 @@ func TestErrors(t *testing.T) {
 		{"mne no edges", MNE{}, noEdges},
 		{"mve eta", MVE{Eta: -1}, net},
 		{"mve epochs", MVE{Epochs: -2}, net},
-		{"magcn negatives", MAGCN{Negatives: -2}, net},
+		{"magcn negatives", MAGCN{Negatives: -1}, net},
+		{"imvc lambda", IMVC{Lambdas: []float64{1, -1}}, net},
+		{"imvc infinite lambda", IMVC{Lambdas: []float64{math.Inf(1)}}, net},
+		{"imvc folds", IMVC{Folds: 1}, net},
+		{"imvc unlabelled", IMVC{}, noEdges},
 		{"magcn rate", MAGCN{LearningRate: math.Inf(1)}, net},
 		{"no network", Walk{}, &multiplex.Network{Nodes: multiplex.NewNodes()}},
 		{"dcmh bits", DCMH{Bits: -1}, net},

@@ -10,8 +10,8 @@
 //	DANE              per-view autoencoders with cross-view consistency
 //	Spectral          Laplacian eigenmaps (thick-restart Lanczos)
 //	ProNE             sparse matrix factorisation, then Chebyshev spectral propagation
-//	IMVC              late-fusion incomplete multi-view clustering (EE-IMVC) over the views' kernels
-//	MAGCN             per-view graph-attention autoencoders, structure and consistency terms
+//	IMVC              late-fusion incomplete multi-view clustering (EE-IMVC) over the views' kernels, its prior's weight chosen by CV
+//	MAGCN             per-view graph-attention autoencoders, feature, structure (edges) and consistency terms
 //	HWNN              hypergraph wavelet network per view, supervised; its hidden layer
 //	PVC               partial multi-view NMF: shared latent rows, per-view bases, ℓ1 penalty
 //	MNE               shared base vector plus per-layer vectors, skip-gram on each view's walks
@@ -23,10 +23,11 @@
 // Each is an Embedder: Embed(ctx, net, seed) returns the n×d embedding in
 // node order. Methods lists them under the names the experiment registry
 // and `dpmne train --method` use. HWNN, MVE and DCMH are trained with node
-// labels, as their papers train them: they are Supervised, and
-// EmbedLabelled takes the labels they may read (the experiment harness
-// passes a split's training half); DCMH's embedding holds binary codes
-// (Method.Codes).
+// labels, as their papers train them, and IMVC chooses its prior's weight
+// by cross-validation on them, as the DPMNE paper did: they are
+// Supervised, and EmbedLabelled takes the labels they may read (the
+// experiment harness passes a split's training half); DCMH's embedding
+// holds binary codes (Method.Codes).
 //
 // # The paper's protocol for baselines
 //

@@ -19,6 +19,8 @@ type Method struct {
 // single-view methods on the union graph, then multi-view and feature
 // methods.
 func Methods() []Method {
+	// One network's IMVC bases serve its embeddings for every split.
+	imvcCache := new(IMVCCache)
 	return []Method{
 		{Name: "deepwalk", Description: "DeepWalk on the union graph (walks 10×80, window 10)", New: func(d int) Embedder {
 			return Walk{SkipGram: SkipGram{Dim: d}}
@@ -44,10 +46,10 @@ func Methods() []Method {
 		{Name: "prone", Description: "ProNE on the union graph: sparse factorisation, then Chebyshev spectral propagation (order 10, μ = 0.2, θ = 0.5)", New: func(d int) Embedder {
 			return ProNE{Dim: d}
 		}},
-		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features), its consensus partition as the embedding", New: func(d int) Embedder {
-			return IMVC{Dim: d}
+		{Name: "imvc", Description: "EE-IMVC: late-fusion incomplete multi-view clustering over the views' kernels (normalised graph + linear features) with the prior of their zero-filled mean, its weight λ from 2^(−15:3:15) chosen by 5-fold cross-validation on the training labels; its consensus partition as the embedding", New: func(d int) Embedder {
+			return IMVC{Dim: d, Cache: imvcCache}
 		}},
-		{Name: "magcn", Description: "MAGCN: per-view graph-attention autoencoders (tied weights) with feature, structure (negative-sampled) and consistency terms; codes averaged over the views observing a node", New: func(d int) Embedder {
+		{Name: "magcn", Description: "MAGCN: per-view graph-attention autoencoders (tied weights) with feature, structure (edges only, as the authors' code) and consistency terms; codes averaged over the views observing a node", New: func(d int) Embedder {
 			return MAGCN{Dim: d}
 		}},
 		{Name: "hwnn", Description: "HWNN: hypergraph wavelet network (one neighbourhood hypergraph per view, two layers), supervised with the training labels; its hidden layer as the embedding", New: func(d int) Embedder {

@@ -9,7 +9,8 @@ import (
 )
 
 // Supervised is an Embedder that is trained with node labels: HWNN, MVE
-// and DCMH, as their papers train them. EmbedLabelled reads labels[i] ≥ 0 as
+// and DCMH, as their papers train them, and IMVC, whose prior's weight is
+// chosen by cross-validation on them. EmbedLabelled reads labels[i] ≥ 0 as
 // node i's class and a negative entry as unknown; it never reads
 // net.Labels. The experiment harness passes the labels of each split's
 // training half only, so that a supervised method never sees a test label.

@@ -34,17 +34,41 @@ type Eigs struct {
 	MaxRestarts int     // cycles before giving up (default 1,000)
 }
 
-// ErrNoConvergence is returned, wrapped, by EigsLargest when the Ritz pairs
-// have not reached the tolerance within MaxRestarts cycles. The pairs it
-// returns with it are the best found.
+// ErrNoConvergence is returned, wrapped in a *NoConvergenceError, by
+// EigsLargest when the Ritz pairs have not reached the tolerance within
+// MaxRestarts cycles. The pairs it returns with it are the best found.
 var ErrNoConvergence = errors.New("lanczos: did not converge")
+
+// NoConvergenceError is the error EigsLargest returns when it gives up:
+// errors.Is(err, ErrNoConvergence) holds for it, and errors.As gives the
+// residual the caller may judge the pairs by.
+type NoConvergenceError struct {
+	Restarts int     // cycles run
+	Basis    int     // basis size
+	Tol      float64 // the relative residual tolerance asked for
+	// Residual is the largest relative residual among the K pairs
+	// returned, max_i ‖Ax_i − θ_i x_i‖ / max|θ| over the last cycle's Ritz
+	// values, as the convergence test estimates it (β·|last component of
+	// the Ritz vector|).
+	Residual float64
+}
+
+func (e *NoConvergenceError) Error() string {
+	return fmt.Sprintf("%v after %d restarts (basis %d): largest relative residual %.3g, tolerance %g",
+		ErrNoConvergence, e.Restarts, e.Basis, e.Residual, e.Tol)
+}
+
+// Unwrap returns ErrNoConvergence.
+func (e *NoConvergenceError) Unwrap() error { return ErrNoConvergence }
 
 // EigsLargest returns the K largest eigenvalues of the symmetric n×n
 // operator mul (mul(dst, x) sets dst = A·x; it must not keep x or dst), in
 // decreasing order, and the matching orthonormal eigenvectors as a K×n
 // row-major matrix (eigenvector i is vecs[i*n:(i+1)*n]). The start vector
 // is drawn from rng. It returns ctx's error when cancelled between
-// products.
+// products. When the pairs have not reached the tolerance within
+// MaxRestarts cycles it returns the best found with a *NoConvergenceError
+// (ErrNoConvergence) that holds their largest residual.
 func (e Eigs) EigsLargest(ctx context.Context, n int, mul func(dst, x []float64), rng *rand.Rand) (vals, vecs []float64, err error) {
 	k := e.K
 	if k < 1 || k > n {
@@ -129,13 +153,11 @@ func (e Eigs) EigsLargest(ctx context.Context, n int, mul func(dst, x []float64)
 		}
 		sort.SliceStable(order, func(a, b int) bool { return theta[order[a]] > theta[order[b]] })
 		scale := math.Max(math.Abs(theta[order[0]]), math.Abs(theta[order[m-1]]))
-		converged := true
+		var worst float64 // the largest residual ‖Ax − θx‖ of the K pairs
 		for _, c := range order[:k] {
-			if beta*math.Abs(u.At(m-1, c)) > tol*scale {
-				converged = false
-				break
-			}
+			worst = math.Max(worst, beta*math.Abs(u.At(m-1, c)))
 		}
+		converged := worst <= tol*scale
 		keep := k
 		if !converged && m < n {
 			keep = min(m-1, (k+m)/2)
@@ -156,7 +178,7 @@ func (e Eigs) EigsLargest(ctx context.Context, n int, mul func(dst, x []float64)
 			}
 			vecs = nv[:k*n]
 			if !converged && m < n {
-				return vals, vecs, fmt.Errorf("%w after %d restarts (basis %d, tolerance %g)", ErrNoConvergence, restart, m, tol)
+				return vals, vecs, &NoConvergenceError{Restarts: restart, Basis: m, Tol: tol, Residual: worst / scale}
 			}
 			return vals, vecs, nil
 		}

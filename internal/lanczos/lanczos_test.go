@@ -176,8 +176,14 @@ func TestEigsErrors(t *testing.T) {
 	}
 	// The path's top eigenvalues are close together: 12 vectors and one
 	// restart are not enough.
-	if _, _, err := (Eigs{K: 10, Basis: 12, MaxRestarts: 1, Tol: 1e-12}).EigsLargest(context.Background(), 100, mul, rng); !errors.Is(err, ErrNoConvergence) {
+	_, _, err := (Eigs{K: 10, Basis: 12, MaxRestarts: 1, Tol: 1e-12}).EigsLargest(context.Background(), 100, mul, rng)
+	if !errors.Is(err, ErrNoConvergence) {
 		t.Errorf("got %v, want ErrNoConvergence", err)
+	}
+	// The error carries the residual that missed the tolerance.
+	var nc *NoConvergenceError
+	if !errors.As(err, &nc) || !(nc.Residual > nc.Tol) || nc.Tol != 1e-12 || nc.Basis != 12 || nc.Restarts != 1 {
+		t.Errorf("got %#v, want a *NoConvergenceError with basis 12, 1 restart and a residual above the tolerance 1e-12", nc)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
