@@ -205,10 +205,6 @@ func count(b []bool) int {
 // network only then.
 func (c Config) Balances() bool { return !c.Unbalanced && !c.NoProximity && c.Beta == 0 }
 
-// balanceBeta is β where the graphs' and the features' directions are as
-// many: the default of a network with features before the balance.
-const balanceBeta = 300
-
 // Balanced returns c with the weights the measurement b gives the
 // network's sources, where c leaves them to it (β 0 and Unbalanced
 // false; the views' weights where they are automatic):
@@ -235,7 +231,7 @@ const balanceBeta = 300
 //     unnormalised before the Laplacian, the kept views weighed alike),
 //     whose fixed points without the codes are that graph's smoothest
 //     directions: its Laplacian eigenmap;
-//   - otherwise β = 300 · G/F, G = b.GraphDirections (the most the union
+//   - otherwise β = featuredBeta · G/F per node, G = b.GraphDirections (the most the union
 //     of the views read or any one of them holds) and F the most any
 //     view's features hold, so that a network whose graphs and
 //     features hold as many directions keeps the β of the default before
@@ -276,7 +272,7 @@ func (c Config) Balanced(b Balance) Config {
 		}
 		return c
 	}
-	c.Beta = balanceBeta * float64(b.GraphDirections) / float64(b.FeatureDirections)
+	c.Beta = featuredBeta * float64(b.GraphDirections) / float64(b.FeatureDirections)
 	return c
 }
 

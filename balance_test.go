@@ -2,6 +2,7 @@ package dpmne
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,11 +33,11 @@ func TestBalanced(t *testing.T) {
 			func(c Config) bool { return c.NoProximity && c.Features.Propagate == 0 }},
 		{"no features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{false, false}},
 			func(c Config) bool {
-				return c.Beta == 3000 && c.Solver.OrthAllNodes && !c.NoProximity && c.Solver.Y == "gd"
+				return c.Beta == featurelessBeta && c.Solver.OrthAllNodes && !c.NoProximity && c.Solver.Y == "gd"
 			}},
 		{"noise features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{true, false}},
 			func(c Config) bool {
-				return c.Beta == 3000 && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized &&
+				return c.Beta == featurelessBeta && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized &&
 					slices.Equal(c.Proximity.Weights, []float64{1}) && c.Proximity.Norm == proximity.NormNone && c.Proximity.EqualViewWeights
 			}},
 		{"noise features, a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, HasFeatures: []bool{true, false, true}},
@@ -48,11 +49,11 @@ func TestBalanced(t *testing.T) {
 			func(c Config) bool { return c.NoProximity && c.Features.Propagate == 0 }},
 		{"graphs one view's features agree with", DefaultConfig(), Balance{Kept: two, GraphDirections: 15, FeatureDirections: 5,
 			Agreement: []structure.Agreement{{K: 4, Cos2: 0.001, Null: 0.002}, {K: 5, Cos2: 0.2, Null: 0.002, Agree: true}}},
-			func(c Config) bool { return !c.NoProximity && c.Beta == 900 }},
+			func(c Config) bool { return !c.NoProximity && math.Abs(c.Beta-0.33) < 1e-12 }}, // 0.11 · 15/5, to rounding
 		{"as many", DefaultConfig(), Balance{Kept: two, GraphDirections: 6, FeatureDirections: 6},
-			func(c Config) bool { return c.Beta == 300 && c.Features.Propagate == 1 }},
+			func(c Config) bool { return c.Beta == featuredBeta && c.Features.Propagate == 1 }},
 		{"graphs ahead", DefaultConfig(), Balance{Kept: two, GraphDirections: 8, FeatureDirections: 2},
-			func(c Config) bool { return c.Beta == 1200 }},
+			func(c Config) bool { return math.Abs(c.Beta-0.44) < 1e-12 }}, // 0.11 · 8/2
 		{"a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, FeatureDirections: 4},
 			func(c Config) bool { return slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 0, 1.5}) }},
 		{"β set", func() Config { c := DefaultConfig(); c.Beta = 50; return c }(), Balance{Kept: []bool{false, false}},
@@ -60,7 +61,7 @@ func TestBalanced(t *testing.T) {
 		{"unbalanced", func() Config { c := DefaultConfig(); c.Unbalanced = true; return c }(), Balance{Kept: []bool{false, false}},
 			func(c Config) bool { return c.Beta == 0 && !c.NoProximity }},
 		{"paper", Paper(), Balance{Kept: []bool{false, false}},
-			func(c Config) bool { return c.Beta == 3000 && !c.NoProximity }},
+			func(c Config) bool { return c.Beta == paperBeta && !c.NoProximity }},
 	} {
 		if got := c.cfg.Balanced(c.b); !c.check(got) {
 			t.Errorf("%s: β %v, proximity off %v, propagate %d, view weights %v, R(Y) over all %v", c.name, got.Beta, got.NoProximity, got.Features.Propagate, got.Proximity.ViewWeights, got.Solver.OrthAllNodes)
@@ -106,8 +107,8 @@ func TestMeasurePlanted(t *testing.T) {
 		if tc.feats && !got.NoProximity {
 			t.Errorf("%s: the noise graphs keep the proximity (β %v)", tc.name, got.Beta)
 		}
-		if tc.graphs && got.Beta != 3000 {
-			t.Errorf("%s: β %v with noise features, want the featureless 3000", tc.name, got.Beta)
+		if tc.graphs && got.Beta != featurelessBeta {
+			t.Errorf("%s: β %v with noise features, want the featureless %v", tc.name, got.Beta, featurelessBeta)
 		}
 	}
 }

@@ -62,23 +62,22 @@ type Config struct {
 	// Alpha is the consistency term's weight α (default 1; 0 drops the
 	// term, the paper's Table 4 ablation).
 	Alpha float64
-	// Beta is the proximity term's weight β; 0 (the default) means the
-	// balance's (Balanced): β from the structure the network's graphs and
-	// features each hold beyond their null models, the proximity dropped
-	// where the graphs hold none; with Unbalanced, 300 on a network with
-	// features and 3000 on one without (ForNetwork). NoProximity drops the
-	// term.
+	// Beta is the proximity term's weight β per node: the objective
+	// weighs tr(YᵀLY) by n·β (Weights), since the reconstruction and
+	// consistency terms are sums over the n nodes and tr(YᵀLY) is not, so
+	// that one β serves networks of any size (the paper's β = 3000 on
+	// Cora's 2708 nodes is 1.1). 0 (the default) means the balance's
+	// (Balanced): β from the structure the network's graphs and features
+	// each hold beyond their null models, the proximity dropped where the
+	// graphs hold none; with Unbalanced, 0.11 on a network with features
+	// and 1.1 on one without (ForNetwork). NoProximity drops the term.
 	Beta float64
-	// Lambda is the weight λ of R(Y) (default 1e4).
+	// Lambda is the weight λ of R(Y) per node, n·λ in the objective as
+	// n·β is (default 3.7; the paper's λ = 10⁴ on Cora is 3.7).
 	Lambda float64
 	// LambdaB is the ridge on each basis B^s: the B step solves
 	// (Y_sᵀY_s + (λ_B/α) I) B = Y_sᵀH (default 1).
 	LambdaB float64
-	// ScaleNodes > 0 states β and λ for a network of ScaleNodes nodes: Fit
-	// multiplies both by n/ScaleNodes, since the consistency and
-	// reconstruction terms are sums over the nodes and tr(YᵀLY) and R(Y)
-	// are not. Default 2708; 0: β and λ as given, the paper's.
-	ScaleNodes int
 	// Proximity configures the proximity matrix P and its Laplacian L.
 	Proximity ProximityConfig
 	// Solver configures the coordinate descent.
@@ -230,6 +229,29 @@ type SolverConfig struct {
 	SpectralInit bool
 }
 
+// The proximity's weights β per node (Config.Beta) where nothing else sets
+// them: featuredBeta on a network with features and featurelessBeta on one
+// without before the balance (the balance's β where graphs and features
+// hold as many directions), and paperBeta in the paper's preset, its
+// β = 3000 on Cora's 2708 nodes.
+const (
+	featuredBeta    = 0.11
+	featurelessBeta = 1.1
+	paperBeta       = 1.1
+)
+
+// Weights returns the objective's weights of its terms on a network of n
+// nodes: α, and β and λ per node times n (Config.Beta), with β zero
+// where NoProximity drops the proximity term. Both executors of the fit
+// take them from here.
+func (c Config) Weights(n int) (alpha, beta, lambda float64) {
+	beta = c.Beta * float64(n)
+	if c.NoProximity {
+		beta = 0
+	}
+	return c.Alpha, beta, c.Lambda * float64(n)
+}
+
 // DefaultConfig returns the default configuration.
 func DefaultConfig() Config {
 	return Config{
@@ -247,20 +269,19 @@ func DefaultConfig() Config {
 			Batches:         1,
 			Epochs:          1,
 		},
-		Alpha:      1,
-		Lambda:     1e4,
-		LambdaB:    1,
-		ScaleNodes: 2708,
-		Proximity:  ProximityConfig{Weights: []float64{1, 1, 1, 1, 1}},
-		Solver:     SolverConfig{Iterations: 60, YSteps: 1, Y: "gd"},
-		FilterTau:  2,
+		Alpha:     1,
+		Lambda:    3.7,
+		LambdaB:   1,
+		Proximity: ProximityConfig{Weights: []float64{1, 1, 1, 1, 1}},
+		Solver:    SolverConfig{Iterations: 60, YSteps: 1, Y: "gd"},
+		FilterTau: 2,
 	}
 }
 
 // ForNetwork returns c with its settings for net resolved: β where c's is
-// 0, 300 on a network with features and 3000 on one none of whose views
-// has features of its own (each autoencoder reads its view's adjacency
-// rows), where also R(Y) reaches every node (OrthAllNodes), since there
+// 0, featuredBeta on a network with features and featurelessBeta on one
+// none of whose views has features of its own (each autoencoder reads its
+// view's adjacency rows), where also R(Y) reaches every node (OrthAllNodes), since there
 // the codes say nothing the graph does not, more noisily, and a node left
 // out of R(Y) would be held by the codes of its adjacency row alone; and
 // each "auto" loss by the kind of its view's features (see
@@ -280,7 +301,7 @@ func (c Config) ForViews(views []ViewSummary) Config {
 	if featureless {
 		c = c.Featureless()
 	} else if c.Beta == 0 {
-		c.Beta = 300
+		c.Beta = featuredBeta
 	}
 	c.Autoencoder.Loss = c.resolveLoss(views)
 	if onlyLoss(c.Autoencoder.Loss, nn.SquaredError) {
@@ -290,11 +311,11 @@ func (c Config) ForViews(views []ViewSummary) Config {
 }
 
 // Featureless returns c with the settings ForNetwork gives a network none
-// of whose views has features of its own: β 3000 where c's is 0, and R(Y)
-// over every node (OrthAllNodes).
+// of whose views has features of its own: β featurelessBeta where c's is
+// 0, and R(Y) over every node (OrthAllNodes).
 func (c Config) Featureless() Config {
 	if c.Beta == 0 {
-		c.Beta = 3000
+		c.Beta = featurelessBeta
 	}
 	c.Solver.OrthAllNodes = true
 	return c
@@ -373,7 +394,7 @@ func (c Config) Validate() error {
 		{"Autoencoder.NegativeSamples", a.NegativeSamples, 0}, {"Autoencoder.PretrainBatches", a.PretrainBatches, 0}, {"Autoencoder.Batches", a.Batches, 0},
 		{"Solver.Iterations", c.Solver.Iterations, 1}, {"Solver.YSteps", c.Solver.YSteps, 1},
 		{"Features.Propagate", c.Features.Propagate, 0}, {"Features.KNN", c.Features.KNN, 0}, {"Features.PropagateAcross", c.Features.PropagateAcross, 0},
-		{"ScaleNodes", c.ScaleNodes, 0}, {"Workers", c.Workers, 0},
+		{"Workers", c.Workers, 0},
 	} {
 		if f.v < f.min {
 			return bad(f.name, f.v, fmt.Sprintf("≥ %d", f.min))
@@ -424,8 +445,8 @@ func Paper() Config { return PaperOf(DefaultConfig()) }
 
 // PaperOf returns c with the settings of the paper's method: the
 // squared-error autoencoders of eq. 1 trained as the engine first did (Adam
-// step 1e-3, 3 pretraining epochs), raw features (Propagate 0), β = 3000
-// without the balance (Unbalanced),
+// step 1e-3, 3 pretraining epochs), raw features (Propagate 0), β the
+// paper's 3000 on Cora (1.1 per node) without the balance (Unbalanced),
 // equal view weights, R(Y) over every node (OrthAllNodes), and the
 // embedding as fitted (Uncentred) and unfiltered (FilterTau 0). With every
 // other setting at its default it is the paper's method with its slips
@@ -440,7 +461,7 @@ func PaperOf(c Config) Config {
 	c.Autoencoder.LearningRate = 1e-3
 	c.Autoencoder.Pretrain = 3
 	c.Features.Propagate = 0
-	c.Beta = 3000
+	c.Beta = paperBeta
 	c.Proximity.EqualViewWeights = true
 	c.Solver.OrthAllNodes = true
 	c.Uncentred = true

@@ -590,26 +590,24 @@ func TestPretrainCap(t *testing.T) {
 	}
 }
 
-// TestScaleNodes: ScaleNodes states β and λ for a network of that many
-// nodes, so a 200-node fit with ScaleNodes 100 must give the same bytes as
-// one with twice β and λ taken as given (ScaleNodes 0), and ScaleNodes 200
-// the same as the weights as given.
-func TestScaleNodes(t *testing.T) {
-	net := smallNet(t, 200)
-	fit := func(scale int, beta, lambda float64) []byte {
-		cfg := quickConfig()
-		cfg.ScaleNodes, cfg.Beta, cfg.Lambda = scale, beta, lambda
-		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 1)), Options{})
-		if err != nil {
-			t.Fatal(err)
+// TestWeights: β and λ are per node, the objective's n·β and n·λ, α as
+// given; NoProximity zeroes β alone. Exact: products by whole numbers.
+func TestWeights(t *testing.T) {
+	for _, tc := range []struct {
+		n                   int
+		alpha, beta, lambda float64
+		noProximity         bool
+		wa, wb, wl          float64
+	}{
+		{2708, 1, 0.5, 4, false, 1, 1354, 10832},
+		{1, 2, 0.11, 3.7, false, 2, 0.11, 3.7},
+		{1000, 0, 1.5, 0.25, true, 0, 0, 250},
+	} {
+		c := Config{Alpha: tc.alpha, Beta: tc.beta, Lambda: tc.lambda, NoProximity: tc.noProximity}
+		a, b, l := c.Weights(tc.n)
+		if a != tc.wa || b != tc.wb || l != tc.wl {
+			t.Errorf("n %d, α %v, β %v, λ %v, no proximity %v: weights %v, %v, %v; want %v, %v, %v", tc.n, tc.alpha, tc.beta, tc.lambda, tc.noProximity, a, b, l, tc.wa, tc.wb, tc.wl)
 		}
-		return embBytes(m)
-	}
-	if !bytes.Equal(fit(100, 3000, 1e4), fit(0, 6000, 2e4)) {
-		t.Error("ScaleNodes = n/2 differs from doubled β and λ")
-	}
-	if !bytes.Equal(fit(200, 3000, 1e4), fit(0, 3000, 1e4)) {
-		t.Error("ScaleNodes = n differs from the weights as given")
 	}
 }
 

@@ -610,10 +610,22 @@ func flatten(c map[string]any) {
 			c[to] = g[from]
 		}
 	}
-	for _, k := range []string{"Propagate", "NegativeSamples", "PretrainBatches", "AEBatches", "ScaleNodes", "FilterTau"} {
+	for _, k := range []string{"Propagate", "NegativeSamples", "PretrainBatches", "AEBatches", "FilterTau"} {
 		c[k] = off(c[k])
 	}
+	statedFor(c, legacyScale)
 	c["NoConsistency"] = c["Alpha"].(float64) == 0
+}
+
+// legacyScale is the ScaleNodes the legacy files of the tests state β and
+// λ for: a power of two, so that they read back per node exactly.
+const legacyScale = 1024
+
+// statedFor restates a stored config's β and λ per node as files before
+// that statement stored them, for scale nodes (ScaleNodes).
+func statedFor(c map[string]any, scale float64) {
+	c["ScaleNodes"] = scale
+	c["Beta"], c["Lambda"] = c["Beta"].(float64)*scale, c["Lambda"].(float64)*scale
 }
 
 // TestLegacyConfig: a model file written before the settings were grouped
@@ -626,7 +638,9 @@ func TestLegacyConfig(t *testing.T) {
 	cfg.Solver.Iterations = 1
 	m, buf := fitWritten(t, net, cfg)
 	off := func(c *Config) {
-		c.Autoencoder.NegativeSamples, c.Autoencoder.PretrainBatches, c.Autoencoder.Batches, c.ScaleNodes, c.Features.Propagate = 0, 0, 0, 0, 0
+		c.Autoencoder.NegativeSamples, c.Autoencoder.PretrainBatches, c.Autoencoder.Batches, c.Features.Propagate = 0, 0, 0, 0
+		// β and λ as given, for the file's 200 nodes.
+		c.Beta, c.Lambda = c.Beta*legacyScale/200, c.Lambda*legacyScale/200
 		c.FilterTau, c.Uncentred, c.Proximity.EqualViewWeights, c.Solver.OrthAllNodes = 0, true, true, true
 	}
 	for _, tc := range []struct {
@@ -688,6 +702,16 @@ func TestLegacyConfig(t *testing.T) {
 				t.Error("an uncentred model's embedding differs from Y")
 			}
 		})
+	}
+	// A grouped file from before β and λ per node, stated for ScaleNodes
+	// nodes, reads back per node.
+	data := editHeader(t, buf.Bytes(), func(c map[string]any) { statedFor(c, legacyScale) })
+	back, err := ReadModel(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config.Beta != m.Config.Beta || back.Config.Lambda != m.Config.Lambda {
+		t.Errorf("grouped file with ScaleNodes %d: β %v, λ %v read back; want %v, %v", legacyScale, back.Config.Beta, back.Config.Lambda, m.Config.Beta, m.Config.Lambda)
 	}
 	// A file written with an option since removed reads back (it embeds),
 	// and names the option when its checkpoint would resume.

@@ -27,7 +27,9 @@ import (
 // "off", which flatConfig.config translates. retired names the settings of
 // the file that this version can no longer fit with (options since
 // removed); such a model still embeds, but its checkpoint cannot resume.
-func decodeConfig(raw json.RawMessage) (c Config, retired []string, err error) {
+// n is the file's node count: a file older than β and λ per node states
+// them for ScaleNodes nodes, or as given (for its n), and is read per node.
+func decodeConfig(raw json.RawMessage, n int) (c Config, retired []string, err error) {
 	if len(raw) == 0 {
 		return Config{}, nil, errors.New("no config")
 	}
@@ -36,17 +38,37 @@ func decodeConfig(raw json.RawMessage) (c Config, retired []string, err error) {
 		return Config{}, nil, err
 	}
 	if _, nested := keys["Autoencoder"]; nested {
-		err := json.Unmarshal(raw, &c)
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return Config{}, nil, err
+		}
 		if _, ok := keys["Unbalanced"]; !ok {
 			c.Unbalanced = true // before: no balance
 		}
-		return c, nil, err
+		if v, ok := keys["ScaleNodes"]; ok {
+			var scale int
+			if err := json.Unmarshal(v, &scale); err != nil {
+				return Config{}, nil, fmt.Errorf("ScaleNodes: %w", err)
+			}
+			c.perNode(scale, n)
+		}
+		return c, nil, nil
 	}
 	var f flatConfig
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return Config{}, nil, err
 	}
-	return f.config(keys)
+	return f.config(keys, n)
+}
+
+// perNode restates the β and λ of a file older than their statement per
+// node: for scale nodes (its ScaleNodes) where scale > 0, else as given
+// on its n nodes.
+func (c *Config) perNode(scale, n int) {
+	k := float64(max(n, 1))
+	if scale > 0 {
+		k = float64(scale)
+	}
+	c.Beta, c.Lambda = c.Beta/k, c.Lambda/k
 }
 
 // flatConfig is Config as files stored it before its settings were grouped
@@ -83,7 +105,7 @@ type flatConfig struct {
 // older checkpoint would resume with propagation, the filter, sampled
 // losses or node scaling that its first iterations did not have. keys are
 // the stored config's JSON keys, to tell an absent field from a zero one.
-func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, error) {
+func (f flatConfig) config(keys map[string]json.RawMessage, n int) (Config, []string, error) {
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	off := func(k string, p *int) {
 		if !has(k) || *p < 0 {
@@ -160,10 +182,9 @@ func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, e
 		Features:  features.Config{Propagate: f.Propagate, KNN: max(f.FeatureKNN, 0), PropagateAcross: max(f.PropagateAcross, 0)},
 		Alpha:     pickf(f.Alpha, d.Alpha),
 		Beta:      f.Beta,
-		Lambda:    pickf(f.Lambda, d.Lambda),
+		Lambda:    pickf(f.Lambda, 1e4), // its default then, as given
 		LambdaB:   pickf(f.LambdaB, d.LambdaB),
 		Uncentred: f.Uncentred, FilterTau: f.FilterTau,
-		ScaleNodes:    f.ScaleNodes,
 		NoAutoencoder: f.NoAutoencoder, NoProximity: f.NoProximity, Unbalanced: true, // before: no balance
 		Workers: f.Workers,
 		Autoencoder: AutoencoderConfig{
@@ -190,6 +211,7 @@ func (f flatConfig) config(keys map[string]json.RawMessage) (Config, []string, e
 	if f.NoConsistency {
 		c.Alpha = 0
 	}
+	c.perNode(f.ScaleNodes, n)
 	return c, retired, nil
 }
 
@@ -546,7 +568,7 @@ func readModel(r io.Reader, size int64, state bool) (*Model, error) {
 		return nil, fmt.Errorf("byte 16: bad header: %w", err)
 	}
 	hdr := wire.modelHeader
-	cfg, retired, err := decodeConfig(wire.Config)
+	cfg, retired, err := decodeConfig(wire.Config, wire.N)
 	if err != nil {
 		return nil, fmt.Errorf("byte 16: bad header: config: %w", err)
 	}

@@ -3,6 +3,7 @@ package dpmne
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestModelSeal(t *testing.T) {
 		}
 	}
 	long := append(bytes.Clone(good), 0, 0, 0)
-	want := []string{"byte 1246: 3 more bytes after the model's end", "byte 1246: more bytes after the model's end"}
+	want := []string{fmt.Sprintf("byte %d: 3 more bytes after the model's end", len(good)), fmt.Sprintf("byte %d: more bytes after the model's end", len(good))}
 	for k, size := range []int64{int64(len(long)), -1} {
 		if _, err := ReadModel(bytes.NewReader(long), size); err == nil || !strings.Contains(err.Error(), want[k]) {
 			t.Errorf("trailing bytes, size %d: err = %v, want %q", size, err, want[k])

@@ -221,20 +221,9 @@ func (s *subspace) termsAfterB() Terms {
 	return t
 }
 
-// weights returns the terms' weights α, β and λ of the fit: β and λ scaled
-// by n/ScaleNodes, α or β zero in the ablations without their term.
-func (f *fitter) weights() (alpha, beta, lambda float64) {
-	cfg, n := f.cfg, f.net.N()
-	alpha, beta, lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
-	if cfg.ScaleNodes > 0 {
-		k := float64(n) / float64(cfg.ScaleNodes)
-		beta, lambda = k*beta, k*lambda
-	}
-	if cfg.NoProximity {
-		beta = 0
-	}
-	return alpha, beta, lambda
-}
+// weights returns the terms' weights α, β and λ of the fit
+// (Config.Weights).
+func (f *fitter) weights() (alpha, beta, lambda float64) { return f.cfg.Weights(f.net.N()) }
 
 // beta returns the fit's proximity weight (weights).
 func (f *fitter) beta() float64 {

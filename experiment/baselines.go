@@ -14,7 +14,7 @@ import (
 // that a table compares methods at one dimension.
 func Baseline(b baseline.Method) Method {
 	supervised := b.ReadsLabels()
-	return Method{Name: b.Name, Description: b.Description, Codes: b.Codes, Supervised: supervised, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: b.Name, Description: b.Description, Codes: b.Codes, Supervised: supervised, OnlyDim: true, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		dim := p.Dim
 		if dim == 0 {
 			dim = p.base().Dim

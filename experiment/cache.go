@@ -18,7 +18,7 @@ import (
 
 // cacheVersion changes when the cache files' layout or the meaning of a
 // cell's fields changes, so that files of another layout are recomputed.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // cellKey is everything that makes a cell's scores (Spec.Cache): the cell's
 // place in the grid and the Spec fields that change its scores. It is
@@ -52,6 +52,7 @@ type cellSpec struct {
 type cellCache struct {
 	dir  string
 	spec cellSpec
+	dim  json.RawMessage // the DPMNE configuration's Dim alone (Method.OnlyDim)
 }
 
 // cachedCell is the content of a cached cell's file.
@@ -66,7 +67,7 @@ func newCache(s Spec) (*cellCache, error) {
 	if s.Cache == "" {
 		return nil, nil
 	}
-	b, err := configJSON(s)
+	b, dim, err := configJSON(s)
 	if err != nil {
 		return nil, err
 	}
@@ -76,26 +77,32 @@ func newCache(s Spec) (*cellCache, error) {
 	return &cellCache{dir: s.Cache, spec: cellSpec{
 		Task: s.Task, Repeats: s.Repeats, Seed: s.Seed, Stratified: s.Stratified, Validation: s.Validation,
 		Cluster: s.Cluster, FitSeeds: s.FitSeeds, Retrieval: s.Retrieval, Score: s.Score, DPMNE: b, Extra: s.CacheKey,
-	}}, nil
+	}, dim: dim}, nil
 }
 
 // configJSON returns s's DPMNE configuration as JSON, the zero one as
-// the default (Params.base): the two make the same cells.
-func configJSON(s Spec) ([]byte, error) {
-	cfg := s.DPMNE
-	if reflect.ValueOf(cfg).IsZero() {
-		cfg = dpmne.DefaultConfig()
+// the default (Params.base): the two make the same cells; and its Dim
+// alone, the part a Method.OnlyDim reads.
+func configJSON(s Spec) (cfg, dim []byte, err error) {
+	c := s.DPMNE
+	if reflect.ValueOf(c).IsZero() {
+		c = dpmne.DefaultConfig()
 	}
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cache: the DPMNE configuration: %w", err)
+	if cfg, err = json.Marshal(c); err != nil {
+		return nil, nil, fmt.Errorf("cache: the DPMNE configuration: %w", err)
 	}
-	return b, nil
+	dim, err = json.Marshal(struct{ Dim int }{c.Dim})
+	return cfg, dim, err
 }
 
-// key returns the key of a cell, as compact JSON.
-func (c *cellCache) key(data, method, setting string, value float64, variant string) []byte {
-	b, err := json.Marshal(cellKey{Version: cacheVersion, Data: data, Method: method, Setting: setting, Value: value, Variant: variant, cellSpec: c.spec})
+// key returns the key of a cell of m, registered as method, as compact
+// JSON.
+func (c *cellCache) key(data, method string, m Method, setting string, value float64, variant string) []byte {
+	spec := c.spec
+	if m.OnlyDim {
+		spec.DPMNE = c.dim
+	}
+	b, err := json.Marshal(cellKey{Version: cacheVersion, Data: data, Method: method, Setting: setting, Value: value, Variant: variant, cellSpec: spec})
 	if err != nil {
 		// Strings, whole numbers, a finite value and JSON already
 		// marshalled: nothing can fail.

@@ -201,6 +201,26 @@ func TestRunCache(t *testing.T) {
 		t.Errorf("after recomputing them: %d fits, want none", fits)
 	}
 
+	// Another DPMNE configuration: the baseline's cells (Method.OnlyDim)
+	// stay, the others are computed again; another Dim, all of them.
+	s.DPMNE.Alpha = 0.5
+	_, updates, fits = run()
+	if fits != 3 {
+		t.Errorf("other DPMNE configuration: %d fits of test-counted, want 3", fits)
+	}
+	for _, u := range updates {
+		if u.Cell.Method == "spectral" && u.Cell.Error == "" && !u.Cached {
+			t.Errorf("other DPMNE configuration: spectral on %s computed again, want it from the cache", u.Cell.Data)
+		}
+	}
+	s.DPMNE.Dim = 6
+	_, updates, _ = run()
+	for _, u := range updates {
+		if u.Cached {
+			t.Errorf("other dimension: %s on %s from the cache", u.Cell.Method, u.Cell.Data)
+		}
+	}
+
 	// Other scores: nothing of the cache fits.
 	s.Repeats = 3
 	if _, _, fits = run(); fits != 3 {
@@ -283,5 +303,18 @@ func TestRunEmbeddings(t *testing.T) {
 	s.DPMNE.Dim = 6
 	if _, fits := run(s); fits != 3 {
 		t.Errorf("another dimension: %d fits, want 3", fits)
+	}
+	files, _ = filepath.Glob(filepath.Join(s.Embeddings, "*.npy"))
+	if len(files) != 12 {
+		t.Errorf("%d kept embeddings after another dimension, want 12", len(files))
+	}
+	// Another DPMNE configuration keeps the baseline's embeddings.
+	s.DPMNE.Alpha = 0.5
+	if _, fits := run(s); fits != 3 {
+		t.Errorf("another configuration: %d fits of test-counted, want 3", fits)
+	}
+	files, _ = filepath.Glob(filepath.Join(s.Embeddings, "*.npy"))
+	if len(files) != 15 {
+		t.Errorf("%d kept embeddings after another configuration, want 15 (spectral's kept)", len(files))
 	}
 }

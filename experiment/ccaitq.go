@@ -54,6 +54,7 @@ func CCAITQ() Method {
 		Name:        "cca-itq",
 		Description: "baseline: CCA across the views' features, then ITQ codes",
 		Codes:       true,
+		OnlyDim:     true,
 		Embed:       ccaITQ,
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // embedVersion changes when the embeddings' files or the meaning of their
 // key changes, so that files of another layout are recomputed.
-const embedVersion = 1
+const embedVersion = 2
 
 // embedKey is everything that makes an unsupervised method's embedding
 // (Spec.Embeddings): the network (the Data entry, and the seed a partial
@@ -47,9 +47,9 @@ type embedMeta struct {
 
 // embedCache is the directory of cached embeddings (Spec.Embeddings).
 type embedCache struct {
-	dir   string
-	dpmne json.RawMessage
-	extra string
+	dir        string
+	dpmne, dim json.RawMessage // the configuration, and its Dim alone (Method.OnlyDim)
+	extra      string
 }
 
 // newEmbedCache returns the embeddings' cache of s, nil when
@@ -58,19 +58,22 @@ func newEmbedCache(s Spec) (*embedCache, error) {
 	if s.Embeddings == "" {
 		return nil, nil
 	}
-	b, err := configJSON(s)
+	b, dim, err := configJSON(s)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(s.Embeddings, 0o755); err != nil {
 		return nil, err
 	}
-	return &embedCache{dir: s.Embeddings, dpmne: b, extra: s.CacheKey}, nil
+	return &embedCache{dir: s.Embeddings, dpmne: b, dim: dim, extra: s.CacheKey}, nil
 }
 
-// key returns the key of an embedding, as compact JSON.
-func (c *embedCache) key(k embedKey) []byte {
+// key returns the key of an embedding of m, as compact JSON.
+func (c *embedCache) key(k embedKey, m Method) []byte {
 	k.Version, k.DPMNE, k.Extra = embedVersion, c.dpmne, c.extra
+	if m.OnlyDim {
+		k.DPMNE = c.dim
+	}
 	b, err := json.Marshal(k)
 	if err != nil {
 		panic(err) // strings, whole numbers, a finite value and JSON

@@ -84,7 +84,8 @@ type Spec struct {
 	// the method, the setting's value (and the views experiment's
 	// variant), and every field here that changes a cell's scores (Task,
 	// Repeats, Seed, Stratified, Validation, Cluster, FitSeeds,
-	// Retrieval, Score, the DPMNE configuration and CacheKey). Run writes
+	// Retrieval, Score, the DPMNE configuration (its Dim alone for a
+	// Method.OnlyDim) and CacheKey). Run writes
 	// every cell with scores there as it finishes (a failed cell is not
 	// kept, and is tried again) and takes a cell found there instead of
 	// computing it, so that a stopped run started again with the same
@@ -441,7 +442,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			for mi, mname := range s.Methods {
 				j := job{data: di, value: vi, method: mi}
 				if cache != nil {
-					j.key = cache.key(dname, mname, s.Setting, v, variant)
+					j.key = cache.key(dname, mname, methods[mi], s.Setting, v, variant)
 					j.cached = cache.get(j.key)
 				}
 				if j.cached == nil {
@@ -657,7 +658,7 @@ func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, d
 	embed := func(p Params) (emb []float64, d int, seconds float64, note string, err error) {
 		var key []byte
 		if ec != nil {
-			key = ec.key(embedKey{Data: dname, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, Dim: p.Dim, Seed: s.Seed, FitSeed: p.Seed})
+			key = ec.key(embedKey{Data: dname, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, Dim: p.Dim, Seed: s.Seed, FitSeed: p.Seed}, m)
 			if emb, d, meta, ok := ec.get(key, cn.net.N()); ok {
 				return emb, d, meta.Seconds, meta.Note, nil
 			}

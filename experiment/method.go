@@ -60,6 +60,11 @@ type Method struct {
 	// the default): experiments run it by name, and Methods, the list a
 	// user picks from, leaves it out (Variants lists it).
 	Variant bool
+	// OnlyDim marks a method that reads nothing of Params.DPMNE but its
+	// Dim (the baselines): its cached cells and embeddings (Spec.Cache,
+	// Spec.Embeddings) are keyed by that alone, so that they outlive a
+	// change of DPMNE's configuration.
+	OnlyDim bool
 	Embed   func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
 }
 
@@ -193,15 +198,15 @@ func init() {
 	}))
 	Register(variant("dpmne-uncentred", "default off: the embedding as fitted, column means kept (clustering; classification standardises; --uncentred)", func(c *dpmne.Config) { c.Uncentred = true }))
 	Register(variant("dpmne-no-filter", "default off: the embedding without its heat filter (--filter-tau 0)", func(c *dpmne.Config) { c.FilterTau = 0 }))
-	Register(variant("dpmne-beta-3000", "default off: proximity weight β = 3000, the earlier default, instead of the balance's (--beta 3000)", func(c *dpmne.Config) { c.Beta = 3000 }))
+	Register(variant("dpmne-beta-3000", "default off: proximity weight β = 1.1 per node (3000 on Cora), the earlier default, instead of the balance's (--beta 1.1)", func(c *dpmne.Config) { c.Beta = 1.1 }))
 	Register(variant("dpmne-no-propagate", "default off: each view's raw features instead of smoothed once along its own graph (--propagate 0)", func(c *dpmne.Config) { c.Features.Propagate = 0 }))
 	Register(variant("dpmne-feature-knn", "option on: a partial view with features also links each observed node to the 8 observed nodes nearest by features (--feature-knn 8)", func(c *dpmne.Config) { c.Features.KNN = 8 }))
 	Register(variant("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.Features.PropagateAcross = 1 }))
 	Register(variant("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.Solver.OrthAllNodes = true }))
-	Register(variant("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 3000 (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 3000)", func(c *dpmne.Config) {
-		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 3000
+	Register(variant("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 1.1 per node (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 1.1)", func(c *dpmne.Config) {
+		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 1.1
 	}))
-	Register(variant("dpmne-unbalanced", "default off: β 300 (3000 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
+	Register(variant("dpmne-unbalanced", "default off: β 0.11 per node (1.1 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
 	Register(variant("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))
 	Register(variant("dpmne-no-ae", "ablation: identity encoders (H = X; --no-autoencoder)", func(c *dpmne.Config) { c.NoAutoencoder = true }))
 	Register(variant("dpmne-no-consistency", "ablation: no consistency term (α = 0; --alpha 0)", func(c *dpmne.Config) { c.Alpha = 0 }))

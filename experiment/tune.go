@@ -262,8 +262,8 @@ func crossable(net *multiplex.Network) bool {
 
 // TunedGrid is the grid the dpmne-tuned method searches, the settings
 // whose best value differed most between data sets (docs/defaults.md,
-// "dpmne-tuned's search"): λ ∈ {100, 10⁴}, no or one propagation step, the
-// heat filter (τ = 2) or none, no feature graph or 8 feature neighbours
+// "dpmne-tuned's search"): λ ∈ {0.037, 3.7} per node (100 and 10⁴ on
+// Cora), no or one propagation step, the heat filter (τ = 2) or none, no feature graph or 8 feature neighbours
 // (on a partial network with features; elsewhere they fit the same), with
 // the features' non-zero entries weighed as the zeros; Tune adds the base
 // configuration itself. Then four stages: 30 pretraining epochs, the B
@@ -273,7 +273,7 @@ func crossable(net *multiplex.Network) bool {
 func TunedGrid() Grid {
 	return Grid{
 		Axes: []Axis{
-			{"Lambda", []string{"100", "10000"}},
+			{"Lambda", []string{"0.037", "3.7"}},
 			{"Features.Propagate", []string{"0", "1"}},
 			{"FilterTau", []string{"2", "0"}},
 			{"Features.KNN", []string{"0", "8"}},

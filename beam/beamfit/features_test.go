@@ -249,7 +249,7 @@ func exactRowsSolved(t *testing.T, net *multiplex.Network, cfg dpmne.Config, roo
 			orth += v * v
 		}
 	}
-	if want := cfg.Lambda*float64(n)/float64(cfg.ScaleNodes)*orth + cfg.Alpha*mu*exactSq; math.Abs(next.Terms.RegY-want) > 1e-9*want {
+	if want := cfg.Lambda*float64(n)*orth + cfg.Alpha*mu*exactSq; math.Abs(next.Terms.RegY-want) > 1e-9*want {
 		t.Errorf("the Y regularisation term %v, want %v", next.Terms.RegY, want)
 	}
 	worst := 0.0

@@ -237,11 +237,7 @@ func Fit(ctx context.Context, root string, cfg dpmne.Config, opt Options) (*Resu
 	}
 	cfg = cfg.ForViews(m.Summaries)
 	f := &driver{ctx: ctx, root: root, m: m, g: geometryOf(root, m), cfg: cfg, opt: opt, d: cfg.Dim, t: len(m.Views), in: slices.Clone(m.Columns), start: time.Now()}
-	f.alpha, f.beta, f.lambda = cfg.Alpha, cfg.Beta, cfg.Lambda
-	if cfg.ScaleNodes > 0 {
-		k := float64(m.N) / float64(cfg.ScaleNodes)
-		f.beta, f.lambda = k*f.beta, k*f.lambda
-	}
+	f.alpha, f.beta, f.lambda = cfg.Weights(m.N)
 	last, err := f.begin()
 	if err != nil {
 		return nil, err

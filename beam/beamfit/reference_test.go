@@ -29,8 +29,9 @@ type reference struct {
 
 func newReference(net *multiplex.Network, cfg dpmne.Config) *reference {
 	n, t := net.N(), len(net.Views)
-	k := float64(n) / float64(cfg.ScaleNodes)
-	r := &reference{n: n, d: cfg.Dim, t: t, alpha: cfg.Alpha, beta: 3000 * k, lambda: cfg.Lambda * k, lambdaB: cfg.LambdaB}
+	// The weights of a network without features (β featureless).
+	alpha, beta, lambda := cfg.Featureless().Weights(n)
+	r := &reference{n: n, d: cfg.Dim, t: t, alpha: alpha, beta: beta, lambda: lambda, lambdaB: cfg.LambdaB}
 	p := mat.NewDense(n, n, nil)
 	deg := make([]float64, n)
 	for _, v := range net.Views {

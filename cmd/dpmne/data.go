@@ -244,7 +244,7 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 // balanceLine is the line data info and train give the settings that
 // cfg, the configuration balanced by b, takes.
 func balanceLine(b dpmne.Balance, cfg dpmne.Config) string {
-	prox := fmt.Sprintf("proximity on, β %.4g", cfg.Beta)
+	prox := fmt.Sprintf("proximity on, β %.3g per node", cfg.Beta)
 	if cfg.NoProximity {
 		prox = "proximity off"
 		if b.GraphDirections > 0 && b.Disagree() {

@@ -83,7 +83,7 @@ at its first place. Besides the methods dpmne train --method lists,
 ablations and candidates: ` + strings.Join(experiment.Variants(), ", ") + `
 (dpmne experiment variants lists each with the flags it restates).
 
-dpmne-tuned, in any experiment, chooses λ (100 or 10000), the propagation
+dpmne-tuned, in any experiment, chooses λ (0.037 or 3.7 per node), the propagation
 (none or one step), the heat filter (τ 2 or none) and, on a partial network
 with features, the feature graph (--feature-knn 0 or 8) for each network it
 fits, by 5-fold cross-validation on one training half (as dpmne tune does),
@@ -112,7 +112,8 @@ Every finished cell is also kept in the cache, --cache DIR (default
 OUT/cells), one JSON file per cell named by a hash of its key: the --data
 entry as given, the method, the setting's value, and every flag that
 changes its scores (--repeats, --seed, --stratified, --validation,
---cluster, --fit-seeds, --score, --labels and the model flags). The same
+--cluster, --fit-seeds, --score, --labels and the model flags, of which a
+baseline's key holds --dim alone). The same
 command run again takes the cells it finds there instead of computing them
 (its progress line says "from the cache"), so a stopped run resumes where it
 stopped; a failed cell is not kept and is tried again, and a file that does

@@ -243,10 +243,10 @@ func TestTrainFeaturelessDefaults(t *testing.T) {
 		beta    float64
 		orthAll bool
 	}{
-		{"testdata/tiny", nil, 300, false},
-		{bare, nil, 3000, true},
-		{bare, []string{"--beta", "500"}, 500, true},
-		{bare, []string{"--preset", "paper"}, 3000, true},
+		{"testdata/tiny", nil, 0.11, false},
+		{bare, nil, 1.1, true},
+		{bare, []string{"--beta", "0.5"}, 0.5, true},
+		{bare, []string{"--preset", "paper"}, 1.1, true},
 	} {
 		dir := t.TempDir()
 		model := filepath.Join(dir, "m.dpmne")
@@ -378,7 +378,6 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--iterations", "0"}, "--iterations: Solver.Iterations = 0: want ≥ 1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--negative-samples", "-5"}, "--negative-samples: Autoencoder.NegativeSamples = -5: want ≥ 0"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--ae-batches", "-5"}, "--ae-batches: Autoencoder.Batches = -5"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--scale-nodes", "-1"}, "--scale-nodes: ScaleNodes = -1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--propagate", "-1"}, "--propagate: Features.Propagate = -1: want ≥ 0"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--filter-tau", "-2"}, "--filter-tau: FilterTau = -2"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-solver", "cg"}, "--y-solver: Solver.Y = cg: want gd or stiefel"},
@@ -431,7 +430,7 @@ func TestTrainPreset(t *testing.T) {
 	dir := t.TempDir()
 	run := trainRunner(t, dir, "train", "--data", "testdata/tiny", "--dim", "3", "--hidden", "6", "--iterations", "3", "--quiet")
 	paper := run("p.npy", "--preset", "paper")
-	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0")) {
+	if !bytes.Equal(paper, run("e.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "3", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "1.1", "--propagate", "0")) {
 		t.Error("--preset paper differs from its settings given as flags")
 	}
 	def := run("d.npy")
@@ -448,7 +447,7 @@ func TestTrainPreset(t *testing.T) {
 			t.Errorf("%s 0 did not turn the default (%s) off", f[0], f[2])
 		}
 	}
-	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "3000", "--propagate", "0")) {
+	if !bytes.Equal(run("p2.npy", "--preset", "paper", "--pretrain", "2"), run("e2.npy", "--loss", "mse", "--learning-rate", "0.001", "--pretrain", "2", "--uncentred", "--view-weights", "equal", "--filter-tau", "0", "--beta", "1.1", "--propagate", "0")) {
 		t.Error("--pretrain beside --preset paper did not win")
 	}
 	_, stderr, err := runCLI(t, "train", "--data", "synthetic", "--out", filepath.Join(dir, "a.npy"), "--dim", "4", "--hidden", "6", "--pretrain", "1", "--iterations", "10", "--view-weights", "auto")
@@ -789,7 +788,7 @@ func TestBinarizeAndSearch(t *testing.T) {
 		{[]string{"search", "--model", model, "--codes", bin, "--id", "7"}, "one of --model, --emb and --codes"},
 		{[]string{"search", "--id", "7"}, "one of --model, --emb and --codes"},
 		{[]string{"search", "--codes", bin, "--id", "7", "--metric", "cosine"}, "--metric cosine with --codes"},
-		{[]string{"eval", "--data", "synthetic", "--emb", model}, "want \"<count> <dims>\""},
+		{[]string{"eval", "--data", "synthetic", "--emb", model}, `: header "DPMNE\x00M1`},
 		{[]string{"eval", "--data", "synthetic", "--emb", packed}, "dtype |u1, want a float embedding"},
 		{[]string{"binarize", "--model", model, "--out", other}, "o.ids.txt exists with other ids"},
 	} {
@@ -872,24 +871,24 @@ func TestTune(t *testing.T) {
 		lines int
 		ok    func(out string) bool
 	}{
-		// λ 100 and 10⁴ with the flags' own λ 10⁴ among them: two points.
-		{"one axis", []string{"--grid", "lambda=100,10000"}, 6, match(`(?m)^lambda +CV micro-F1 +CV macro-F1\n(?:(?:100|10000) +0\.\d+ ± 0\.\d+ +0\.\d+ ± 0\.\d+\n){2}\nbest: --lambda (100|10000)\n$`)},
-		// Without the flags' own β 3000: it joins the grid.
-		{"base point", []string{"--beta", "3000", "--grid", "beta=10,300"}, 7, match(`(?m)^3000 `)},
+		// λ 0.037 and 3.7 with the flags' own λ 3.7 among them: two points.
+		{"one axis", []string{"--grid", "lambda=0.037,3.7"}, 6, match(`(?m)^lambda +CV micro-F1 +CV macro-F1\n(?:(?:0\.037|3\.7) +0\.\d+ ± 0\.\d+ +0\.\d+ ± 0\.\d+\n){2}\nbest: --lambda (0\.037|3\.7)\n$`)},
+		// Without the flags' own β 1.1: it joins the grid.
+		{"base point", []string{"--beta", "1.1", "--grid", "beta=0.01,0.3"}, 7, match(`(?m)^1\.1 `)},
 		{"two axes", []string{"--grid", "propagate=0,1", "--grid", "filter-tau=0,2"}, 8, match(`best: --propagate [01] --filter-tau [02]\n`)},
 		{"view weights", []string{"--grid", "view-weights=equal,auto"}, 6, match(`best: --view-weights (equal|auto)\n`)},
 		{"list flag", []string{"--grid", "hidden=16;24"}, 6, match(`best: --hidden (16|24)\n`)},
-		{"stage", []string{"--grid", "lambda=100,10000", "--stage", "lambda-b=0.5"}, 7, match(`best: --lambda (100|10000) --lambda-b (1|0\.5)\n`)},
+		{"stage", []string{"--grid", "lambda=0.037,3.7", "--stage", "lambda-b=0.5"}, 7, match(`best: --lambda (0\.037|3\.7) --lambda-b (1|0\.5)\n`)},
 		// On the partial network experiment pdr fits.
-		{"pdr", []string{"--pdr", "0.4", "--grid", "lambda=10000"}, 5, func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
-		// The default grid, dpmne-tuned's: λ 100 and 10⁴ × propagation 0
+		{"pdr", []string{"--pdr", "0.4", "--grid", "lambda=3.7"}, 5, func(out string) bool { return strings.Contains(out, "of synthetic at PDR 0.4 (5 folds)") }},
+		// The default grid, dpmne-tuned's: λ 0.037 and 3.7 × propagation 0
 		// and 1 × filter τ 2 and 0 × feature k-NN 0 and 8 (the synthetic
 		// network is partial, with features) at non-zero weight 1 (the
 		// flags' own), then the stages: pretraining 30, λ_B 0.5 and 0.25,
 		// non-zero weight 8 and (the third view has no features) one step
 		// across views; --stage pretrain=2 replaces the stages to keep
 		// the test short.
-		{"default grid", []string{"--stage", "pretrain=2"}, 21, match(`best: --lambda (100|10000) --propagate [01] --filter-tau [02] --feature-knn [08] --nonzero-weight 1 --pretrain [12]\n`)},
+		{"default grid", []string{"--stage", "pretrain=2"}, 21, match(`best: --lambda (0\.037|3\.7) --propagate [01] --filter-tau [02] --feature-knn [08] --nonzero-weight 1 --pretrain [12]\n`)},
 	} {
 		args := append(append([]string{"tune", "--data", "synthetic"}, tc.args...), small...)
 		out, stderr, err := runCLI(t, args...)

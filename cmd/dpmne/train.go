@@ -143,7 +143,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 		f.viewWeights = "equal"
 	}
 	f.field = map[string]string{}
-	fs.StringVar(&f.preset, "preset", f.preset, "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, raw features, β = 3000, equal view weights, R(Y) over every node, uncentred and unfiltered embedding); flags given beside it override it")
+	fs.StringVar(&f.preset, "preset", f.preset, "default, or paper: the paper-faithful configuration (squared-error autoencoders, Adam step 1e-3, 3 pretraining epochs, raw features, β = 1.1 per node (the paper's 3000 on Cora), equal view weights, R(Y) over every node, uncentred and unfiltered embedding); flags given beside it override it")
 	f.flag(fs, &c.Dim, "dim", "embedding dimension d")
 	f.flag(fs, &c.Autoencoder.Hidden, "hidden", "autoencoder encoder widths; the last is the code size")
 	f.flag(fs, &c.Autoencoder.Activation, "activation", "autoencoder activation: sigmoid, relu, tanh")
@@ -158,9 +158,8 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.Autoencoder.Batches, "ae-batches", "train this many minibatches per iteration (0: --epochs whole epochs)")
 	f.flag(fs, &c.Autoencoder.WeightDecay, "lambda-w", "weight decay on the autoencoders")
 	f.flag(fs, &c.Alpha, "alpha", "weight α of the consistency term (0: no consistency term, the ablation)")
-	f.flag(fs, &c.Beta, "beta", "weight β of the proximity term, for a network of --scale-nodes nodes (0: the balance's, from the structure each view's graph and features hold beyond a null model (dpmne data info shows it): 300 times the ratio of the graphs' directions to the features', 3000 where the features hold none, the term dropped where the graphs hold none; with --unbalanced, 300, or 3000 on a network without features)")
-	f.flag(fs, &c.Lambda, "lambda", "weight λ of R(Y), for a network of --scale-nodes nodes")
-	f.flag(fs, &c.ScaleNodes, "scale-nodes", "β and λ are for a network of this many nodes, scaled by nodes/this (0: as given, the paper's)")
+	f.flag(fs, &c.Beta, "beta", "weight β of the proximity term per node, n·β in the objective (the paper's 3000 on Cora's 2708 nodes is 1.1; 0: the balance's, from the structure each view's graph and features hold beyond a null model (dpmne data info shows it): 0.11 times the ratio of the graphs' directions to the features', 1.1 where the features hold none, the term dropped where the graphs hold none; with --unbalanced, 0.11, or 1.1 on a network without features)")
+	f.flag(fs, &c.Lambda, "lambda", "weight λ of R(Y) per node, n·λ in the objective (the paper's 10⁴ on Cora is 3.7)")
 	f.flag(fs, &c.LambdaB, "lambda-b", "ridge on each basis B")
 	f.flag(fs, &c.Solver.YReg, "y-reg", "R(Y): orth (‖YᵀY−I‖²) or fro (‖Y‖²)")
 	f.flag(fs, &c.Proximity.Norm, "proximity-norm", "adjacency normalisation before powers: rw, sym, none")
@@ -180,7 +179,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.Solver.Y, "y-solver", "Y solver: gd (preconditioned gradient steps) or stiefel (generalized power iterations on the constraint YᵀY = I, up to --y-steps per iteration)")
 	f.flag(fs, &c.NoAutoencoder, "no-autoencoder", "ablation: identity encoders (H = X)")
 	f.flag(fs, &c.NoProximity, "no-proximity", "ablation: drop the proximity term (β = 0)")
-	f.flag(fs, &c.Unbalanced, "unbalanced", "take β (0: 300, or 3000 without features), the views' weights and --propagate as set, without measuring how much structure each view's graph and features hold beyond a null model of them, and write the rows as fitted, unscaled (the default before the balance; the paper's)")
+	f.flag(fs, &c.Unbalanced, "unbalanced", "take β (0: 0.11 per node, or 1.1 without features), the views' weights and --propagate as set, without measuring how much structure each view's graph and features hold beyond a null model of them, and write the rows as fitted, unscaled (the default before the balance; the paper's)")
 	f.flag(fs, &c.Workers, "workers", "goroutines for sparse products (0: all cores)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.logFormat, "log-format", "text", "progress and log lines on stderr: text, or json (one object per line, snake_case keys)")

@@ -38,7 +38,7 @@ feature graph on a network where no view misses a node, say) is fitted
 once.
 
 Without --grid and --stage, the grid is the one the experiment method
-dpmne-tuned searches (experiment.TunedGrid): --grid lambda=100,10000
+dpmne-tuned searches (experiment.TunedGrid): --grid lambda=0.037,3.7
 --grid propagate=0,1 --grid filter-tau=2,0 --grid feature-knn=0,8 --grid
 nonzero-weight=1, then --stage pretrain=30 --stage lambda-b=0.5,0.25
 --stage nonzero-weight=8 --stage propagate-across=1. --grid alone keeps no

@@ -8,7 +8,7 @@
 //	dpmne-beam train --data D --state ROOT [--out emb.npy [--ids F] [--format npy|w2v|csv|tsv]]
 //	    [--runner prism|flink|spark|dataflow|universal] [--shards N] [--resume]
 //	    [--ingest auto|driver|pipelines] [--pdr 0]
-//	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 1e4 --lambda-b 1
+//	    [--dim 128 --iterations 60 --alpha 1 --beta 0 --lambda 3.7 --lambda-b 1
 //	     --filter-tau 2 --equal-view-weights --orth-all-nodes --seed 1]
 //	    [--hidden 200 --loss auto --propagate 1 --learning-rate 0.01 --negative-samples 5
 //	     --nonzero-weight 8 --batch 256 --ae-batches 1 --pretrain 10
@@ -131,10 +131,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Solver.Iterations, "iterations", cfg.Solver.Iterations, "outer iterations")
 	fs.IntVar(&cfg.Solver.YSteps, "y-steps", cfg.Solver.YSteps, "Y steps per iteration")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "consistency weight α")
-	fs.Float64Var(&cfg.Beta, "beta", cfg.Beta, "proximity weight β (0: dpmne's, 3000 for a featureless network, 300 for one with features)")
-	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "weight λ of R(Y) = ‖YᵀY − I‖²")
+	fs.Float64Var(&cfg.Beta, "beta", cfg.Beta, "proximity weight β per node, n·β in the objective (0: dpmne's, 1.1 for a featureless network, 0.11 for one with features)")
+	fs.Float64Var(&cfg.Lambda, "lambda", cfg.Lambda, "weight λ of R(Y) = ‖YᵀY − I‖² per node, n·λ in the objective")
 	fs.Float64Var(&cfg.LambdaB, "lambda-b", cfg.LambdaB, "ridge λ_B on each basis B^s")
-	fs.IntVar(&cfg.ScaleNodes, "scale-nodes", cfg.ScaleNodes, "β and λ are stated for this many nodes (0: as given)")
 	fs.Float64Var(&cfg.FilterTau, "filter-tau", cfg.FilterTau, "heat filter τ (0: none)")
 	fs.BoolVar(&cfg.Proximity.EqualViewWeights, "equal-view-weights", false, "keep every view's weight at 1 (default: re-weighed at iterations 10, 20, 30)")
 	fs.BoolVar(&cfg.Uncentred, "uncentred", false, "give Y as fitted, without subtracting its column means")
