@@ -59,9 +59,10 @@ import (
 //
 // Because it reads labels to choose λ, IMVC is Supervised: the experiment
 // harness embeds once per split, with that split's training half. The base
-// partitions and the prior read no label; with a Cache they are computed
-// once per network and seed, not once per split. A single value in
-// Lambdas is used as it is, and then no label is read.
+// partitions, the prior and the fit at each λ read no label; with a Cache
+// they are computed once per network and seed, not once per split, and a
+// split redoes only the cross-validation. A single value in Lambdas is used
+// as it is, and then no label is read.
 //
 // Adaptations to partial multiplex networks, none of which forms an n×n
 // dense kernel:
@@ -93,8 +94,9 @@ type IMVC struct {
 	// and ≥ 0.
 	Lambdas []float64
 	Folds   int // cross-validation folds that choose λ (default 5)
-	// Cache, if set, keeps the base partitions and the prior of the last
-	// network embedded for the next embedding of that network (IMVCCache).
+	// Cache, if set, keeps the base partitions, the prior and the fit at
+	// each λ of the last network embedded for the next embedding of that
+	// network (IMVCCache).
 	Cache *IMVCCache
 }
 
@@ -180,16 +182,17 @@ func (c IMVC) EmbedLabelled(ctx context.Context, net *multiplex.Network, labels 
 	if err != nil {
 		return nil, 0, err
 	}
+	var emb []float64
 	if len(c.Lambdas) == 1 {
-		h, _, err := c.fuse(ctx, b, c.Lambdas[0], "")
-		if err != nil {
-			return nil, 0, err
-		}
-		return unitRows(h), b.d, nil
+		emb, err = c.fit(ctx, b, c.Lambdas[0], "")
+	} else {
+		emb, _, _, err = c.choose(ctx, b, y, seed)
 	}
-	emb, _, _, err := c.choose(ctx, b, y, seed)
 	if err != nil {
 		return nil, 0, err
+	}
+	if c.Cache != nil {
+		emb = slices.Clone(emb) // the cache's own is read by later embeddings
 	}
 	return emb, b.d, nil
 }
@@ -207,10 +210,11 @@ type imvcBases struct {
 }
 
 // bases returns net's base partitions and prior, from c.Cache when it holds
-// them for net and seed.
+// them for net and seed (and then with the fits there of λ other than
+// c.Lambdas' dropped).
 func (c IMVC) bases(ctx context.Context, net *multiplex.Network, seed uint64) (*imvcBases, error) {
 	key := imvcKey{net: weak.Make(net), seed: seed, dim: c.Dim, lanczosTol: c.LanczosTol}
-	if b := c.Cache.get(key); b != nil {
+	if b := c.Cache.get(key, c.fitKeys()); b != nil {
 		return b, nil
 	}
 	n, m := net.N(), len(net.Views)
@@ -245,23 +249,30 @@ func (c IMVC) bases(ctx context.Context, net *multiplex.Network, seed uint64) (*
 	if b.h0, b.h0vals, err = priorOf(ctx, kernels, n, d, c.LanczosTol, rng); err != nil {
 		return nil, fmt.Errorf("baseline: imvc: the prior: %w", err)
 	}
-	c.Cache.put(key, b)
-	return b, nil
+	return c.Cache.put(key, b), nil
 }
 
-// IMVCCache keeps what IMVC computes before it reads a label, each view's
-// base partition and the prior, for the last network, seed and settings
-// embedded, so that embedding one network for several label sets (the
-// experiment harness's splits, each with its training half) computes them
-// once. It refers to the network weakly, so it never keeps one alive, but
-// holds that network's partitions (n×d per view, and the prior) until an
-// embedding of another replaces them. A network must not change between
-// embeddings that share a cache. The zero value is an empty cache; it is
-// safe for concurrent use.
+// IMVCCache keeps what IMVC computes before it reads a label, for the
+// last network, seed and settings embedded: each view's base partition,
+// the prior, and the embedding fused from them at each λ of Lambdas (for
+// the Iterations and Tol of the last embedding), so that embedding one
+// network for several label sets (the experiment harness's splits, each
+// with its training half) computes them once and each label set redoes
+// only the cross-validation that chooses λ. It refers to the network
+// weakly, so it never keeps one alive, but holds that network's
+// partitions and fits until an embedding of another replaces them: with
+// the default grid of 11 values of λ, 11 × n × d float64 for the fits and
+// (m + 1) × n × d for the bases of m views. An embedding of the
+// same network with other Lambdas, Iterations or Tol drops the fits it
+// does not use. A network must not change between embeddings that share a
+// cache. The zero value is an empty cache; it is safe for concurrent use,
+// though two networks embedded at once by one cache take turns in it, and
+// each then computes again what the other replaced.
 type IMVCCache struct {
-	mu  sync.Mutex
-	key imvcKey
-	val *imvcBases
+	mu   sync.Mutex
+	key  imvcKey
+	val  *imvcBases
+	fits map[imvcFitKey][]float64 // val fused at each λ: the embedding, unit rows
 }
 
 // imvcKey is what the bases depend on: the network, the seed, and the
@@ -273,32 +284,120 @@ type imvcKey struct {
 	lanczosTol float64
 }
 
-func (k *IMVCCache) get(key imvcKey) *imvcBases {
+// imvcFitKey is what a fit depends on besides its bases: λ, by its bits,
+// and the settings the alternations read.
+type imvcFitKey struct {
+	lambda     uint64
+	iterations int
+	tol        float64
+}
+
+// fitKey is the key of c's fit at lambda.
+func (c IMVC) fitKey(lambda float64) imvcFitKey {
+	return imvcFitKey{lambda: math.Float64bits(lambda), iterations: c.Iterations, tol: c.Tol}
+}
+
+// fitKeys is the set of c's fits' keys, one per λ of c.Lambdas.
+func (c IMVC) fitKeys() map[imvcFitKey]bool {
+	keys := make(map[imvcFitKey]bool, len(c.Lambdas))
+	for _, l := range c.Lambdas {
+		keys[c.fitKey(l)] = true
+	}
+	return keys
+}
+
+// get returns the bases kept under key, or nil, and drops the fits kept
+// for them whose keys are not in keep.
+func (k *IMVCCache) get(key imvcKey, keep map[imvcFitKey]bool) *imvcBases {
 	if k == nil {
 		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.val == nil || k.key != key {
+		return nil
+	}
+	for f := range k.fits {
+		if !keep[f] {
+			delete(k.fits, f)
+		}
+	}
+	return k.val
+}
+
+// put keeps b under key, with no fits, in place of what the cache held,
+// and returns it; where the cache already holds bases under key (an
+// embedding of the same network at the same time computed them too) it
+// keeps those, and their fits, and returns them instead.
+func (k *IMVCCache) put(key imvcKey, b *imvcBases) *imvcBases {
+	if k == nil {
+		return b
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.val != nil && k.key == key {
 		return k.val
 	}
-	return nil
+	k.key, k.val, k.fits = key, b, nil
+	return b
 }
 
-func (k *IMVCCache) put(key imvcKey, b *imvcBases) {
+// fitted returns the embedding kept for b under f, or nil.
+func (k *IMVCCache) fitted(b *imvcBases, f imvcFitKey) []float64 {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.val != b {
+		return nil
+	}
+	return k.fits[f]
+}
+
+// keepFit keeps emb as b's fit under f, unless the cache holds other
+// bases by now.
+func (k *IMVCCache) keepFit(b *imvcBases, f imvcFitKey, emb []float64) {
 	if k == nil {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.key, k.val = key, b
+	if k.val != b {
+		return
+	}
+	if k.fits == nil {
+		k.fits = make(map[imvcFitKey][]float64)
+	}
+	k.fits[f] = emb
 }
 
-// choose fuses b at each of c.Lambdas and returns the embedding (unit rows)
+// fit returns the embedding (unit rows) of b fused at lambda, from c.Cache
+// when it holds it for b, else fused and then kept there; it is shared
+// with the cache and must not be written. what is added to the progress
+// phase's name.
+func (c IMVC) fit(ctx context.Context, b *imvcBases, lambda float64, what string) ([]float64, error) {
+	f := c.fitKey(lambda)
+	if emb := c.Cache.fitted(b, f); emb != nil {
+		progressOf(ctx).begin("EE-IMVC: the kept late fusion"+what, "", 0)
+		return emb, nil
+	}
+	h, _, err := c.fuse(ctx, b, lambda, what)
+	if err != nil {
+		return nil, err
+	}
+	emb := unitRows(h)
+	c.Cache.keepFit(b, f, emb)
+	return emb, nil
+}
+
+// choose fuses b at each of c.Lambdas (c.fit: from c.Cache where it holds
+// the fit) and returns the embedding (unit rows)
 // of the λ whose embedding scores the highest mean micro-F1 by c.Folds-fold
 // stratified cross-validation over the nodes y labels (y[i] ≥ 0), with
 // logistic regression at C = 1; the first of equal scores wins. It also
-// returns that λ's index in c.Lambdas and every λ's score.
+// returns that λ's index in c.Lambdas and every λ's score. The embedding
+// is shared with c.Cache, when set, and must not be written.
 func (c IMVC) choose(ctx context.Context, b *imvcBases, y []int, seed uint64) (emb []float64, best int, scores []float64, err error) {
 	var idx []int
 	for i, l := range y {
@@ -320,11 +419,10 @@ func (c IMVC) choose(ctx context.Context, b *imvcBases, y []int, seed uint64) (e
 	best = -1
 	scores = make([]float64, len(c.Lambdas))
 	for k, lambda := range c.Lambdas {
-		h, _, err := c.fuse(ctx, b, lambda, fmt.Sprintf(", λ = %g (%d of %d, then %d-fold cross-validation on %d labelled nodes)", lambda, k+1, len(c.Lambdas), len(folds), len(idx)))
+		e, err := c.fit(ctx, b, lambda, fmt.Sprintf(", λ = %g (%d of %d, then %d-fold cross-validation on %d labelled nodes)", lambda, k+1, len(c.Lambdas), len(folds), len(idx)))
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		e := unitRows(h)
 		r, err := eval.Classify(ctx, e, b.n, b.d, y, eval.ClassifyOptions{Splits: cv, Folds: eval.NoInnerCV, Cs: []float64{1}, Seed: seed})
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("baseline: imvc: choosing λ by %d-fold cross-validation on %d labelled nodes: λ = %g: %w", len(folds), len(idx), lambda, err)

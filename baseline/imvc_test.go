@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -151,9 +153,8 @@ func TestIMVCPrior(t *testing.T) {
 
 // TestIMVCLambdaChoice: λ chosen by cross-validation over the labels given
 // yields the embedding of that λ alone (each λ's fit starts from the same
-// bases, untouched by the others'), the labels net carries are not read,
-// and a cache gives the same bytes as none, reusing its bases for a second
-// label set.
+// bases, untouched by the others'), and the labels net carries are not
+// read.
 func TestIMVCLambdaChoice(t *testing.T) {
 	net := planted(t)
 	ctx := context.Background()
@@ -199,32 +200,144 @@ func TestIMVCLambdaChoice(t *testing.T) {
 	if !slices.Equal(got, other) {
 		t.Error("the embedding changed with the labels the network carries")
 	}
-	cached := c
-	cached.Cache = new(IMVCCache)
-	first, _, err := cached.EmbedLabelled(ctx, net, train, 3)
+}
+
+// imvcCounts counts what an IMVC embedding computes, from the phases it
+// reports: eigensolves (each view's base partition and the prior) and
+// fits (runs of the late fusion's alternations, one per λ fitted).
+type imvcCounts struct{ eigensolves, fits int }
+
+// countIMVC embeds by c.EmbedLabelled and counts what it computed.
+func countIMVC(t *testing.T, c IMVC, net *multiplex.Network, labels []int, seed uint64) ([]float64, imvcCounts) {
+	t.Helper()
+	var n imvcCounts
+	ctx := WithProgress(context.Background(), func(s Step) {
+		switch {
+		case s.Done != 0:
+		case strings.HasPrefix(s.Phase, "EE-IMVC: late fusion"):
+			n.fits++
+		case strings.HasPrefix(s.Phase, "EE-IMVC: view"), strings.HasPrefix(s.Phase, "EE-IMVC: the prior"):
+			n.eigensolves++
+		}
+	})
+	emb, _, err := c.EmbedLabelled(ctx, net, labels, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := cached.Cache.val
-	if !slices.Equal(first, got) {
-		t.Error("a cache changed the embedding")
+	return emb, n
+}
+
+// TestIMVCCache: a cache gives the same bytes as none, for every label
+// set, while a network's second label set runs no eigensolve and no fit
+// (counted from the phases reported to WithProgress): the first embedding
+// computes the two views' base partitions, the prior and the four λ's
+// fits, the second only cross-validates. A caller's writes to what it got
+// do not reach the cache. Another grid of λ reuses the fits it shares and
+// drops the others; other Iterations, or another seed, compute again.
+func TestIMVCCache(t *testing.T) {
+	net := planted(t)
+	half := func(parity int) []int {
+		y := slices.Clone(net.Labels.Class)
+		for i := range y {
+			if i%2 == parity {
+				y[i] = -1
+			}
+		}
+		return y
 	}
-	flipped := slices.Clone(net.Labels.Class)
-	for i := range flipped {
-		if i%2 == 0 {
-			flipped[i] = -1
+	train, flipped := half(1), half(0)
+	c := IMVC{Dim: 16, Lambdas: []float64{0, math.Ldexp(1, -3), math.Ldexp(1, 3), math.Ldexp(1, 15)}}
+	fresh := func(c IMVC, labels []int, seed uint64) []float64 {
+		t.Helper()
+		emb, _, err := c.EmbedLabelled(context.Background(), net, labels, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return emb
+	}
+	cached := c
+	cached.Cache = new(IMVCCache)
+	check := func(what string, c IMVC, labels []int, seed uint64, want imvcCounts) {
+		t.Helper()
+		got, n := countIMVC(t, c, net, labels, seed)
+		if n != want {
+			t.Errorf("%s: %d eigensolves and %d fits, want %d and %d", what, n.eigensolves, n.fits, want.eigensolves, want.fits)
+		}
+		if !slices.Equal(got, fresh(IMVC{Dim: c.Dim, Iterations: c.Iterations, Lambdas: c.Lambdas}, labels, seed)) {
+			t.Errorf("%s: the embedding differs from an uncached one's", what)
+		}
+		// The caller owns what it got.
+		for i := range got {
+			got[i] = math.NaN()
 		}
 	}
-	if _, _, err := cached.EmbedLabelled(ctx, net, flipped, 3); err != nil {
-		t.Fatal(err)
+	check("first label set", cached, train, 3, imvcCounts{eigensolves: 3, fits: 4})
+	kept := cached.Cache.val
+	if len(cached.Cache.fits) != len(c.Lambdas) {
+		t.Errorf("the cache holds %d fits, want one per λ, %d", len(cached.Cache.fits), len(c.Lambdas))
 	}
+	check("second label set", cached, flipped, 3, imvcCounts{})
+	check("first label set again", cached, train, 3, imvcCounts{})
 	if cached.Cache.val != kept {
-		t.Error("the second label set's embedding computed the bases again")
+		t.Error("a second label set's embedding replaced the bases")
 	}
-	if _, _, err := cached.EmbedLabelled(ctx, net, flipped, 4); err != nil {
-		t.Fatal(err)
+	sub := cached
+	sub.Lambdas = []float64{c.Lambdas[3], c.Lambdas[1], 1}
+	check("a grid sharing two λ", sub, train, 3, imvcCounts{fits: 1})
+	if len(cached.Cache.fits) != len(sub.Lambdas) {
+		t.Errorf("the cache holds %d fits after a grid of %d λ, want %d", len(cached.Cache.fits), len(sub.Lambdas), len(sub.Lambdas))
 	}
+	one := cached
+	one.Lambdas = []float64{c.Lambdas[1]}
+	check("a single λ fitted before", one, nil, 3, imvcCounts{})
+	longer := cached
+	longer.Iterations = 50
+	check("other iterations", longer, flipped, 3, imvcCounts{fits: 4})
+	check("another seed", cached, flipped, 4, imvcCounts{eigensolves: 3, fits: 4})
 	if cached.Cache.val == kept {
 		t.Error("another seed's embedding reused the first seed's bases")
+	}
+}
+
+// TestIMVCCacheConcurrent: two networks, and one network twice, embedded
+// at once through one cache each give the bytes of an uncached embedding
+// (run under -race, it checks the cache's locking).
+func TestIMVCCacheConcurrent(t *testing.T) {
+	net := planted(t)
+	other := *net
+	other.Views = slices.Clone(net.Views[:1])
+	train := slices.Clone(net.Labels.Class)
+	for i := range train {
+		if i%2 == 1 {
+			train[i] = -1
+		}
+	}
+	c := IMVC{Dim: 8, Iterations: 20, Lambdas: []float64{0, 1}}
+	nets := []*multiplex.Network{net, &other, net, &other}
+	want := make([][]float64, 2)
+	for i := range want {
+		var err error
+		if want[i], _, err = c.EmbedLabelled(context.Background(), nets[i], train, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cached := c
+	cached.Cache = new(IMVCCache)
+	got := make([][]float64, len(nets))
+	errs := make([]error, len(nets))
+	var wg sync.WaitGroup
+	for i, n := range nets {
+		wg.Go(func() {
+			got[i], _, errs[i] = cached.EmbedLabelled(context.Background(), n, train, 5)
+		})
+	}
+	wg.Wait()
+	for i := range nets {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !slices.Equal(got[i], want[i%2]) {
+			t.Errorf("embedding %d differs from an uncached one's", i)
+		}
 	}
 }

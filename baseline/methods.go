@@ -19,7 +19,7 @@ type Method struct {
 // single-view methods on the union graph, then multi-view and feature
 // methods.
 func Methods() []Method {
-	// One network's IMVC bases serve its embeddings for every split.
+	// One network's IMVC bases and fits serve its embeddings for every split.
 	imvcCache := new(IMVCCache)
 	return []Method{
 		{Name: "deepwalk", Description: "DeepWalk on the union graph (walks 10×80, window 10)", New: func(d int) Embedder {
