@@ -63,8 +63,8 @@ func TestConfigValidate(t *testing.T) {
 func TestPaperOf(t *testing.T) {
 	c := configWith(func(c *Config) { c.Dim = 16; c.Solver.Iterations = 7 })
 	p := PaperOf(c)
-	if p.Dim != 16 || p.Solver.Iterations != 7 || p.Autoencoder.Loss != "mse" || p.Beta != 3000 {
-		t.Errorf("PaperOf kept %d, %d, set %s, %v; want 16, 7, mse, 3000", p.Dim, p.Solver.Iterations, p.Autoencoder.Loss, p.Beta)
+	if p.Dim != 16 || p.Solver.Iterations != 7 || p.Autoencoder.Loss != "mse" || p.Beta != paperBeta {
+		t.Errorf("PaperOf kept %d, %d, set %s, %v; want 16, 7, mse, 1.1", p.Dim, p.Solver.Iterations, p.Autoencoder.Loss, p.Beta)
 	}
 	if !reflect.DeepEqual(PaperOf(DefaultConfig()), Paper()) {
 		t.Error("PaperOf(DefaultConfig()) differs from Paper()")
@@ -84,8 +84,8 @@ func withoutFeatures(net *multiplex.Network) *multiplex.Network {
 	return &out
 }
 
-// TestForNetwork: β = 0 resolves to 300 on a network with features and to
-// 3000 on one none of whose views has features, which also takes R(Y)
+// TestForNetwork: β = 0 resolves to 0.11 per node on a network with
+// features and to 1.1 on one none of whose views has features, which also takes R(Y)
 // over every node; a β given stays.
 func TestForNetwork(t *testing.T) {
 	featured := smallNet(t, 60)
@@ -97,12 +97,12 @@ func TestForNetwork(t *testing.T) {
 		beta    float64
 		orthAll bool
 	}{
-		{"features", featured, DefaultConfig(), 300, false},
-		{"features, β 0", featured, configWith(func(c *Config) { c.Beta = 0 }), 300, false},
+		{"features", featured, DefaultConfig(), featuredBeta, false},
+		{"features, β 0", featured, configWith(func(c *Config) { c.Beta = 0 }), featuredBeta, false},
 		{"features, β given", featured, configWith(func(c *Config) { c.Beta = 50 }), 50, false},
-		{"no features", bare, DefaultConfig(), 3000, true},
+		{"no features", bare, DefaultConfig(), featurelessBeta, true},
 		{"no features, β given", bare, configWith(func(c *Config) { c.Beta = 50 }), 50, true},
-		{"no features, paper preset", bare, Paper(), 3000, true},
+		{"no features, paper preset", bare, Paper(), paperBeta, true},
 	} {
 		got := tc.cfg.ForNetwork(tc.net)
 		if got.Beta != tc.beta || got.Solver.OrthAllNodes != tc.orthAll {
@@ -153,8 +153,8 @@ func TestForNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Config.Beta != 3000 || !m.Config.Solver.OrthAllNodes {
-		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 3000, true", m.Config.Beta, m.Config.Solver.OrthAllNodes)
+	if m.Config.Beta != featurelessBeta || !m.Config.Solver.OrthAllNodes {
+		t.Errorf("Fit on a network without features: β %v, OrthAllNodes %v; want 1.1, true", m.Config.Beta, m.Config.Solver.OrthAllNodes)
 	}
 }
 

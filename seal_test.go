@@ -146,7 +146,15 @@ func TestReadVersion1(t *testing.T) {
 	if err := old.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(b.Bytes(), tinyModelBytes(t, true)) {
+	// Their λ was stated for 2708 nodes (ScaleNodes): read per node.
+	const lambda = 1e4 / 2708
+	tm := tinyModel(t, true)
+	tm.Config.Lambda = lambda
+	var want bytes.Buffer
+	if err := tm.Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want.Bytes()) {
 		t.Error("the version 1 model differs from the model it was written from")
 	}
 	oldCP, err := LoadCheckpoint(filepath.Join("testdata", "checkpoint-v1.dpmne"))
@@ -157,7 +165,13 @@ func TestReadVersion1(t *testing.T) {
 	if err := oldCP.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(b.Bytes(), tinyCheckpointBytes(t)) {
+	tc := tinyCheckpoint(t)
+	tc.Model.Config.Lambda = lambda
+	want.Reset()
+	if err := tc.Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want.Bytes()) {
 		t.Error("the version 1 checkpoint differs from the checkpoint it was written from")
 	}
 	data, err := os.ReadFile(filepath.Join("testdata", "checkpoint-v1.dpmne"))
