@@ -46,7 +46,7 @@ func ExampleTuned() {
 		fmt.Println("stage", a.Field, a.Values)
 	}
 	// Output:
-	// grid Lambda [100 10000]
+	// grid Lambda [0.037 3.7]
 	// grid Features.Propagate [0 1]
 	// grid FilterTau [2 0]
 	// grid Features.KNN [0 8]

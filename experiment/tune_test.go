@@ -36,7 +36,7 @@ func TestTuned(t *testing.T) {
 	}
 	base := small()
 	base.Solver.Iterations = 3
-	grid := Grid{Axes: []Axis{{"Lambda", []string{"100", "10000"}}, {"Features.Propagate", []string{"0", "1"}}}}
+	grid := Grid{Axes: []Axis{{"Lambda", []string{"0.037", "3.7"}}, {"Features.Propagate", []string{"0", "1"}}}}
 	var note string
 	p := Params{Seed: 3, DPMNE: base, Grid: &grid, Note: func(s string) { note = s }}
 	got, d, err := Tuned().Embed(context.Background(), net, p)
@@ -156,7 +156,7 @@ func TestTuneStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := small()
-	grid := Grid{Axes: []Axis{{"Lambda", []string{"100", "10000"}}}}
+	grid := Grid{Axes: []Axis{{"Lambda", []string{"0.037", "3.7"}}}}
 	for _, tc := range []struct {
 		name   string
 		base   func(*dpmne.Config)
