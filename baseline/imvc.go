@@ -405,27 +405,20 @@ func (c IMVC) choose(ctx context.Context, b *imvcBases, y []int, seed uint64) (e
 			idx = append(idx, i)
 		}
 	}
-	folds := eval.KFold(idx, y, c.Folds, stream(seed, streamTrain).Uint64())
-	cv := make([]eval.Split, len(folds))
-	for k := range folds {
-		cv[k].Test = folds[k]
-		for j, f := range folds {
-			if j != k {
-				cv[k].Train = append(cv[k].Train, f...)
-			}
-		}
+	cv := eval.FoldSplits(eval.KFold(idx, y, c.Folds, stream(seed, streamTrain).Uint64()))
+	for k := range cv {
 		slices.Sort(cv[k].Train)
 	}
 	best = -1
 	scores = make([]float64, len(c.Lambdas))
 	for k, lambda := range c.Lambdas {
-		e, err := c.fit(ctx, b, lambda, fmt.Sprintf(", λ = %g (%d of %d, then %d-fold cross-validation on %d labelled nodes)", lambda, k+1, len(c.Lambdas), len(folds), len(idx)))
+		e, err := c.fit(ctx, b, lambda, fmt.Sprintf(", λ = %g (%d of %d, then %d-fold cross-validation on %d labelled nodes)", lambda, k+1, len(c.Lambdas), len(cv), len(idx)))
 		if err != nil {
 			return nil, 0, nil, err
 		}
 		r, err := eval.Classify(ctx, e, b.n, b.d, y, eval.ClassifyOptions{Splits: cv, Folds: eval.NoInnerCV, Cs: []float64{1}, Seed: seed})
 		if err != nil {
-			return nil, 0, nil, fmt.Errorf("baseline: imvc: choosing λ by %d-fold cross-validation on %d labelled nodes: λ = %g: %w", len(folds), len(idx), lambda, err)
+			return nil, 0, nil, fmt.Errorf("baseline: imvc: choosing λ by %d-fold cross-validation on %d labelled nodes: λ = %g: %w", len(cv), len(idx), lambda, err)
 		}
 		scores[k] = r.MicroF1.Mean
 		if best < 0 || scores[k] > scores[best] || math.IsNaN(scores[best]) && !math.IsNaN(scores[k]) {

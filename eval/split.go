@@ -168,3 +168,18 @@ func KFold(idx []int, labels []int, k int, seed uint64) [][]int {
 	}
 	return folds
 }
+
+// FoldSplits returns the cross-validation splits of folds: split k tests
+// on fold k and trains on the other folds, concatenated in fold order.
+func FoldSplits(folds [][]int) []Split {
+	cv := make([]Split, len(folds))
+	for k := range folds {
+		cv[k].Test = folds[k]
+		for j, f := range folds {
+			if j != k {
+				cv[k].Train = append(cv[k].Train, f...)
+			}
+		}
+	}
+	return cv
+}

@@ -227,3 +227,13 @@ func TestStandardizer(t *testing.T) {
 		t.Error("Apply with wrong shape should return nil")
 	}
 }
+
+// TestFoldSplits: split k tests on fold k and trains on the others, in
+// fold order.
+func TestFoldSplits(t *testing.T) {
+	got := FoldSplits([][]int{{0, 3}, {1}, {2, 4}})
+	want := []Split{{Train: []int{1, 2, 4}, Test: []int{0, 3}}, {Train: []int{0, 3, 2, 4}, Test: []int{1}}, {Train: []int{0, 3, 1}, Test: []int{2, 4}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FoldSplits = %v, want %v", got, want)
+	}
+}

@@ -124,16 +124,7 @@ func tune(ctx context.Context, net *multiplex.Network, base dpmne.Config, g Grid
 		train[i] = net.Labels.Class[i]
 	}
 	// Stratified K-fold cross-validation on the training part only.
-	folded := eval.KFold(splits[0].Train, net.Labels.Class, folds, seed+2)
-	cv := make([]eval.Split, len(folded))
-	for k := range folded {
-		cv[k].Test = folded[k]
-		for j, f := range folded {
-			if j != k {
-				cv[k].Train = append(cv[k].Train, f...)
-			}
-		}
-	}
+	cv := eval.FoldSplits(eval.KFold(splits[0].Train, net.Labels.Class, folds, seed+2))
 	// The grid: every combination of the axes' values, then the base.
 	grid := []dpmne.Config{base}
 	for _, a := range g.Axes {
