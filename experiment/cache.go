@@ -113,8 +113,14 @@ func (c *cellCache) key(data, method string, m Method, setting string, value flo
 
 // path returns the file of the cell of key: a hash of the key.
 func (c *cellCache) path(key []byte) string {
+	return filepath.Join(c.dir, keyName(key)+".json")
+}
+
+// keyName is the name of the files of a key in a cache directory: the
+// first 16 bytes of its SHA-256, in hex.
+func keyName(key []byte) string {
 	h := sha256.Sum256(key)
-	return filepath.Join(c.dir, hex.EncodeToString(h[:16])+".json")
+	return hex.EncodeToString(h[:16])
 }
 
 // get returns the cell cached under key, or nil when there is none: no

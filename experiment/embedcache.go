@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -83,8 +81,7 @@ func (c *embedCache) key(k embedKey, m Method) []byte {
 
 // paths returns the files of the embedding of key: a hash of the key.
 func (c *embedCache) paths(key []byte) (meta, data string) {
-	h := sha256.Sum256(key)
-	base := filepath.Join(c.dir, hex.EncodeToString(h[:16]))
+	base := filepath.Join(c.dir, keyName(key))
 	return base + ".json", base + ".npy"
 }
 
