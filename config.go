@@ -161,8 +161,9 @@ type AutoencoderConfig struct {
 	// outer iteration, taken in turn from a shuffled cycle through its
 	// observed nodes. Default 1; 0: Epochs whole epochs.
 	Batches int
-	// Epochs is the number of whole epochs per outer iteration where
-	// Batches is 0 (default 1).
+	// Epochs is the number of passes per outer iteration over the
+	// iteration's training rows: its Batches minibatches, or every
+	// observed node where Batches is 0 (default 1).
 	Epochs int
 }
 

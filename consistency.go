@@ -135,8 +135,8 @@ type exactGroup struct {
 }
 
 // setExact makes the given rows, free rows (subspace.free) with no edge in
-// any view's graph, be solved exactly in every Y step (subspace.exact,
-// Config.DescendIsolated). Such a row's terms are its own consistency
+// any view's graph, be solved exactly in every Y step (subspace.exact).
+// Such a row's terms are its own consistency
 // terms alone — R(Y) leaves it out and its row and column of L are zero
 // (proximity: isolated nodes have zero rows) — so given B its minimiser is
 // a d×d solve shared by every row observed in the same views, where descent
@@ -170,7 +170,7 @@ func (s *subspace) setExact(rows []int) {
 // every observed entry of every view divided by their number, and v the
 // prior variance of an entry of Y, the mean square of the other rows'
 // entries. Without it the exact minimiser divides the codes by B's small
-// singular values (Config.DescendIsolated has what that cost). μ is 0
+// singular values (docs/defaults.md, "Edgeless nodes solved, not descended", has what that cost). μ is 0
 // where either is not positive
 // or every row is exact. It needs Y unchanged since the last bStep (the
 // views' Y_sᵀY_s) and K current, as termsAfterB; Fit re-estimates it at the

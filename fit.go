@@ -84,8 +84,8 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // Each iteration then (1) takes up to YSteps preconditioned descent steps on
 // Y with an exact line search, (2) solves each B^s in closed form, and (3)
 // trains each autoencoder with the regression target y_i B^s on its observed
-// nodes: AEBatches minibatches (or, with AEBatches < 0, Epochs epochs), the
-// views concurrently.
+// nodes: Autoencoder.Batches minibatches (or, with Batches 0, Epochs
+// whole epochs), the views concurrently.
 //
 // A node observed in no view (multiplex.Network.Unobserved: listed by
 // the data, with no edge, feature row or observed entry anywhere) is
@@ -352,7 +352,7 @@ func (f *fitter) iterate(it int) error {
 	}
 	t1 := time.Now()
 	// K = H·Bᵀ is refreshed after the autoencoders change H.
-	aeNext := !cfg.NoAutoencoder && cfg.Autoencoder.Epochs > 0
+	aeNext := !cfg.NoAutoencoder // Validate holds Epochs ≥ 1
 	if err := sub.bStep(!aeNext); err != nil {
 		return fmt.Errorf("iteration %d: %w", it, err)
 	}

@@ -62,7 +62,7 @@ func (m Memory) String() string {
 // EstimateMemory estimates the peak memory of fitting net with cfg (see
 // Memory). It is linear in nodes, stored entries and parameters: nothing in
 // a fit is n×n or n×(feature width) dense, but for the exact
-// reconstruction loss (NegativeSamples < 0), whose 1,024-row batches are
+// reconstruction loss (NegativeSamples 0), whose 1,024-row batches are
 // densified to the views' widths, counted here too. net must be valid
 // (Network.Validate, which Fit calls and EstimateMemory does not): on
 // views whose shapes disagree with the network's it panics.
@@ -230,7 +230,7 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 			perRow := min(v.in, (1+int64(cfg.Autoencoder.NegativeSamples))*((nnz+o-1)/o))
 			m.Autoencoders += 12 * max(1024, int64(cfg.Autoencoder.Batch)) * perRow
 		}
-		if cfg.Autoencoder.NegativeSamples < 0 {
+		if cfg.Autoencoder.NegativeSamples == 0 {
 			m.Autoencoders += 3 * 4 * 1024 * v.in
 		}
 	}

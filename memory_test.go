@@ -58,3 +58,22 @@ func estimateMemory(t *testing.T, net *multiplex.Network, cfg Config) {
 		t.Errorf("live peak / estimate = %.2f, want within [0.6, 1.3]", ratio)
 	}
 }
+
+// TestEstimateMemoryExactLoss checks that the exact reconstruction loss
+// (NegativeSamples 0) counts its dense batches: 1,024 rows of each view's
+// width, three float32 copies (input, output, gradient).
+func TestEstimateMemoryExactLoss(t *testing.T) {
+	net := smallNet(t, 3000)
+	exact := EstimateMemory(net, configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 0 }))
+	sampled := EstimateMemory(net, configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 5 }))
+	var dense int64
+	for _, v := range net.Views {
+		dense += 3 * 4 * 1024 * int64(v.FeatureMatrix().Cols)
+	}
+	if exact.Autoencoders < dense {
+		t.Errorf("exact loss: autoencoders %d bytes, below its dense batches' %d", exact.Autoencoders, dense)
+	}
+	if exact.Total() <= sampled.Total() {
+		t.Errorf("exact loss estimated at %v, not above the sampled loss's %v", exact, sampled)
+	}
+}

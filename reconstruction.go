@@ -241,7 +241,7 @@ func (f *fitter) pretrain(start time.Time) (time.Duration, error) {
 }
 
 // nextRows gives an iteration's training rows of view s: all observed
-// rows, or with AEBatches the next AEBatches·Batch of a shuffled cycle
+// rows, or with Autoencoder.Batches the next Batches·Batch of a shuffled cycle
 // through them, reshuffled when used up.
 func (f *fitter) nextRows(s int) []int {
 	cfg := f.cfg
