@@ -44,6 +44,10 @@ func codeBaselines() []string {
 }
 
 // baselineNames returns the names of package baseline's methods.
+// BaselineNames returns the names of package baseline's methods, the ones
+// a suite's summary ranks dpmne against.
+func BaselineNames() []string { return baselineNames() }
+
 func baselineNames() []string {
 	return baselinesWhere(func(baseline.Method) bool { return true })
 }

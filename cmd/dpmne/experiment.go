@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmne/dpmne/experiment"
+	"github.com/dpmne/dpmne/internal/atomicfile"
 	"github.com/dpmne/dpmne/multiplex"
 )
 
@@ -74,6 +75,14 @@ k-means with Hungarian-matched accuracy and NMI on L2-normalised rows):
           --methods dpmne,quick is the quick suite: dpmne beside the
           quick baselines (below), to run with --jobs 2 and resume from
           the cache (below) when stopped
+  lono    leave one network out, over suites already run: --data lists
+          two or more suite results (suite.json of runs on validation
+          splits; NAME=FILE, or FILE named by its directory), one per
+          candidate setting of dpmne; for each network held out, the
+          candidate the other networks choose (first or tied-first
+          against the best baseline on the most of them, then the larger
+          summed margin) and how it does there, by micro-F1 and by ACC,
+          to OUT/lono.md
 
 --methods takes the group name quick, in any experiment and anywhere in the
 list: it stands for the quick baselines spectral, prone, line, deepwalk,
@@ -144,6 +153,9 @@ products.)`,
 			}
 			if out == "" {
 				return errors.New("--out: give the directory to write the results to")
+			}
+			if args[0] == "lono" {
+				return writeLeaveOneOut(cmd.OutOrStdout(), data, out, "dpmne "+strings.Join(recordedArgs(g.argv), " "))
 			}
 			if repeats < 1 {
 				return fmt.Errorf("--repeats %d: want ≥ 1", repeats)
@@ -357,6 +369,52 @@ func recordedArgs(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// writeLeaveOneOut chooses among the candidates' suite results (files,
+// NAME=FILE or FILE named by its directory) network by network
+// (experiment.LeaveOneOut, by micro-F1 and by ACC) and writes the folds to
+// out/lono.md and w.
+func writeLeaveOneOut(w io.Writer, files []string, out, command string) error {
+	if len(files) < 2 {
+		return errors.New("lono: --data lists at least two suite results (suite.json) to choose among, one per candidate")
+	}
+	var cands []experiment.Candidate
+	for _, f := range files {
+		name, path, ok := strings.Cut(f, "=")
+		if !ok {
+			name, path = filepath.Base(filepath.Dir(f)), f
+		}
+		cells, err := experiment.ReadCells(path)
+		if err != nil {
+			return fmt.Errorf("lono: %w", err)
+		}
+		cands = append(cands, experiment.Candidate{Name: name, Cells: cells})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Leave one network out\n\n`%s`\n", command)
+	for _, m := range experiment.SuiteMetrics() {
+		if m.Name == "macro-F1" {
+			continue
+		}
+		folds, err := experiment.LeaveOneOut(cands, "dpmne", experiment.BaselineNames(), m)
+		if err != nil {
+			return fmt.Errorf("lono: %w", err)
+		}
+		fmt.Fprintf(&b, "\nBy %s:\n\n", m.Name)
+		experiment.WriteFolds(&b, folds, cands, m.Name)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "lono.md"), func(f io.Writer) error {
+		_, err := io.WriteString(f, b.String())
+		return err
+	}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // writeVariants lists the variants of dpmne (experiment.Variants) with

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +156,45 @@ func TestSyntheticFamilyData(t *testing.T) {
 	stdout, _, err = runCLI(t, "data", "list")
 	if err != nil || !strings.Contains(stdout, "synth-partial") {
 		t.Errorf("data list (err %v) lacks synth-partial:\n%s", err, stdout)
+	}
+}
+
+// TestExperimentLono chooses between two candidates' suite results, one
+// named by its directory and one by NAME=FILE, and refuses a file that
+// holds no cells.
+func TestExperimentLono(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name, "suite.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cell := func(d, m string, mean float64) string {
+		return fmt.Sprintf(`{"data":%q,"method":%q,"micro_f1":{"mean":%g,"std":0.01},"acc":{"mean":%g,"std":0.01}}`, d, m, mean, mean)
+	}
+	base := cell("a", "spectral", .8) + "," + cell("b", "spectral", .8)
+	good := write("good", `{"cells":[`+cell("a", "dpmne", .9)+","+cell("b", "dpmne", .85)+","+base+`]}`)
+	poor := write("poor", `{"cells":[`+cell("a", "dpmne", .7)+","+cell("b", "dpmne", .95)+`]}`)
+	out := filepath.Join(dir, "out")
+	stdout, stderr, err := runCLI(t, "experiment", "lono", "--data", "weak="+poor+","+good, "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, w := range []string{"| a | weak | loss | -0.100 | spectral | good |", "| b | good | win | +0.050 | spectral | weak |", "Chosen on every network: good. Folds choosing each: weak 1, good 1."} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "lono.md")); err != nil || string(md) != stdout {
+		t.Errorf("lono.md (%v) differs from the output", err)
+	}
+	empty := write("empty", `{"cells":[]}`)
+	if _, _, err := runCLI(t, "experiment", "lono", "--data", good+","+empty, "--out", out); err == nil || !strings.Contains(err.Error(), "empty/suite.json: no cells") {
+		t.Errorf("empty results: %v", err)
 	}
 }
