@@ -235,7 +235,10 @@ func (c Config) Balances() bool { return !c.Unbalanced && !c.NoProximity && c.Be
 //     of the views read or any one of them holds) and F the most any
 //     view's features hold, so that a network whose graphs and
 //     features hold as many directions keeps the β of the default before
-//     the balance.
+//     the balance; and the features of a view whose own graph holds no
+//     direction are smoothed along the union of the kept views' graphs
+//     (Features.AlongUnion), which does, rather than along their own,
+//     which would only mix in other nodes' noise.
 func (c Config) Balanced(b Balance) Config {
 	if !c.Balances() {
 		return c
@@ -273,6 +276,15 @@ func (c Config) Balanced(b Balance) Config {
 		return c
 	}
 	c.Beta = featuredBeta * float64(b.GraphDirections) / float64(b.FeatureDirections)
+	if c.Features.Propagate > 0 && c.Features.AlongUnion == nil {
+		along := make([]bool, len(b.Kept))
+		for s := range along {
+			along[s] = s < len(b.HasFeatures) && b.HasFeatures[s] && s < len(b.Graphs) && b.Graphs[s].Directions == 0
+		}
+		if slices.Contains(along, true) {
+			c.Features.AlongUnion = along // the union of the kept views: ViewWeights
+		}
+	}
 	return c
 }
 

@@ -17,7 +17,8 @@ import (
 // the proximity and the smoothing; a feature side without any takes the
 // featureless settings; otherwise β is 300 times the ratio of the sides'
 // directions; views without directions of their own leave the proximity
-// where the measurement says so. A configuration that sets β, asks for no
+// where the measurement says so, and their features are smoothed along
+// the kept views' union. A configuration that sets β, asks for no
 // balance or drops the proximity is left as it is.
 func TestBalanced(t *testing.T) {
 	two := []bool{true, true}
@@ -54,6 +55,14 @@ func TestBalanced(t *testing.T) {
 			func(c Config) bool { return c.Beta == featuredBeta && c.Features.Propagate == 1 }},
 		{"graphs ahead", DefaultConfig(), Balance{Kept: two, GraphDirections: 8, FeatureDirections: 2},
 			func(c Config) bool { return math.Abs(c.Beta-0.44) < 1e-12 }}, // 0.11 · 8/2
+		{"a view whose graph holds none", DefaultConfig(), Balance{Kept: []bool{true, true, false}, GraphDirections: 4, FeatureDirections: 4,
+			Graphs: []structure.GraphSignal{{Directions: 3}, {}, {}}, HasFeatures: []bool{true, true, false}},
+			func(c Config) bool {
+				return slices.Equal(c.Features.AlongUnion, []bool{false, true, false}) && slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 1.5, 0})
+			}},
+		{"every view's graph holds some", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, FeatureDirections: 4,
+			Graphs: []structure.GraphSignal{{Directions: 3}, {Directions: 1}}, HasFeatures: two},
+			func(c Config) bool { return c.Features.AlongUnion == nil }},
 		{"a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, FeatureDirections: 4},
 			func(c Config) bool { return slices.Equal(c.Proximity.ViewWeights, []float64{1.5, 0, 1.5}) }},
 		{"β set", func() Config { c := DefaultConfig(); c.Beta = 50; return c }(), Balance{Kept: []bool{false, false}},

@@ -126,10 +126,18 @@ func lastCheckpoint(t *testing.T) (*multiplex.Network, Config, *Checkpoint) {
 func TestCheckpointResumeRejectsOtherConfig(t *testing.T) {
 	net, cfg, cp := lastCheckpoint(t)
 	other := cfg
-	other.Beta = 7
+	other.Lambda = 7
 	_, err := Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
-	if err == nil || !strings.Contains(err.Error(), "Beta") {
-		t.Errorf("resume with another β: err = %v, want one naming Beta", err)
+	if err == nil || !strings.Contains(err.Error(), "Lambda") {
+		t.Errorf("resume with another λ: err = %v, want one naming Lambda", err)
+	}
+	// A β given turns the balance off: the first of the settings it
+	// resolved that differs is named.
+	other = cfg
+	other.Beta = 7
+	_, err = Fit(context.Background(), net, other, rand.New(rand.NewPCG(1, 1)), Options{Resume: cp})
+	if err == nil || !strings.Contains(err.Error(), "only the number of iterations may change") {
+		t.Errorf("resume with another β: err = %v, want a refusal", err)
 	}
 }
 

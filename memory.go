@@ -69,6 +69,13 @@ func (m Memory) String() string {
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 	cfg = cfg.ForNetwork(net)
 	recs, _ := cfg.Reconstructions(net) // a refusal is Fit's to report
+	smooth := cfg.Features
+	if cfg.Balances() && smooth.AlongUnion == nil {
+		// The balance may smooth any view's features along the union of
+		// every view's graph (Config.Balanced) rather than its own: the
+		// bound counts the union, which holds the view's own graph.
+		smooth.AlongUnion = []bool{true}
+	}
 	views := make([]viewSizes, len(net.Views))
 	for s, v := range net.Views {
 		x := v.FeatureMatrix()
@@ -88,7 +95,7 @@ func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
 			vs.featNNZ = vs.nnz
 		}
 		if cfg.Features.Smooths(vs.features) {
-			vs.nnz, vs.rows = cfg.Features.SmoothedNNZ(net, s)
+			vs.nnz, vs.rows = smooth.SmoothedNNZ(net, s)
 		}
 		views[s] = vs
 	}

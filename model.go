@@ -85,7 +85,7 @@ func (m *Model) Embed(x []*sparse.CSR, has [][]bool) (*mat.Dense, error) {
 		}
 		edgeless := &multiplex.View{Name: v.Name, Adj: &sparse.CSR{Rows: k, Cols: k, Ptr: make([]int, k+1)}, Features: xs, Observed: obs}
 		read := features.Reading{Clip: v.AE.Cfg.Loss == nn.CrossEntropy, Fitted: v.Scale}
-		p, err := features.Prepare([]*multiplex.View{edgeless}, features.Config{}, []features.Reading{read}, 0)
+		p, err := features.Prepare([]*multiplex.View{edgeless}, features.Config{}, nil, []features.Reading{read}, 0)
 		if err != nil {
 			return nil, fmt.Errorf("embed: view %q: %w", v.Name, err)
 		}

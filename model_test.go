@@ -691,7 +691,9 @@ func TestLegacyConfig(t *testing.T) {
 			want := m.Config
 			want.Autoencoder.Hidden = slices.Clone(want.Autoencoder.Hidden)
 			if tc.edit != nil {
-				want.Unbalanced = true // a flat file is from before the balance
+				// A flat file is from before the balance, and before the
+				// features smoothed along the views' union.
+				want.Unbalanced, want.Features.AlongUnion = true, nil
 			}
 			tc.want(&want)
 			if !reflect.DeepEqual(back.Config, want) {

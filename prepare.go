@@ -22,7 +22,17 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 			reads[s] = features.Reading{Clip: r.Clip, Scale: r.Scale, Centre: r.Centre}
 		}
 	}
-	prepared, err := features.Prepare(net.Views, cfg.Features, reads, cfg.Workers)
+	// The union AlongUnion smooths along is that of the graphs the
+	// proximity reads: the views not weighed 0 (weights of another count
+	// are the proximity's to refuse).
+	var in []bool
+	if w := cfg.Proximity.ViewWeights; len(w) == t {
+		in = make([]bool, t)
+		for s := range in {
+			in[s] = w[s] > 0
+		}
+	}
+	prepared, err := features.Prepare(net.Views, cfg.Features, in, reads, cfg.Workers)
 	if err != nil {
 		return err
 	}

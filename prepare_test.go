@@ -47,7 +47,7 @@ func TestFitPropagateAcross(t *testing.T) {
 	if bytes.Equal(with, fit(net, 0)) {
 		t.Error("PropagateAcross 2 left the embedding as it was")
 	}
-	across, err := features.Prepare(net.Views, features.Config{PropagateAcross: 2}, nil, 0)
+	across, err := features.Prepare(net.Views, features.Config{PropagateAcross: 2}, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,4 +23,23 @@ type Config struct {
 	// Propagate over the nodes observed in both views. It changes nothing
 	// on a network whose views all have features, or none has. 0: off.
 	PropagateAcross int
+	// AlongUnion, one entry for every view or one per view, makes
+	// Propagate smooth the features of each view marked true along the
+	// union of the views' graphs that Prepare is given (those the
+	// proximity reads) in place of the view's own graph: for a view whose
+	// own graph holds nothing, where the views' graphs together do. nil
+	// (the default): every view along its own graph, unless a DPMNE fit's
+	// balance marks some (dpmne.Config.Balanced).
+	AlongUnion []bool
+}
+
+// alongUnion reports whether c smooths view s of t along the union.
+func (c Config) alongUnion(s, t int) bool {
+	switch len(c.AlongUnion) {
+	case 0:
+		return false
+	case 1:
+		return c.AlongUnion[0]
+	}
+	return s < t && s < len(c.AlongUnion) && c.AlongUnion[s]
 }

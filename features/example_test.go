@@ -17,7 +17,7 @@ func ExamplePrepare() {
 	if err != nil {
 		panic(err)
 	}
-	views, err := features.Prepare(net.Views, features.Config{Propagate: 1}, nil, 0)
+	views, err := features.Prepare(net.Views, features.Config{Propagate: 1}, nil, nil, 0)
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,7 @@ package features
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/sparse"
@@ -28,12 +29,26 @@ type View struct {
 // Prepare returns each of the views of a network as a fit reads it, given how each
 // view's autoencoder reads its features (reads, nil: as given, no
 // autoencoders), with workers goroutines for the sparse products (0:
-// GOMAXPROCS). Steps along graphs act on a view's own features, never on
+// GOMAXPROCS). in marks the views whose graphs make the union AlongUnion
+// smooths along (nil: every view). Steps along graphs act on a view's own features, never on
 // the adjacency rows standing in for them; in order: the clip, the steps
 // across views (PropagateAcross), the feature graph (KNN), the steps along
-// the view's graph (Propagate), the scale.
-func Prepare(views []*multiplex.View, c Config, reads []Reading, workers int) ([]View, error) {
+// the view's graph or the views' union (Propagate, AlongUnion), the scale.
+func Prepare(views []*multiplex.View, c Config, in []bool, reads []Reading, workers int) ([]View, error) {
+	if k := len(c.AlongUnion); k > 1 && k != len(views) {
+		return nil, fmt.Errorf("features: AlongUnion has %d entries for %d views: want one, or one per view", k, len(views))
+	}
+	if in != nil && len(in) != len(views) {
+		return nil, fmt.Errorf("features: the union's %d marks are for %d views", len(in), len(views))
+	}
 	out := make([]View, len(views))
+	var union *sparse.CSR
+	if c.Propagate > 0 && slices.Contains(c.AlongUnion, true) {
+		var err error
+		if union, err = unionGraph(views, in); err != nil {
+			return nil, fmt.Errorf("features: the union of the views' graphs: %w", err)
+		}
+	}
 	for s, v := range views {
 		x := v.FeatureMatrix()
 		graph := v.Adj
@@ -55,8 +70,12 @@ func Prepare(views []*multiplex.View, c Config, reads []Reading, workers int) ([
 			}
 		}
 		if c.Propagate > 0 && own {
+			along := graph
+			if union != nil && c.alongUnion(s, len(views)) {
+				along = union
+			}
 			// Rows not observed in the view stay as they are.
-			x = propagateFeatures(x, graph, v.Observed, c.Propagate, workers)
+			x = propagateFeatures(x, along, v.Observed, c.Propagate, workers)
 		}
 		scale := r.Fitted
 		if r.Scale && scale == nil {
@@ -68,4 +87,30 @@ func Prepare(views []*multiplex.View, c Config, reads []Reading, workers int) ([
 		out[s] = View{X: x, Graph: graph, Observed: v.Observed, Scale: scale}
 	}
 	return out, nil
+}
+
+// unionGraph returns the union of the graphs of the views marked in of
+// (nil: every view), one entry 1 per pair linked in any of them.
+func unionGraph(views []*multiplex.View, of []bool) (*sparse.CSR, error) {
+	n := views[0].Adj.Rows
+	nnz := 0
+	for s, v := range views {
+		if of == nil || of[s] {
+			nnz += v.Adj.NNZ()
+		}
+	}
+	b := sparse.NewBuilder(n, n)
+	b.Grow(nnz)
+	for s, v := range views {
+		if of != nil && !of[s] {
+			continue
+		}
+		for i := range v.Adj.Rows {
+			ind, _ := v.Adj.Row(i)
+			for _, j := range ind {
+				b.Add(i, int(j), 1)
+			}
+		}
+	}
+	return b.Build(sparse.MergeMax)
 }

@@ -29,7 +29,15 @@ func (cfg Config) SmoothedNNZ(net *multiplex.Network, s int) (nnz, rows int64) {
 		// which come first).
 		extra = int64(cfg.KNN) * totalNNZ(c) / max(rows, 1)
 	}
-	c = propagatedCounts(c, x.Cols, v.Adj, v.Observed, cfg.Propagate, extra)
+	graphs := []*sparse.CSR{v.Adj}
+	if cfg.alongUnion(s, len(net.Views)) {
+		// The union of every view's graph bounds that of any of them.
+		graphs = graphs[:0]
+		for _, u := range net.Views {
+			graphs = append(graphs, u.Adj)
+		}
+	}
+	c = propagatedCounts(c, x.Cols, graphs, v.Observed, cfg.Propagate, extra)
 	return totalNNZ(c), rows
 }
 
@@ -46,10 +54,11 @@ func totalNNZ(c []int64) int64 {
 // from row counts c (overwritten) of a matrix cols wide: a smoothed row's
 // support is at most the union of its own and its observed neighbours'
 // supports, so per row c_i ← min(cols, c_i + Σ_{j ∈ N(i) observed} c_j +
-// extra) for an observed i, k times, extra standing for neighbours adj
-// does not hold (Config.KNN's, estimated). It costs k passes over
-// the adjacency.
-func propagatedCounts(c []int64, cols int, adj *sparse.CSR, observed []bool, k int, extra int64) []int64 {
+// extra) for an observed i, k times, extra standing for neighbours the
+// graphs do not hold (Config.KNN's, estimated). The neighbours are those
+// of any of graphs (a union's, a neighbour in several counted in each: still
+// a bound). It costs k passes over the graphs.
+func propagatedCounts(c []int64, cols int, graphs []*sparse.CSR, observed []bool, k int, extra int64) []int64 {
 	n := len(c)
 	next := make([]int64, n)
 	for range k {
@@ -59,10 +68,12 @@ func propagatedCounts(c []int64, cols int, adj *sparse.CSR, observed []bool, k i
 				next[i] = c[i]
 				continue
 			}
-			ind, _ := adj.Row(i)
-			for _, j := range ind {
-				if int(j) != i && observed[j] {
-					next[i] += c[j]
+			for _, adj := range graphs {
+				ind, _ := adj.Row(i)
+				for _, j := range ind {
+					if int(j) != i && observed[j] {
+						next[i] += c[j]
+					}
 				}
 			}
 			next[i] = min(next[i], int64(cols))
@@ -91,7 +102,7 @@ func acrossRowNNZ(x *sparse.CSR, views []*multiplex.View, s, k int) []int64 {
 	}
 	for g, v := range views {
 		if g != s && v.Features == nil {
-			c = propagatedCounts(c, x.Cols, v.Adj, observedInBoth(v, views[s]), k, 0)
+			c = propagatedCounts(c, x.Cols, []*sparse.CSR{v.Adj}, observedInBoth(v, views[s]), k, 0)
 		}
 	}
 	return c

@@ -112,7 +112,7 @@ func TestPrepareMatchesInProcess(t *testing.T) {
 		for s, r := range recs {
 			reads[s] = features.Reading{Clip: r.Clip, Scale: r.Scale, Centre: r.Centre}
 		}
-		want, err := features.Prepare(net.Views, cfg.Features, reads, 1)
+		want, err := features.Prepare(net.Views, cfg.Features, nil, reads, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -74,7 +75,7 @@ and reconstructs its features.`,
 					UnobservedIDs  []string                   `json:"unobserved_ids,omitempty"`
 					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
 					Balance        balanceJSON                `json:"balance"`
-				}{s, unobserved, recs, balanceJSON{bal, cfg.Beta, !cfg.NoProximity, cfg.Features.Propagate, cfg.Proximity.ViewWeights}})
+				}{s, unobserved, recs, balanceJSON{bal, cfg.Beta, !cfg.NoProximity, cfg.Features.Propagate, cfg.Proximity.ViewWeights, cfg.Features.AlongUnion}})
 			}
 			if err := printSummary(cmd.OutOrStdout(), s, unobserved); err != nil {
 				return err
@@ -206,6 +207,9 @@ type balanceJSON struct {
 	Proximity   bool      `json:"proximity"`
 	Propagate   int       `json:"propagate"`
 	ViewWeights []float64 `json:"view_weights,omitempty"`
+	// AlongUnion marks the views whose features are smoothed along the
+	// proximity's union of graphs rather than their own.
+	AlongUnion []bool `json:"along_union,omitempty"`
 }
 
 // printBalance prints what Measure found in each source of net and the
@@ -238,12 +242,12 @@ func printBalance(w io.Writer, net *multiplex.Network, b dpmne.Balance, cfg dpmn
 		fmt.Fprintf(w, "; %d below its rewired copies' edge, within the margin, that agree with the features", b.GraphDirections)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, balanceLine(b, cfg))
+	fmt.Fprintln(w, balanceLine(net, b, cfg))
 }
 
 // balanceLine is the line data info and train give the settings that
 // cfg, the configuration balanced by b, takes.
-func balanceLine(b dpmne.Balance, cfg dpmne.Config) string {
+func balanceLine(net *multiplex.Network, b dpmne.Balance, cfg dpmne.Config) string {
 	prox := fmt.Sprintf("proximity on, β %.3g per node", cfg.Beta)
 	if cfg.NoProximity {
 		prox = "proximity off"
@@ -251,7 +255,17 @@ func balanceLine(b dpmne.Balance, cfg dpmne.Config) string {
 			prox += " (the graphs' structure agrees with no view's features)"
 		}
 	}
-	return fmt.Sprintf("balance: graphs %d directions, features %d: %s, features smoothed %d time(s), Y solver %s", b.GraphDirections, b.FeatureDirections, prox, cfg.Features.Propagate, cfg.Solver.Y)
+	smoothed := fmt.Sprintf("features smoothed %d time(s)", cfg.Features.Propagate)
+	if cfg.Features.Propagate > 0 && slices.Contains(cfg.Features.AlongUnion, true) {
+		var along []string
+		for s, u := range cfg.Features.AlongUnion {
+			if u {
+				along = append(along, fmt.Sprintf("%q", net.Views[s].Name))
+			}
+		}
+		smoothed += fmt.Sprintf(" (view %s along the proximity's union)", strings.Join(along, ", "))
+	}
+	return fmt.Sprintf("balance: graphs %d directions, features %d: %s, %s, Y solver %s", b.GraphDirections, b.FeatureDirections, prox, smoothed, cfg.Solver.Y)
 }
 
 // writeTable prints an aligned plain-text table: the first column left-aligned,

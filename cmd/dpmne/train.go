@@ -44,6 +44,7 @@ type modelFlags struct {
 	preset      string
 	presetErr   error
 	viewWeights string
+	smoothAlong string
 	seed        uint64
 	logFormat   string // --log-format: text or json
 	fs          *pflag.FlagSet
@@ -138,7 +139,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 		f.cfg = dpmne.DefaultConfig()
 	}
 	c := &f.cfg
-	f.viewWeights = "auto"
+	f.viewWeights, f.smoothAlong = "auto", "auto"
 	if c.Proximity.EqualViewWeights {
 		f.viewWeights = "equal"
 	}
@@ -168,6 +169,8 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	fs.StringVar(&f.viewWeights, "view-weights", f.viewWeights, "views' weights in the proximity: auto (re-weighed by Y's roughness on each view), equal (the paper's), or one weight per view (1,0.4)")
 	f.field["Proximity.ViewWeights"], f.field["Proximity.EqualViewWeights"] = "view-weights", "view-weights"
 	f.flag(fs, &c.Features.Propagate, "propagate", "smooth each view's features along its own graph this many times before the autoencoder (lazy random-walk steps; 0: raw features, the paper's)")
+	fs.StringVar(&f.smoothAlong, "smooth-along", f.smoothAlong, "the graph --propagate smooths a view's features along: own (the view's), union (the union of the graphs the proximity reads), one for every view or one per view (own,union), or auto: own, but union for a view whose own graph holds no direction beyond its null model where the balance weighs the sources (dpmne data info names them)")
+	f.field["Features.AlongUnion"] = "smooth-along"
 	f.flag(fs, &c.Features.KNN, "feature-knn", "in a view with features of its own that misses some nodes, also link each observed node to this many observed nodes with the closest features (cosine; 0: the view's edges only)")
 	f.flag(fs, &c.Features.PropagateAcross, "propagate-across", "first smooth each view's own features this many times along the graph of every view without features (Cora's citations), over the nodes observed in both (0: off)")
 	f.flag(fs, &c.Solver.OrthAllNodes, "orth-all-nodes", "take R(Y) = ‖YᵀY − I‖² over every node, the paper's, instead of leaving out the nodes of the proximity graph's components smaller than max(2, n/d)")
@@ -211,6 +214,19 @@ func (f *modelFlags) config() (dpmne.Config, error) {
 				return c, fmt.Errorf("--view-weights: weight %d is %q: want equal, auto or comma-separated numbers ≥ 0", i+1, v)
 			}
 			c.Proximity.ViewWeights = append(c.Proximity.ViewWeights, w)
+		}
+	}
+	if f.smoothAlong != "auto" {
+		c.Features.AlongUnion = nil
+		for i, v := range strings.Split(f.smoothAlong, ",") {
+			switch strings.TrimSpace(v) {
+			case "own":
+				c.Features.AlongUnion = append(c.Features.AlongUnion, false)
+			case "union":
+				c.Features.AlongUnion = append(c.Features.AlongUnion, true)
+			default:
+				return c, fmt.Errorf("--smooth-along: entry %d is %q: want auto, or own or union for every view or for each, comma-separated", i+1, v)
+			}
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -291,7 +307,7 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 		for _, line := range b.Report(net) {
 			l.say("%s", line)
 		}
-		l.say("%s", balanceLine(b, cfg.Balanced(b).ForNetwork(net)))
+		l.say("%s", balanceLine(net, b, cfg.Balanced(b).ForNetwork(net)))
 	}
 	if opt.Resume == nil && !cfg.NoAutoencoder {
 		opt.Pretraining = pretrainProgress(l)
