@@ -346,6 +346,14 @@ func recordedArgs(argv []string) []string {
 	abs := func(v string, names bool) string {
 		var parts []string
 		for _, p := range strings.Split(v, ",") {
+			if name, path, ok := strings.Cut(p, "="); names && ok && !strings.ContainsAny(name, `/\`) && strings.ContainsAny(path, `/\`) {
+				// lono's NAME=FILE: the file's path only.
+				if a, err := filepath.Abs(path); err == nil {
+					p = name + "=" + a
+				}
+				parts = append(parts, p)
+				continue
+			}
 			_, err := os.Stat(p)
 			if p != "" && (!names || err == nil || strings.ContainsAny(p, `/\`)) {
 				if a, err := filepath.Abs(p); err == nil {

@@ -182,6 +182,9 @@ func TestExperimentLono(t *testing.T) {
 	poor := write("poor", `{"cells":[`+cell("a", "dpmne", .7)+","+cell("b", "dpmne", .95)+`]}`)
 	out := filepath.Join(dir, "out")
 	stdout, stderr, err := runCLI(t, "experiment", "lono", "--data", "weak="+poor+","+good, "--out", out)
+	if want := "--data weak=" + poor + ","; !strings.Contains(stdout, want) {
+		t.Errorf("the command recorded lacks %q:\n%s", want, stdout)
+	}
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
