@@ -282,7 +282,9 @@ func (c Config) Balanced(b Balance) Config {
 			along[s] = s < len(b.HasFeatures) && b.HasFeatures[s] && s < len(b.Graphs) && b.Graphs[s].Directions == 0
 		}
 		if slices.Contains(along, true) {
-			c.Features.AlongUnion = along // the union of the kept views: ViewWeights
+			// The union is of the graphs the proximity reads: the kept
+			// views, those ViewWeights does not weigh 0.
+			c.Features.AlongUnion = along
 		}
 	}
 	return c

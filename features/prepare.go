@@ -30,8 +30,9 @@ type View struct {
 // view's autoencoder reads its features (reads, nil: as given, no
 // autoencoders), with workers goroutines for the sparse products (0:
 // GOMAXPROCS). in marks the views whose graphs make the union AlongUnion
-// smooths along (nil: every view). Steps along graphs act on a view's own features, never on
-// the adjacency rows standing in for them; in order: the clip, the steps
+// smooths along (nil: every view). Steps along graphs act on a view's own
+// features, never on the adjacency rows standing in for them; in order:
+// the clip, the steps
 // across views (PropagateAcross), the feature graph (KNN), the steps along
 // the view's graph or the views' union (Propagate, AlongUnion), the scale.
 func Prepare(views []*multiplex.View, c Config, in []bool, reads []Reading, workers int) ([]View, error) {
