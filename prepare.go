@@ -22,6 +22,9 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 			reads[s] = features.Reading{Clip: r.Clip, Scale: r.Scale, Centre: r.Centre}
 		}
 	}
+	if k := len(cfg.Features.AlongUnion); k > 1 && k != t {
+		return fmt.Errorf("smooth-along: %d entries for %d views: want one for every view, or one per view", k, t)
+	}
 	// The union AlongUnion smooths along is that of the graphs the
 	// proximity reads: the views not weighed 0 (weights of another count
 	// are the proximity's to refuse).

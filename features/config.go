@@ -33,8 +33,9 @@ type Config struct {
 	AlongUnion []bool
 }
 
-// alongUnion reports whether c smooths view s of t along the union.
-func (c Config) alongUnion(s, t int) bool {
+// SmoothsAlongUnion reports whether c smooths view s of t views along the
+// union (AlongUnion).
+func (c Config) SmoothsAlongUnion(s, t int) bool {
 	switch len(c.AlongUnion) {
 	case 0:
 		return false

@@ -72,7 +72,7 @@ func Prepare(views []*multiplex.View, c Config, in []bool, reads []Reading, work
 		}
 		if c.Propagate > 0 && own {
 			along := graph
-			if union != nil && c.alongUnion(s, len(views)) {
+			if union != nil && c.SmoothsAlongUnion(s, len(views)) {
 				along = union
 			}
 			// Rows not observed in the view stay as they are.

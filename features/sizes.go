@@ -30,7 +30,7 @@ func (cfg Config) SmoothedNNZ(net *multiplex.Network, s int) (nnz, rows int64) {
 		extra = int64(cfg.KNN) * totalNNZ(c) / max(rows, 1)
 	}
 	graphs := []*sparse.CSR{v.Adj}
-	if cfg.alongUnion(s, len(net.Views)) {
+	if cfg.SmoothsAlongUnion(s, len(net.Views)) {
 		// The union of every view's graph bounds that of any of them.
 		graphs = graphs[:0]
 		for _, u := range net.Views {

@@ -258,9 +258,9 @@ func balanceLine(net *multiplex.Network, b dpmne.Balance, cfg dpmne.Config) stri
 	smoothed := fmt.Sprintf("features smoothed %d time(s)", cfg.Features.Propagate)
 	if cfg.Features.Propagate > 0 && slices.Contains(cfg.Features.AlongUnion, true) {
 		var along []string
-		for s, u := range cfg.Features.AlongUnion {
-			if u {
-				along = append(along, fmt.Sprintf("%q", net.Views[s].Name))
+		for s, v := range net.Views {
+			if v.Features != nil && cfg.Features.SmoothsAlongUnion(s, len(net.Views)) {
+				along = append(along, fmt.Sprintf("%q", v.Name))
 			}
 		}
 		smoothed += fmt.Sprintf(" (view %s along the proximity's union)", strings.Join(along, ", "))

@@ -369,6 +369,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1,x"}, `--view-weights: weight 2 is "x"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "-1,1"}, `--view-weights: weight 1 is "-1"`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--view-weights", "1", "--iterations", "1", "--pretrain", "1"}, "view-weights: 1 weights for 3 views"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--smooth-along", "sideways"}, `--smooth-along: entry 1 is "sideways"`},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--smooth-along", "own,union", "--iterations", "1", "--pretrain", "1"}, "smooth-along: 2 entries for 3 views"},
 		// A value out of its field's range is refused, naming the flag.
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--nonzero-weight", "0"}, "--nonzero-weight: Autoencoder.NonzeroWeight = 0: want finite and ≥ 1"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--lambda-b", "0"}, "--lambda-b: LambdaB = 0: want > 0"},
