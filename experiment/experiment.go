@@ -236,9 +236,9 @@ func PartialName(base string, pdr float64) string {
 
 const partialMark = "@pdr="
 
-// splitPartial splits a PartialName into the data set and the ratio; ok is
-// false for a name without "@pdr=".
-func splitPartial(name string) (base string, pdr float64, ok bool, err error) {
+// SplitPartialName splits a PartialName into the data set and the ratio;
+// ok is false for a name without "@pdr=".
+func SplitPartialName(name string) (base string, pdr float64, ok bool, err error) {
 	i := strings.LastIndex(name, partialMark)
 	if i < 0 {
 		return name, 0, false, nil
@@ -255,7 +255,7 @@ func splitPartial(name string) (base string, pdr float64, ok bool, err error) {
 // with load and then the partial network multiplex.PartialSeed draws with
 // seed, named by PartialName.
 func loadPartial(load func(string) (*multiplex.Network, error), name string, seed uint64) (*multiplex.Network, error) {
-	base, pdr, ok, err := splitPartial(name)
+	base, pdr, ok, err := SplitPartialName(name)
 	if err != nil || !ok {
 		if err != nil {
 			return nil, err

@@ -135,7 +135,7 @@ func TestSuiteData(t *testing.T) {
 		t.Errorf("spec %+v: want classification and k-means, keep going, reference dpmne", s)
 	}
 	for _, bad := range []string{"cora@pdr=1", "cora@pdr=x", "@pdr=0.2"} {
-		if _, _, _, err := splitPartial(bad); err == nil {
+		if _, _, _, err := SplitPartialName(bad); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}

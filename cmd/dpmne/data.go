@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/experiment"
 	"github.com/dpmne/dpmne/fetch"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
@@ -31,7 +32,8 @@ func newDataCmd(g *globals) *cobra.Command {
 		Short: "Summarize a data set: nodes, views, observed nodes, PDR, edges, features and how they are reconstructed, labels",
 		Long: `Summarize a data set: a named one, a plain edge list ("<src> <dst> [weight]" or
 "<layer> <src> <dst> [weight]" lines, gzip-compressed or not), a manifest or a
-directory holding manifest.json.
+directory holding manifest.json. NAME@pdr=P, as dpmne experiment names a partial
+network (cora@pdr=0.4), is NAME with --pdr P.
 
 It prints the nodes, total edges, views, classes and average PDR; per view the
 observed nodes, PDR, edges, density, nodes without an edge there, and the features;
@@ -43,7 +45,22 @@ id a line with --list-unobserved; the classes; and how each view's autoencoder r
 and reconstructs its features.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			net, err := g.loadLabelled(cmd.Context(), args[0], labels)
+			name := args[0]
+			// The suite's name of a partial network, NAME@pdr=P, is
+			// NAME with --pdr P (where no file holds that name).
+			if _, statErr := os.Stat(name); statErr != nil {
+				base, p, ok, err := experiment.SplitPartialName(name)
+				if err != nil {
+					return err
+				}
+				if ok {
+					if cmd.Flags().Changed("pdr") {
+						return fmt.Errorf("%s and --pdr %g: give the ratio once", name, pdr)
+					}
+					name, pdr = base, p
+				}
+			}
+			net, err := g.loadLabelled(cmd.Context(), name, labels)
 			if err != nil {
 				return err
 			}

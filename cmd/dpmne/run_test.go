@@ -64,6 +64,8 @@ func TestGolden(t *testing.T) {
 		{"info-synthetic.golden", []string{"data", "info", "synthetic"}},
 		{"info-synthetic-json.golden", []string{"data", "info", "synthetic", "--json"}},
 		{"info-synthetic-pdr.golden", []string{"data", "info", "synthetic", "--pdr", "0.4", "--seed", "2"}},
+		// The suite's name of the same network.
+		{"info-synthetic-pdr.golden", []string{"data", "info", "synthetic@pdr=0.4", "--seed", "2"}},
 		{"info-tiny.golden", []string{"data", "info", "testdata/tiny"}},
 		{"info-tiny-manifest.golden", []string{"data", "info", "testdata/tiny/manifest.json"}},
 	}
@@ -87,6 +89,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"data", "info"}, "accepts 1 arg"},
 		{[]string{"data", "info", "synthetic", "--pdr", "1.5"}, "want 0 ≤ pdr < 1"},
 		{[]string{"data", "info", "synthetic", "--pdr", "x"}, `invalid argument "x"`},
+		{[]string{"data", "info", "synthetic@pdr=0.4", "--pdr", "0.2"}, "synthetic@pdr=0.4 and --pdr 0.2: give the ratio once"},
+		{[]string{"data", "info", "synthetic@pdr=2"}, `data "synthetic@pdr=2": want NAME@pdr=P`},
 		{[]string{"generate"}, "--out"},
 		{[]string{"generate", "--out", "x", "--nodes", "1"}, "nodes = 1"},
 		{[]string{"generate", "--out", "x", "--missing", "0.1,0.2"}, "missing has 2 values"},
