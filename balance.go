@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/proximity"
-	"github.com/dpmne/dpmne/sparse"
 	"github.com/dpmne/dpmne/structure"
 )
 
@@ -156,30 +156,10 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 // unionSignal measures the union of the graphs of the views marked; of a
 // single view, it is that view's own measurement, from measured.
 func unionSignal(ctx context.Context, net *multiplex.Network, measured []structure.GraphSignal, views []bool, opt structure.Options, rng *rand.Rand) (structure.GraphSignal, error) {
-	n := net.N()
-	var graphs []*sparse.CSR
-	nnz, last := 0, 0
-	for s, v := range net.Views {
-		if views[s] {
-			graphs = append(graphs, v.Adj)
-			nnz += v.Adj.NNZ()
-			last = s
-		}
+	if count(views) == 1 {
+		return measured[slices.Index(views, true)], nil
 	}
-	if len(graphs) == 1 {
-		return measured[last], nil
-	}
-	ub := sparse.NewBuilder(n, n)
-	ub.Grow(nnz)
-	for _, a := range graphs {
-		for i := range a.Rows {
-			ind, _ := a.Row(i)
-			for _, j := range ind {
-				ub.Add(i, int(j), 1)
-			}
-		}
-	}
-	u, err := ub.Build(sparse.MergeMax)
+	u, err := features.UnionGraph(net.Views, views)
 	if err != nil {
 		return structure.GraphSignal{}, err
 	}

@@ -70,22 +70,21 @@ func LeaveOneOut(candidates []Candidate, reference string, baselines []string, m
 		if len(cells) == 0 {
 			return nil, fmt.Errorf("experiment: candidate %q has no cell of %s", c.Name, reference)
 		}
+		has := dataNames(cells)
+		if i == 0 {
+			networks = has
+		}
+		for _, d := range networks {
+			if !slices.Contains(has, d) {
+				return nil, fmt.Errorf("experiment: candidate %q has no cell of %s on %s", c.Name, reference, d)
+			}
+		}
 		cells = append(cells, shared...)
 		sum := Summarize(cells, reference, baselines, []SummaryMetric{metric})
 		standings[i], gaps[i] = map[string]Standing{}, map[string]float64{}
 		for _, row := range sum.Rows {
 			standings[i][row.Data] = row.Standings[0]
 			gaps[i][row.Data] = gap(cells, row.Data, reference, row.Standings[0].Baseline, metric)
-			if i == 0 && slices.ContainsFunc(c.Cells, func(cell Cell) bool { return cell.Data == row.Data && cell.Method == reference }) {
-				networks = append(networks, row.Data)
-			}
-		}
-	}
-	for _, c := range candidates {
-		for _, d := range networks {
-			if !slices.ContainsFunc(c.Cells, func(cell Cell) bool { return cell.Data == d && cell.Method == reference }) {
-				return nil, fmt.Errorf("experiment: candidate %q has no cell of %s on %s", c.Name, reference, d)
-			}
 		}
 	}
 	choose := func(held string) int {

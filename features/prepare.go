@@ -46,7 +46,7 @@ func Prepare(views []*multiplex.View, c Config, in []bool, reads []Reading, work
 	var union *sparse.CSR
 	if c.Propagate > 0 && slices.Contains(c.AlongUnion, true) {
 		var err error
-		if union, err = unionGraph(views, in); err != nil {
+		if union, err = UnionGraph(views, in); err != nil {
 			return nil, fmt.Errorf("features: the union of the views' graphs: %w", err)
 		}
 	}
@@ -90,9 +90,10 @@ func Prepare(views []*multiplex.View, c Config, in []bool, reads []Reading, work
 	return out, nil
 }
 
-// unionGraph returns the union of the graphs of the views marked in of
-// (nil: every view), one entry 1 per pair linked in any of them.
-func unionGraph(views []*multiplex.View, of []bool) (*sparse.CSR, error) {
+// UnionGraph returns the union of the graphs of the views marked in of
+// (nil: every view), one entry 1 per pair linked in any of them (a view's
+// self-loops kept).
+func UnionGraph(views []*multiplex.View, of []bool) (*sparse.CSR, error) {
 	n := views[0].Adj.Rows
 	nnz := 0
 	for s, v := range views {

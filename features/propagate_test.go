@@ -35,6 +35,15 @@ func randomFeaturesAndGraph(rng *rand.Rand, n, w int, density float64, deg int) 
 	return x, a
 }
 
+// randomObserved marks each of n nodes observed with probability p.
+func randomObserved(rng *rand.Rand, n int, p float64) []bool {
+	o := make([]bool, n)
+	for i := range o {
+		o[i] = rng.Float64() < p
+	}
+	return o
+}
+
 func dense(m *sparse.CSR) [][]float64 {
 	out := make([][]float64, m.Rows)
 	for i := range out {
@@ -140,18 +149,11 @@ func TestPropagateAcross(t *testing.T) {
 	x1, _ := randomFeaturesAndGraph(rng, n, w, 0.2, 1)
 	_, a2 := randomFeaturesAndGraph(rng, n, 1, 0.5, 4)
 	_, a3 := randomFeaturesAndGraph(rng, n, 1, 0.5, 3)
-	observed := func(p float64) []bool {
-		o := make([]bool, n)
-		for i := range o {
-			o[i] = rng.Float64() < p
-		}
-		return o
-	}
 	views := []*multiplex.View{
-		{Name: "words", Adj: a1, Features: x, Observed: observed(0.7)},
-		{Name: "other", Adj: a1, Features: x1, Observed: observed(0.9)},
-		{Name: "cites", Adj: a2, Observed: observed(0.6)},
-		{Name: "links", Adj: a3, Observed: observed(0.8)},
+		{Name: "words", Adj: a1, Features: x, Observed: randomObserved(rng, n, 0.7)},
+		{Name: "other", Adj: a1, Features: x1, Observed: randomObserved(rng, n, 0.9)},
+		{Name: "cites", Adj: a2, Observed: randomObserved(rng, n, 0.6)},
+		{Name: "links", Adj: a3, Observed: randomObserved(rng, n, 0.8)},
 	}
 	both := func(g int) []bool {
 		o := make([]bool, n)

@@ -33,7 +33,7 @@ func TestPropagatedNNZ(t *testing.T) {
 	}
 	// Along the views' union (Config.AlongUnion): the bound reads each
 	// graph's neighbours, the smoothing the union's.
-	union, err := unionGraph(net.Views, nil)
+	union, err := UnionGraph(net.Views, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,17 +20,10 @@ func TestPrepareAlongUnion(t *testing.T) {
 	x0, a0 := randomFeaturesAndGraph(rng, n, w, 0.2, 2)
 	x1, a1 := randomFeaturesAndGraph(rng, n, w, 0.2, 3)
 	_, a2 := randomFeaturesAndGraph(rng, n, 1, 0.5, 6)
-	obs := func(p float64) []bool {
-		o := make([]bool, n)
-		for i := range o {
-			o[i] = rng.Float64() < p
-		}
-		return o
-	}
 	views := []*multiplex.View{
-		{Name: "a", Adj: a0, Features: x0, Observed: obs(0.8)},
-		{Name: "b", Adj: a1, Features: x1, Observed: obs(0.9)},
-		{Name: "c", Adj: a2, Observed: obs(1)},
+		{Name: "a", Adj: a0, Features: x0, Observed: randomObserved(rng, n, 0.8)},
+		{Name: "b", Adj: a1, Features: x1, Observed: randomObserved(rng, n, 0.9)},
+		{Name: "c", Adj: a2, Observed: randomObserved(rng, n, 1)},
 	}
 	// The union of a and b, built densely.
 	ub := sparse.NewBuilder(n, n)
@@ -68,7 +61,7 @@ func TestPrepareAlongUnion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u3, err := unionGraph(views, nil)
+	u3, err := UnionGraph(views, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
