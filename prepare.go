@@ -62,6 +62,9 @@ func (f *fitter) prepareViews(recs []ViewReconstruction, rng *rand.Rand) error {
 				return fmt.Errorf("view %q: %w", net.Views[s].Name, err)
 			}
 			f.trainers[s] = nn.NewTrainer(ae)
+			// Views train side by side; a view's steps also split their
+			// rows, so that one costly view does not leave cores idle.
+			f.trainers[s].SetWorkers(cfg.Workers)
 			vf.h = &denseCodes{n: n, h: ae.CodeDim(), data: make([]float32, n*ae.CodeDim())}
 		}
 		f.views[s] = vf

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 
+	"github.com/dpmne/dpmne/internal/kernels"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -317,7 +319,9 @@ const chunk = 256
 // Encode writes the codes of the given rows of x into h, len(rows)×CodeDim
 // row-major; rows nil means all rows of x. It panics if x.Cols != ae.In, a
 // row is out of range or h is too short. Encode allocates its scratch
-// buffers per call and may be called concurrently.
+// buffers per call and may be called concurrently; it splits the first
+// layer's rows among GOMAXPROCS goroutines (the codes do not depend on
+// how).
 func (ae *Autoencoder) Encode(x *sparse.CSR, rows []int, h []float32) {
 	n := x.Rows
 	if rows != nil {
@@ -340,7 +344,7 @@ func (ae *Autoencoder) Encode(x *sparse.CSR, rows []int, h []float32) {
 			sub = rows[lo:hi]
 		}
 		act[k] = h[lo*code : hi*code]
-		ae.sparseForward(x, sub, lo, hi-lo, act[0])
+		ae.sparseForward(x, sub, lo, hi-lo, runtime.GOMAXPROCS(0), act[0])
 		ae.denseForward(1, k+1, hi-lo, act)
 	}
 }
@@ -393,24 +397,47 @@ func (ae *Autoencoder) inputError(x *sparse.CSR, rows []int) error {
 
 // sparseForward computes the first layer for n rows of x into a (n×Out0):
 // rows[i] when rows is non-nil, else row off+i. Each output row is the bias
-// plus one axpy of a row of W0 per non-zero of the input row, O(nnz·Out0),
-// so X is never densified.
-func (ae *Autoencoder) sparseForward(x *sparse.CSR, rows []int, off, n int, a []float32) {
+// plus a row of W0 per non-zero of the input row, O(nnz·Out0), so X is
+// never densified: kernels.SpMMRows, a C loop in the openblas build (a
+// call of gonum's axpy per non-zero costs more than its Out0
+// multiplications; BenchmarkEncode). The rows are split among workers
+// (ranges).
+func (ae *Autoencoder) sparseForward(x *sparse.CSR, rows []int, off, n, workers int, a []float32) {
 	lay := ae.Layers[0]
 	w := lay.Out
-	for i := 0; i < n; i++ {
-		r := off + i
-		if rows != nil {
-			r = rows[i]
-		}
-		z := a[i*w : (i+1)*w]
-		copy(z, lay.B)
-		ind, val := x.Row(r)
-		for k, j := range ind {
-			axpy(val[k], lay.W[int(j)*w:(int(j)+1)*w], z)
+	nnz := x.Ptr[off+n] - x.Ptr[off]
+	if rows != nil {
+		nnz = 0
+		for _, r := range rows[:n] {
+			nnz += x.RowNNZ(r)
 		}
 	}
+	if serial(n, workers, nnz*w) {
+		ae.firstRows(x, rows, off, 0, n, a)
+	} else {
+		ranges(n, workers, func(lo, hi int) { ae.firstRows(x, rows, off, lo, hi, a) })
+	}
+	// Once over all rows: the openblas build's activations take another
+	// path on short slices, which a split would make.
 	lay.Act.apply(a[:n*w])
+}
+
+// firstRows is sparseForward's loop over its rows lo…hi−1, before the
+// activation.
+func (ae *Autoencoder) firstRows(x *sparse.CSR, rows []int, off, lo, hi int, a []float32) {
+	lay := ae.Layers[0]
+	w := lay.Out
+	for i := lo; i < hi; i++ {
+		copy(a[i*w:(i+1)*w], lay.B)
+	}
+	if rows == nil {
+		kernels.SpMMRows(a, lay.W, w, 1, a, x.Ptr[off:off+hi+1], x.Ind, x.Val, lo, hi)
+		return
+	}
+	for i := lo; i < hi; i++ {
+		r := rows[i]
+		kernels.SpMMRows(a[i*w:(i+1)*w], lay.W, w, 1, a[i*w:(i+1)*w], x.Ptr[r:r+2], x.Ind, x.Val, 0, 1)
+	}
 }
 
 // denseForward computes layers from…to−1 for n rows: act[l] = Act(act[l−1]·W

@@ -12,11 +12,13 @@ import (
 
 // Cora-sized inputs: 2,708 nodes; its attribute rows have 1,433 columns with
 // about 18 words per paper, its adjacency rows 2,708 columns with about 4
-// citations per paper.
+// citations per paper; smoothed once along the citations (the default's
+// features), about 80.
 var stepBenchmarks = []struct {
 	in, nnz, h, code, batch int
 }{
 	{in: 1433, nnz: 18, h: 200, code: 128, batch: 256},
+	{in: 1433, nnz: 80, h: 200, code: 128, batch: 256},
 	{in: 2708, nnz: 4, h: 200, code: 128, batch: 256},
 	// A wide view: adjacency rows of a 10⁶-node graph with 10 neighbours
 	// (the exact loss is left out: 50 GFLOP a step).
@@ -30,19 +32,22 @@ const coraNodes = 2708
 // per-view objective: "exact" with the dense output layer, "neg=5" with
 // sampled reconstruction (NegativeSamples 5) and full Adam, "neg=5_lazyadam"
 // the same with the lazy Adam update of the output layer (and, for inputs
-// of WideInput columns or more, of the first layer: what Step does there).
+// of WideInput columns or more, of the first layer: what Step does there),
+// "neg=5_workers=2" sampled with the step's loops split between two
+// goroutines (Trainer.SetWorkers, as a fit does).
 func BenchmarkStep(b *testing.B) {
 	for _, bm := range stepBenchmarks {
 		for _, loss := range []Loss{SquaredError, CrossEntropy} {
 			for _, v := range []struct {
-				name string
-				neg  int
-				lazy bool
-			}{{"exact", 0, false}, {"neg=5", 5, false}, {"neg=5_lazyadam", 5, true}} {
+				name    string
+				neg     int
+				lazy    bool
+				workers int
+			}{{"exact", 0, false, 1}, {"neg=5", 5, false, 1}, {"neg=5_lazyadam", 5, true, 1}, {"neg=5_workers=2", 5, false, 2}} {
 				if v.neg == 0 && bm.in >= WideInput {
 					continue
 				}
-				b.Run(fmt.Sprintf("in=%d_h=%d_code=%d_batch=%d/%s/%s", bm.in, bm.h, bm.code, bm.batch, loss, v.name), func(b *testing.B) {
+				b.Run(fmt.Sprintf("in=%d_nnz=%d_h=%d_code=%d_batch=%d/%s/%s", bm.in, bm.nnz, bm.h, bm.code, bm.batch, loss, v.name), func(b *testing.B) {
 					rng := rand.New(rand.NewPCG(1, 2))
 					x := fixedNNZ(rng, coraNodes, bm.in, bm.nnz)
 					wd := float32(1e-5)
@@ -55,6 +60,7 @@ func BenchmarkStep(b *testing.B) {
 					}
 					tr := NewTrainer(ae)
 					tr.SetSampler(rng)
+					tr.SetWorkers(v.workers)
 					tr.lazy, tr.lazy0 = v.lazy, v.lazy && bm.in >= WideInput
 					target := make([]float32, bm.batch*bm.code)
 					for i := range target {

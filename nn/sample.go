@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/dpmne/dpmne/internal/kernels"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -22,6 +23,7 @@ type sample struct {
 	x    []float32 // reconstruction target x_ij
 	w    []float32 // loss weight: 1 for stored entries, Z_i/m_i for drawn zeros
 	z    []float32 // logit z_ij, then ∂loss/∂z_ij
+	loss []float64 // w_ij·loss(x_ij, z_ij), summed by forward
 
 	// The union of the selected columns, sorted, and per column of the
 	// output layer its index in cols (−1 when not selected).
@@ -41,6 +43,12 @@ type sample struct {
 	// runs[r]…runs[r+1]−1 are the indices in cols of a run of consecutive
 	// columns; the last entry is len(cols).
 	runs []int32
+	// The deltas ordered by column of the union (byColumn): column u's
+	// are cz[cptr[u]] … cz[cptr[u+1]−1], their batch rows in crow; cnext
+	// is byColumn's cursor per column.
+	cptr, cnext []int
+	crow        []int32
+	cz          []float32
 
 	// Set by Trainer.FixSample: reuse the drawn sample while fixed.
 	drawn bool
@@ -344,43 +352,103 @@ func elemLoss(loss Loss, out Activation, nzw, z, x float32) (float64, float32) {
 // forward computes the selected logits z_ij = a_i·W[:, j] + B_j of
 // the output layer from the activations a (n×width) of the layer before it,
 // and returns the sampled reconstruction loss Σ_i Σ_j w_ij·loss(x_ij, z_ij).
-// When backward it leaves w_ij·∂loss/∂z_ij in s.z.
-func (s *sample) forward(cfg *Config, lay *Layer, a []float32, n int, backward bool) float64 {
+// When backward it leaves w_ij·∂loss/∂z_ij in s.z. The rows are split
+// among workers (ranges); the loss is summed afterwards in entry order, so
+// the sum does not depend on the split.
+func (s *sample) forward(cfg *Config, lay *Layer, a []float32, n, workers int, backward bool) float64 {
 	width := lay.In
+	s.loss = slices.Grow(s.loss[:0], len(s.col))[:len(s.col)]
+	if serial(n, workers, len(s.col)*width) {
+		s.forwardRows(cfg, lay, a, 0, n, backward)
+	} else {
+		ranges(n, workers, func(lo, hi int) { s.forwardRows(cfg, lay, a, lo, hi, backward) })
+	}
 	var sum float64
-	for i := 0; i < n; i++ {
+	for _, l := range s.loss {
+		sum += l
+	}
+	return sum
+}
+
+// forwardRows is forward's loop over the batch rows lo…hi−1.
+func (s *sample) forwardRows(cfg *Config, lay *Layer, a []float32, lo, hi int, backward bool) {
+	width := lay.In
+	for i := lo; i < hi; i++ {
 		ai := a[i*width : (i+1)*width]
 		for e := s.ptr[i]; e < s.ptr[i+1]; e++ {
 			u := int(s.slot[e])
 			z := dot(ai, s.wu[u*width:(u+1)*width]) + lay.B[s.col[e]]
 			l, d := elemLoss(cfg.Loss, lay.Act, cfg.NonzeroWeight, z, s.x[e])
-			sum += float64(s.w[e]) * l
+			s.loss[e] = float64(s.w[e]) * l
 			if backward {
 				s.z[e] = s.w[e] * d
 			}
 		}
 	}
-	return sum
 }
 
 // backward accumulates the gradients of the selected columns of the output
 // layer into gwu and gbu and writes the delta of the layer's input, Σ_j
-// δ_ij·W[:, j], into prev (n×width); a is the input (n×width).
-func (s *sample) backward(a, prev []float32, width, n int) {
+// δ_ij·W[:, j], into prev (n×width); a is the input (n×width). The rows
+// of each product are split among workers (ranges).
+//
+// Both are products of the sparse n×len(cols) matrix D of the deltas
+// (s.z at the entries) with a dense one, prev = D·wu and gwu = Dᵀ·a, run by
+// kernels.SpMMRows: a C loop in the openblas build, whose row sums
+// vectorize (a call of gonum's axpy per entry costs more than its 200
+// multiplications; BenchmarkStep). Dᵀ is D ordered by column (byColumn),
+// each column's entries in batch order, so that each gradient sum adds
+// its terms in the order a row-major loop over the entries would.
+func (s *sample) backward(a, prev []float32, width, n, workers int) {
+	nu := len(s.cols)
 	s.gwu = s.unionBuf(s.gwu, width, len(s.slotOf))
 	s.gbu = s.unionBuf(s.gbu, 1, len(s.slotOf))
-	clear(s.gwu)
-	clear(s.gbu)
-	clear(prev[:n*width])
+	if work := len(s.col) * width; serial(n, workers, work) {
+		kernels.SpMMRows(prev, s.wu, width, 0, nil, s.ptr, s.slot, s.z, 0, n)
+		s.byColumn(n)
+		kernels.SpMMRows(s.gwu, a, width, 0, nil, s.cptr, s.crow, s.cz, 0, nu)
+	} else {
+		ranges(n, workers, func(lo, hi int) {
+			kernels.SpMMRows(prev, s.wu, width, 0, nil, s.ptr, s.slot, s.z, lo, hi)
+		})
+		s.byColumn(n)
+		ranges(nu, workers, func(lo, hi int) {
+			kernels.SpMMRows(s.gwu, a, width, 0, nil, s.cptr, s.crow, s.cz, lo, hi)
+		})
+	}
+	for u := range nu {
+		var gb float32
+		for _, d := range s.cz[s.cptr[u]:s.cptr[u+1]] {
+			gb += d
+		}
+		s.gbu[u] = gb
+	}
+}
+
+// byColumn orders the entries of the n batch rows by their index in cols,
+// stably (a counting sort): column u's deltas are cz[cptr[u]] …
+// cz[cptr[u+1]−1], in batch order, their rows in crow.
+func (s *sample) byColumn(n int) {
+	nu := len(s.cols)
+	s.cptr = slices.Grow(s.cptr[:0], nu+1)[:nu+1]
+	clear(s.cptr)
+	for _, u := range s.slot {
+		s.cptr[u+1]++
+	}
+	for u := range nu {
+		s.cptr[u+1] += s.cptr[u]
+	}
+	m := len(s.slot)
+	s.cz = slices.Grow(s.cz[:0], m)[:m]
+	s.crow = slices.Grow(s.crow[:0], m)[:m]
+	next := append(s.cnext[:0], s.cptr[:nu]...)
+	s.cnext = next
 	for i := 0; i < n; i++ {
-		ai := a[i*width : (i+1)*width]
-		pi := prev[i*width : (i+1)*width]
 		for e := s.ptr[i]; e < s.ptr[i+1]; e++ {
-			u := int(s.slot[e])
-			d := s.z[e]
-			axpy(d, ai, s.gwu[u*width:(u+1)*width])
-			axpy(d, s.wu[u*width:(u+1)*width], pi)
-			s.gbu[u] += d
+			u := s.slot[e]
+			q := next[u]
+			next[u]++
+			s.cz[q], s.crow[q] = s.z[e], int32(i)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -803,5 +804,66 @@ func TestEncodeProducts(t *testing.T) {
 				t.Fatalf("hidden %v: code entry %d is %g, Encode gives %g", hidden, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestStepWorkers checks that splitting a step's loops among goroutines
+// (Trainer.SetWorkers) changes no bit of the parameters or of the losses:
+// every output element is computed by one goroutine in one order, and the
+// loss is summed in entry order. Every loop is split (minParallel 0), for
+// the exact and the sampled loss, a narrow and a wide (lazy) input, and
+// Encode.
+func TestStepWorkers(t *testing.T) {
+	defer func(m int) { minParallel = m }(minParallel)
+	minParallel = 0
+	for _, c := range []struct {
+		name    string
+		in, neg int
+	}{{"exact", 300, 0}, {"sampled", 300, 3}, {"sampled-wide", WideInput, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			x := fixedNNZ(rand.New(rand.NewPCG(3, 3)), 40, c.in, 12)
+			run := func(workers int) (*Autoencoder, []StepLoss) {
+				ae, err := New(c.in, Config{Hidden: []int{24, 8}, NegativeSamples: c.neg, WeightDecay: 1e-4, LearningRate: 1e-2}, rand.New(rand.NewPCG(5, 5)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := NewTrainer(ae)
+				tr.SetWorkers(workers)
+				tr.SetSampler(rand.New(rand.NewPCG(7, 7)))
+				target := make([]float32, 40*8)
+				for i := range target {
+					target[i] = float32(i%5) / 5
+				}
+				var losses []StepLoss
+				for s := range 3 {
+					rows := []int{s, 10 + s, 20 + s, 30 + s, 5, 15, 25, 35, 1, 2, 3}
+					l, err := tr.Step(x, rows, target[:len(rows)*8], 0.5)
+					if err != nil {
+						t.Fatal(err)
+					}
+					losses = append(losses, l)
+				}
+				return ae, losses
+			}
+			ae1, l1 := run(1)
+			ae3, l3 := run(3)
+			if !slices.Equal(l1, l3) {
+				t.Errorf("losses: %v with 1 worker, %v with 3", l1, l3)
+			}
+			for l := range ae1.Layers {
+				if !slices.Equal(ae1.Layers[l].W, ae3.Layers[l].W) || !slices.Equal(ae1.Layers[l].B, ae3.Layers[l].B) {
+					t.Errorf("layer %d differs between 1 and 3 workers", l)
+				}
+			}
+			h := make([]float32, 40*8)
+			ae1.Encode(x, nil, h)
+			procs := runtime.GOMAXPROCS(1)
+			h1 := make([]float32, 40*8)
+			ae1.Encode(x, nil, h1)
+			runtime.GOMAXPROCS(procs)
+			if !slices.Equal(h, h1) {
+				t.Error("Encode differs between GOMAXPROCS and one goroutine")
+			}
+		})
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpmne/dpmne/internal/kernels"
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -73,6 +75,15 @@ type Trainer struct {
 	lazy0   bool
 	touched []int32 // rows of W0 with a gradient from the last batch
 	mark    []bool  // In flags: row in touched
+	// The batch's input by column (transposeBatch), for the first layer's
+	// gradient when not lazy0; xnext is its cursor per column.
+	xptr, xnext []int
+	xrow        []int32
+	xval        []float32
+
+	// workers is the number of goroutines a step's loops over rows may
+	// use (SetWorkers; default 1).
+	workers int
 
 	// Epoch scratch.
 	perm   []int
@@ -95,6 +106,12 @@ func NewTrainer(ae *Autoencoder) *Trainer {
 	}
 	return t
 }
+
+// SetWorkers lets each step split its loops over the batch's rows (and the
+// layers' columns) among up to p goroutines (p ≤ 0: GOMAXPROCS), where the
+// work pays for them. Every output element is still computed by one
+// goroutine in one order, so the result does not depend on p.
+func (t *Trainer) SetWorkers(p int) { t.workers = par.Workers(p) }
 
 // setLazy makes the trainer update lazily (WideInput).
 func (t *Trainer) setLazy() {
@@ -432,7 +449,7 @@ func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha fl
 	code := ae.codeLayer()
 
 	// Forward: sparse first layer, then one Gemm per layer.
-	ae.sparseForward(x, rows, 0, n, t.act[0])
+	ae.sparseForward(x, rows, 0, n, t.workers, t.act[0])
 	ae.denseForward(1, last+1, n, t.act)
 
 	// The reconstruction target: the batch's rows of x, densified.
@@ -480,7 +497,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	out := ae.Layers[last]
 	width := out.In
 
-	ae.sparseForward(x, rows, 0, n, t.act[0])
+	ae.sparseForward(x, rows, 0, n, t.workers, t.act[0])
 	ae.denseForward(1, last, n, t.act)
 	if !o.loaded && !(t.fixed && t.s.drawn) {
 		t.s.draw(x, rows, n, ae.Cfg.NegativeSamples, o.rng)
@@ -492,7 +509,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	t.s.gather(out)
 
 	var loss StepLoss
-	loss.Recon = t.s.forward(&ae.Cfg, out, t.act[last-1][:n*width], n, o.backward)
+	loss.Recon = t.s.forward(&ae.Cfg, out, t.act[last-1][:n*width], n, t.workers, o.backward)
 	loss.Weight = ae.weightPenalty()
 	if !o.backward {
 		if target != nil {
@@ -504,7 +521,7 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	// The output layer's gradient on the selected columns, and the delta of
 	// the layer below.
 	prev := t.delta[last-1][:n*width]
-	t.s.backward(t.act[last-1], prev, width, n)
+	t.s.backward(t.act[last-1], prev, width, n, t.workers)
 	if o.denseGrad {
 		gW, gB := t.denseGrad(2*last), t.grad[2*last+1]
 		t.s.scatter(gW, gB, out)
@@ -518,6 +535,46 @@ func (t *Trainer) evaluateSampled(x *sparse.CSR, rows []int, target []float32, a
 	ae.Layers[last-1].Act.backprop(t.act[last-1][:n*width], prev)
 	t.backward(x, rows, target, alpha, n, last-1, &loss)
 	return loss
+}
+
+// transposeBatch orders the non-zeros of the n batch rows of x (rows[i],
+// or row i when rows is nil) by column, stably (a counting sort): column
+// j's values are xval[xptr[j]] … xval[xptr[j+1]−1], in batch order, their
+// batch rows in xrow.
+func (t *Trainer) transposeBatch(x *sparse.CSR, rows []int, n int) {
+	t.xptr = slices.Grow(t.xptr[:0], x.Cols+1)[:x.Cols+1]
+	clear(t.xptr)
+	nnz := 0
+	for i := 0; i < n; i++ {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		ind, _ := x.Row(r)
+		for _, j := range ind {
+			t.xptr[j+1]++
+		}
+		nnz += len(ind)
+	}
+	for j := range x.Cols {
+		t.xptr[j+1] += t.xptr[j]
+	}
+	t.xrow = slices.Grow(t.xrow[:0], nnz)[:nnz]
+	t.xval = slices.Grow(t.xval[:0], nnz)[:nnz]
+	next := append(t.xnext[:0], t.xptr[:x.Cols]...)
+	t.xnext = next
+	for i := 0; i < n; i++ {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		ind, val := x.Row(r)
+		for k, j := range ind {
+			q := next[j]
+			next[j]++
+			t.xrow[q], t.xval[q] = int32(i), val[k]
+		}
+	}
 }
 
 // backward backpropagates from the layer top, whose delta t.delta[top]
@@ -544,22 +601,33 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 					t.mark[j] = false
 				}
 				t.touched = t.touched[:0]
-			} else {
-				clear(gW)
-			}
-			for i := 0; i < n; i++ {
-				r := i
-				if rows != nil {
-					r = rows[i]
-				}
-				ind, val := x.Row(r)
-				di := d[i*lay.Out : (i+1)*lay.Out]
-				for k, j := range ind {
-					if t.lazy0 && !t.mark[j] {
-						t.mark[j] = true
-						t.touched = append(t.touched, j)
+				for i := 0; i < n; i++ {
+					r := i
+					if rows != nil {
+						r = rows[i]
 					}
-					axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
+					ind, val := x.Row(r)
+					di := d[i*lay.Out : (i+1)*lay.Out]
+					for k, j := range ind {
+						if !t.mark[j] {
+							t.mark[j] = true
+							t.touched = append(t.touched, j)
+						}
+						axpy(val[k], di, gW[int(j)*lay.Out:(int(j)+1)*lay.Out])
+					}
+				}
+			} else {
+				// Every row of W0: Xᵀ by column (transposeBatch) times δ0,
+				// each row of gW written once (kernels.SpMMRows), its
+				// terms in batch order as the scattered loop above adds
+				// them.
+				t.transposeBatch(x, rows, n)
+				if serial(lay.In, t.workers, len(t.xval)*lay.Out) {
+					kernels.SpMMRows(gW, d, lay.Out, 0, nil, t.xptr, t.xrow, t.xval, 0, lay.In)
+				} else {
+					ranges(lay.In, t.workers, func(lo, hi int) {
+						kernels.SpMMRows(gW, d, lay.Out, 0, nil, t.xptr, t.xrow, t.xval, lo, hi)
+					})
 				}
 			}
 		} else if lay.T {
