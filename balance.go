@@ -2,11 +2,14 @@ package dpmne
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/dpmne/dpmne/features"
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/structure"
@@ -55,44 +58,91 @@ const agreeDirections = 8
 // same one.
 const balanceSeed = 0x5eed_ba1a
 
+// sourceRNG returns the generator of Measure's source i: view s's graph
+// 2s, its features 2s + 1, the union of t views' graphs 2t, that of the
+// views kept 2t + 1 (the agreement's is stream 1).
+func sourceRNG(i int) *rand.Rand {
+	return rand.New(rand.NewPCG(balanceSeed, uint64(2+i)))
+}
+
+// runTasks runs the tasks, at most GOMAXPROCS at once, and returns their
+// errors joined.
+func runTasks(tasks []func() error) error {
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, par.Workers(0))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[i] = task()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // Measure measures the structure each source of net carries beyond a null
 // model of that source (package structure): each view's graph against
 // degree-preserving rewirings, each view's own features against copies
 // with their columns permuted, and the union of the graphs the proximity
 // would read. The null copies come from a generator of fixed seed.
 func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
-	rng := rand.New(rand.NewPCG(balanceSeed, 0))
 	t := len(net.Views)
 	b := Balance{Graphs: make([]structure.GraphSignal, t), Features: make([]structure.FeatureSignal, t), HasFeatures: make([]bool, t), Kept: make([]bool, t), Agreement: make([]structure.Agreement, t)}
 	// The sources' directions themselves only where graphs and features
 	// are to be compared.
 	opt := structure.Options{Vectors: slices.ContainsFunc(net.Views, func(v *multiplex.View) bool { return v.Features != nil })}
-	for s, v := range net.Views {
-		g, err := structure.Graph(ctx, v.Adj, opt, rng)
-		if err != nil {
-			return b, fmt.Errorf("measuring view %q's graph: %w", v.Name, err)
-		}
-		b.Graphs[s] = g
-		b.Kept[s] = g.Directions > 0
-		if v.Features != nil {
-			f, err := structure.Features(ctx, v.Features, v.Observed, opt, rng)
-			if err != nil {
-				return b, fmt.Errorf("measuring view %q's features: %w", v.Name, err)
-			}
-			b.Features[s], b.HasFeatures[s] = f, true
-			b.FeatureDirections = max(b.FeatureDirections, f.Directions)
-		}
-	}
 	all := make([]bool, t)
 	for s := range all {
 		all[s] = true
 	}
-	var err error
-	if b.Union, err = unionSignal(ctx, net, b.Graphs, all, opt, rng); err != nil {
+	// Each view's graph and features, and the union of every view's
+	// graph, are measured side by side (at most GOMAXPROCS at once), each
+	// from a generator of its own (sourceRNG), so that the measurement
+	// does not depend on their order.
+	tasks := []func() error{func() error {
+		var err error
+		if t > 1 {
+			b.Union, err = unionSignal(ctx, net, nil, all, opt, sourceRNG(2*t))
+		}
+		return err
+	}}
+	for s, v := range net.Views {
+		tasks = append(tasks, func() error {
+			g, err := structure.Graph(ctx, v.Adj, opt, sourceRNG(2*s))
+			if err != nil {
+				return fmt.Errorf("measuring view %q's graph: %w", v.Name, err)
+			}
+			b.Graphs[s] = g
+			return nil
+		})
+		if v.Features != nil {
+			b.HasFeatures[s] = true
+			tasks = append(tasks, func() error {
+				f, err := structure.Features(ctx, v.Features, v.Observed, opt, sourceRNG(2*s+1))
+				if err != nil {
+					return fmt.Errorf("measuring view %q's features: %w", v.Name, err)
+				}
+				b.Features[s] = f
+				return nil
+			})
+		}
+	}
+	if err := runTasks(tasks); err != nil {
 		return b, err
 	}
+	for s, g := range b.Graphs {
+		b.Kept[s] = g.Directions > 0
+		b.FeatureDirections = max(b.FeatureDirections, b.Features[s].Directions)
+	}
+	if t == 1 {
+		b.Union = b.Graphs[0]
+	}
 	if n := count(b.Kept); n > 0 && n < t {
-		kept, err := unionSignal(ctx, net, b.Graphs, b.Kept, opt, rng)
+		kept, err := unionSignal(ctx, net, b.Graphs, b.Kept, opt, sourceRNG(2*t+1))
 		if err != nil {
 			return b, err
 		}
@@ -132,6 +182,7 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 			if kf := min(f.Directions, agreeDirections); b.HasFeatures[s] && kg > 0 && kf > 0 {
 				// The union's vectors after its Perron direction.
 				g := b.Union.Vectors[n : (1+kg)*n]
+				var err error
 				if b.Agreement[s], err = structure.Agree(g, kg, f.Vectors[:kf*n], kf, n, agree); err != nil {
 					return b, err
 				}
@@ -204,13 +255,14 @@ func (c Config) Balances() bool { return !c.Unbalanced && !c.NoProximity && c.Be
 //     do hold;
 //   - features that hold none, on every view, weigh as no features:
 //     c.Featureless(), the settings of a network whose views read their
-//     adjacency rows; where the views do have features of their own, Y is
-//     also solved on its constraint YᵀY = I (5 generalized power
-//     iterations per iteration) on the normalised Laplacian of the graph
-//     the measurement read, the kept views' adjacencies summed (one hop,
-//     unnormalised before the Laplacian, the kept views weighed alike),
-//     whose fixed points without the codes are that graph's smoothest
-//     directions: its Laplacian eigenmap;
+//     adjacency rows; where the views do have features of their own,
+//     those weigh nothing (no autoencoders, α = 0, no smoothing) and Y is
+//     solved on its constraint YᵀY = I (one generalized power iteration
+//     per iteration, warm-started) on the normalised Laplacian of the
+//     graph the measurement read, the kept views' adjacencies summed (one
+//     hop, unnormalised before the Laplacian, the kept views weighed
+//     alike), whose fixed points are that graph's smoothest directions:
+//     its Laplacian eigenmap;
 //   - otherwise β = featuredBeta · G/F per node, G = b.GraphDirections (the most the union
 //     of the views read or any one of them holds) and F the most any
 //     view's features hold, so that a network whose graphs and
@@ -244,10 +296,12 @@ func (c Config) Balanced(b Balance) Config {
 	if b.FeatureDirections == 0 {
 		c = c.Featureless()
 		if slices.Contains(b.HasFeatures, true) {
-			// Features of their own that hold nothing: Y is the
-			// smoothest directions of the graph measured, the union of
-			// the kept views, solved on its constraint.
-			c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = "stiefel", 5, proximity.Normalized
+			// Features of their own that hold nothing weigh nothing:
+			// no autoencoders, no consistency term. Y is the smoothest
+			// directions of the graph measured, the union of the kept
+			// views, solved on its constraint.
+			c.NoAutoencoder, c.Alpha, c.Features.Propagate = true, 0, 0
+			c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian = Stiefel, 1, proximity.Normalized
 			c.Proximity.Weights, c.Proximity.Norm = []float64{1}, proximity.NormNone
 			if autoWeights && c.Proximity.ViewWeights == nil {
 				c.Proximity.EqualViewWeights = true

@@ -34,11 +34,12 @@ func TestBalanced(t *testing.T) {
 			func(c Config) bool { return c.NoProximity && c.Features.Propagate == 0 }},
 		{"no features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{false, false}},
 			func(c Config) bool {
-				return c.Beta == featurelessBeta && c.Solver.OrthAllNodes && !c.NoProximity && c.Solver.Y == "gd"
+				return c.Beta == featurelessBeta && c.Solver.OrthAllNodes && !c.NoProximity && c.Solver.Y == GD
 			}},
 		{"noise features", DefaultConfig(), Balance{Kept: two, GraphDirections: 4, HasFeatures: []bool{true, false}},
 			func(c Config) bool {
-				return c.Beta == featurelessBeta && c.Solver.Y == "stiefel" && c.Solver.YSteps == 5 && c.Proximity.Laplacian == proximity.Normalized &&
+				return c.Beta == featurelessBeta && c.Solver.Y == Stiefel && c.Solver.YSteps == 1 && c.Proximity.Laplacian == proximity.Normalized &&
+					c.NoAutoencoder && c.Alpha == 0 && c.Features.Propagate == 0 &&
 					slices.Equal(c.Proximity.Weights, []float64{1}) && c.Proximity.Norm == proximity.NormNone && c.Proximity.EqualViewWeights
 			}},
 		{"noise features, a view left out", DefaultConfig(), Balance{Kept: []bool{true, false, true}, GraphDirections: 4, HasFeatures: []bool{true, false, true}},

@@ -42,7 +42,7 @@ func BenchmarkFit(b *testing.B) {
 		// features (the previous default: propagation makes the features
 		// denser and the autoencoders slower).
 		{"cora-stiefel", cora, configWith(func(c *Config) {
-			c.Solver.Y = "stiefel"
+			c.Solver.Y = Stiefel
 			c.Solver.YSteps = 5
 			c.Proximity.Laplacian = proximity.Normalized
 			c.Beta = 3000

@@ -124,9 +124,6 @@ func (cp *Checkpoint) compatible(net *multiplex.Network, cfg Config, start uint6
 	if cp.data != 0 && cp.data != net.Fingerprint() {
 		return errors.New("resume: the checkpoint was made on other data: the network has the same nodes and views, but other edges, weights, features or observed nodes")
 	}
-	if m.Config.Solver.Y == "cg" {
-		return errors.New("resume: the checkpoint was made by the conjugate-gradient Y solver (--y-solver cg), which was removed: fit again with --y-solver gd or stiefel")
-	}
 	a, b := m.Config.ForNetwork(net), cfg.ForNetwork(net)
 	a.Solver.Iterations, b.Solver.Iterations = 0, 0
 	if name, va, vb, ok := firstDifference(reflect.ValueOf(a), reflect.ValueOf(b), ""); ok {

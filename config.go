@@ -15,6 +15,51 @@ import (
 	"github.com/dpmne/dpmne/proximity"
 )
 
+// YSolver selects how Y is solved in each outer iteration.
+type YSolver int
+
+const (
+	// GD takes preconditioned gradient steps with an exact line search.
+	GD YSolver = iota
+	// Stiefel replaces R(Y) by the constraint YᵀY = I and runs
+	// generalized power iterations on it.
+	Stiefel
+)
+
+func (y YSolver) String() string {
+	switch y {
+	case GD:
+		return "gd"
+	case Stiefel:
+		return "stiefel"
+	}
+	return fmt.Sprintf("YSolver(%d)", int(y))
+}
+
+// ParseYSolver parses "gd" or "stiefel". "cg", the conjugate-gradient
+// solver since removed, is an error saying so.
+func ParseYSolver(s string) (YSolver, error) {
+	switch s {
+	case "gd":
+		return GD, nil
+	case "stiefel":
+		return Stiefel, nil
+	case "cg":
+		return 0, errors.New("the conjugate-gradient Y solver (--y-solver cg) was removed: fit again with --y-solver gd or stiefel")
+	}
+	return 0, fmt.Errorf("unknown Y solver %q: want gd or stiefel", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (y YSolver) MarshalText() ([]byte, error) { return []byte(y.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (y *YSolver) UnmarshalText(b []byte) error {
+	v, err := ParseYSolver(string(b))
+	*y = v
+	return err
+}
+
 // YReg selects the regulariser R(Y).
 type YReg int
 
@@ -200,15 +245,15 @@ type SolverConfig struct {
 	// YSteps bounds the Y steps per outer iteration (default 1: Y is
 	// warm-started each iteration).
 	YSteps int
-	// Y picks the Y steps: "gd" (the default), preconditioned gradient
-	// steps with an exact line search, or "stiefel", which replaces R(Y) by
+	// Y picks the Y steps: GD (the default), preconditioned gradient
+	// steps with an exact line search, or Stiefel, which replaces R(Y) by
 	// the constraint Y_cᵀY_c = I over the nodes outside the proximity
 	// graph's small components (whose rows are solved from their codes
 	// alone) and runs generalized power iterations, each a polar
 	// decomposition that never raises the objective; λ then plays no part.
 	// Without the consistency term its fixed points span the d smoothest
 	// eigenvectors of L. It keeps two more n×d arrays.
-	Y string
+	Y YSolver
 	// YReg is the form of R(Y) (default Orth, ‖YᵀY − I‖²).
 	YReg YReg
 	// OrthAllNodes takes R(Y) over every node, the paper's. By default
@@ -274,7 +319,7 @@ func DefaultConfig() Config {
 		Lambda:    3.7,
 		LambdaB:   1,
 		Proximity: ProximityConfig{Weights: []float64{1, 1, 1, 1, 1}},
-		Solver:    SolverConfig{Iterations: 60, YSteps: 1, Y: "gd"},
+		Solver:    SolverConfig{Iterations: 60, YSteps: 1, Y: GD},
 		FilterTau: 2,
 	}
 }
@@ -368,7 +413,7 @@ func (c Config) Validate() error {
 		}
 	}
 	switch c.Solver.Y {
-	case "gd", "stiefel":
+	case GD, Stiefel:
 	default:
 		return bad("Solver.Y", c.Solver.Y, "gd or stiefel")
 	}

@@ -23,8 +23,7 @@ func TestConfigValidate(t *testing.T) {
 		{configWith(func(c *Config) { c.Proximity.ViewWeights = []float64{1, -0.5} }), "Proximity.ViewWeights[1] = -0.5"},
 		{configWith(func(c *Config) { c.Proximity.ViewWeights = []float64{math.Inf(1)} }), "Proximity.ViewWeights[0] = +Inf"},
 		{configWith(func(c *Config) { c.Autoencoder.LearningRate = -1 }), "Autoencoder.LearningRate = -1"},
-		{configWith(func(c *Config) { c.Solver.Y = "newton" }), "Solver.Y = newton"},
-		{configWith(func(c *Config) { c.Solver.Y = "cg" }), "Solver.Y = cg: want gd or stiefel"}, // removed
+		{configWith(func(c *Config) { c.Solver.Y = 7 }), "Solver.Y = YSolver(7): want gd or stiefel"},
 		{configWith(func(c *Config) { c.Autoencoder.NonzeroWeight = 0.5 }), "Autoencoder.NonzeroWeight = 0.5"},
 		{configWith(func(c *Config) { c.Autoencoder.NonzeroWeight = math.Inf(1) }), "Autoencoder.NonzeroWeight = +Inf"},
 		{configWith(func(c *Config) { c.Autoencoder.Loss = "bce,l1" }), "Autoencoder.Loss = bce,l1: want auto, bce, mse, weighted-mse or poisson"},
@@ -239,6 +238,30 @@ func TestConfigSetGet(t *testing.T) {
 		c := DefaultConfig()
 		if err := c.Set(tc.path, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Set(%s, %s): err = %v, want %q", tc.path, tc.value, err, tc.want)
+		}
+	}
+}
+
+// TestParseYSolver: the names round-trip through the text form; "cg", the
+// solver since removed, and any other name are errors saying what to give.
+func TestParseYSolver(t *testing.T) {
+	for _, y := range []YSolver{GD, Stiefel} {
+		b, err := y.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back YSolver
+		if err := back.UnmarshalText(b); err != nil || back != y {
+			t.Errorf("%v: round trip gave %v, %v", y, back, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"cg":     "(--y-solver cg) was removed: fit again with --y-solver gd or stiefel",
+		"newton": `unknown Y solver "newton": want gd or stiefel`,
+		"":       `unknown Y solver "": want gd or stiefel`,
+	} {
+		if _, err := ParseYSolver(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseYSolver(%q): %v, want %q", in, err, want)
 		}
 	}
 }

@@ -132,6 +132,11 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		return nil, err
 	}
 	given := cfg
+	// The sizes as given first, so that absurd ones are refused before
+	// the measurement (and whatever the balance then turns off).
+	if err := checkSizes(net, cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Balances() {
 		end := opt.phase("measuring the network's graphs and features against null models")
 		b, err := Measure(ctx, net)
@@ -153,9 +158,10 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 	}
 	// Each view's loss and how its features are read (clipped, scaled);
 	// a loss that cannot reconstruct a view's features is refused with
-	// the loss the view would take where none is named.
+	// the loss the view would take where none is named, even where the
+	// balance then leaves the features out.
 	var recs []ViewReconstruction
-	if !cfg.NoAutoencoder {
+	if !given.NoAutoencoder {
 		var err error
 		if recs, err = given.Reconstructions(net); err != nil {
 			return nil, err
@@ -342,7 +348,7 @@ func (f *fitter) iterate(it int) error {
 	sub.estimateRidge()
 	var steps int
 	var err error
-	if cfg.Solver.Y == "stiefel" {
+	if cfg.Solver.Y == Stiefel {
 		steps, err = sub.stiefelStep(cfg.Solver.YSteps, yTol)
 	} else {
 		steps, err = sub.yStep(cfg.Solver.YSteps, yTol)

@@ -181,7 +181,7 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 		m.Proximity += buf
 	}
 	m.Subspace = 5*n*d*8 + 2*512*d*8
-	if cfg.Solver.Y == "stiefel" && !cfg.NoProximity {
+	if cfg.Solver.Y == Stiefel && !cfg.NoProximity {
 		// Y and L·Y saved before each step, restored if the step raises
 		// the objective (stiefelStep).
 		m.Subspace += 2 * n * d * 8

@@ -38,7 +38,7 @@ func TestEstimateMemoryBound(t *testing.T) {
 		DefaultConfig(),
 		configWith(func(c *Config) { c.Dim = 16; c.Autoencoder.Hidden = []int{64, 8} }),
 		configWith(func(c *Config) { c.NoAutoencoder = true }),
-		configWith(func(c *Config) { c.Solver.Y = "stiefel"; c.Proximity.Laplacian = proximity.Normalized }),
+		configWith(func(c *Config) { c.Solver.Y = Stiefel; c.Proximity.Laplacian = proximity.Normalized }),
 		configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 0 }),
 		configWith(func(c *Config) { c.NoProximity = true; c.Features.Propagate = 0 }),
 	}

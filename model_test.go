@@ -661,7 +661,7 @@ func TestLegacyConfig(t *testing.T) {
 		{"zero meant the default", func(c map[string]any) {
 			c["Dim"], c["Pretrain"], c["Weights"], c["YSolver"] = 0, 0, nil, ""
 		}, func(c *Config) {
-			c.Dim, c.Autoencoder.Pretrain, c.Proximity.Weights, c.Solver.Y = 128, 10, DefaultConfig().Proximity.Weights, "gd"
+			c.Dim, c.Autoencoder.Pretrain, c.Proximity.Weights, c.Solver.Y = 128, 10, DefaultConfig().Proximity.Weights, GD
 		}},
 		{"no consistency", func(c map[string]any) { c["NoConsistency"] = true }, func(c *Config) { c.Alpha = 0 }},
 		// Written when the non-zero weight's default was 1: every file

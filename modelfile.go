@@ -194,7 +194,7 @@ func (f flatConfig) config(keys map[string]json.RawMessage, n int) (Config, []st
 			PretrainBatches: f.PretrainBatches, Batches: f.AEBatches, Epochs: pick(f.Epochs, d.Autoencoder.Epochs),
 		},
 		Proximity: ProximityConfig{Norm: f.Norm, Laplacian: f.Laplacian, Weights: f.Weights, ViewWeights: f.ViewWeights, EqualViewWeights: f.EqualViewWeights},
-		Solver:    SolverConfig{Iterations: pick(f.Iterations, d.Solver.Iterations), YSteps: pick(f.YSteps, d.Solver.YSteps), Y: f.YSolver, YReg: f.YReg, OrthAllNodes: f.OrthAllNodes, SpectralInit: f.SpectralInit},
+		Solver:    SolverConfig{Iterations: pick(f.Iterations, d.Solver.Iterations), YSteps: pick(f.YSteps, d.Solver.YSteps), YReg: f.YReg, OrthAllNodes: f.OrthAllNodes, SpectralInit: f.SpectralInit},
 	}
 	if len(c.Autoencoder.Hidden) == 0 {
 		c.Autoencoder.Hidden = d.Autoencoder.Hidden
@@ -205,8 +205,12 @@ func (f flatConfig) config(keys map[string]json.RawMessage, n int) (Config, []st
 	if c.Proximity.Weights == nil {
 		c.Proximity.Weights = d.Proximity.Weights
 	}
-	if c.Solver.Y == "" {
-		c.Solver.Y = d.Solver.Y
+	if f.YSolver != "" {
+		y, err := ParseYSolver(f.YSolver)
+		if err != nil {
+			return Config{}, nil, fmt.Errorf("YSolver: %w", err)
+		}
+		c.Solver.Y = y
 	}
 	if f.NoConsistency {
 		c.Alpha = 0

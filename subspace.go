@@ -241,7 +241,7 @@ func (f *fitter) newSubspace() {
 	sub := newSubspace(n, d, f.views, f.lap, alpha, beta, lambda, cfg.LambdaB, cfg.Solver.YReg == Orth)
 	sub.ctx = f.ctx
 	switch {
-	case f.lap != nil && cfg.Solver.Y == "stiefel":
+	case f.lap != nil && cfg.Solver.Y == Stiefel:
 		// The constraint leaves out the small components, whose
 		// indicators are null directions of L: their rows are solved from
 		// their codes alone (stiefelStep).

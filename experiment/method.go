@@ -204,7 +204,7 @@ func init() {
 	Register(variant("dpmne-propagate-across", "option on: each view's own features first smoothed once along the graph of every view without features (Cora's citations; --propagate-across 1)", func(c *dpmne.Config) { c.Features.PropagateAcross = 1 }))
 	Register(variant("dpmne-orth-all", "default off: R(Y) = ‖YᵀY − I‖² over every node (the paper's) instead of leaving out the nodes of the proximity graph's small components (--orth-all-nodes)", func(c *dpmne.Config) { c.Solver.OrthAllNodes = true }))
 	Register(variant("dpmne-stiefel", "candidate: Y solved on the constraint YᵀY = I by generalized power iterations (5 per iteration) on the normalised Laplacian, β = 1.1 per node (--y-solver stiefel --y-steps 5 --laplacian normalized --beta 1.1)", func(c *dpmne.Config) {
-		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = "stiefel", 5, proximity.Normalized, 1.1
+		c.Solver.Y, c.Solver.YSteps, c.Proximity.Laplacian, c.Beta = dpmne.Stiefel, 5, proximity.Normalized, 1.1
 	}))
 	Register(variant("dpmne-unbalanced", "default off: β 0.11 per node (1.1 without features), the views re-weighed and the features smoothed whatever the network's sources hold, instead of weighing each by its structure beyond a null model (--unbalanced)", func(c *dpmne.Config) { c.Unbalanced = true }))
 	Register(variant("dpmne-equal-views", "default off: the paper's equal view weights instead of re-weighing by Y's roughness on each (--view-weights equal)", func(c *dpmne.Config) { c.Proximity.EqualViewWeights = true }))

@@ -231,7 +231,7 @@ func TestTuneErrors(t *testing.T) {
 		{Grid{Axes: []Axis{{"Lambda", []string{"x"}}}}, `Lambda = "x": want a number`},
 		{Grid{Axes: []Axis{{"Features.KNN", []string{"-1"}}}}, "Features.KNN=-1: Features.KNN = -1: want ≥ 0"},
 		{Grid{Axes: []Axis{{"Autoencoder.NonzeroWeight", []string{"0.5"}}}}, "Autoencoder.NonzeroWeight = 0.5"},
-		{Grid{Stages: []Axis{{"Solver.Y", []string{"newton"}}}}, "Solver.Y = newton: want gd or stiefel"},
+		{Grid{Stages: []Axis{{"Solver.Y", []string{"newton"}}}}, `Solver.Y = "newton": unknown Y solver "newton": want gd or stiefel`},
 		{Grid{Axes: []Axis{{"Lambda", nil}}}, "Lambda: no values"},
 	} {
 		if _, err := Tune(context.Background(), net, small(), tc.g, 0.5, 2, 1, func(int, int, TuneResult) { t.Fatal("a point was fitted") }); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -159,6 +159,93 @@ func TestRewireKeepsDegrees(t *testing.T) {
 	}
 }
 
+// TestEdgeSet runs random adds, removes and lookups on a small edgeSet (a
+// few slots, so that probes wrap and deletions shift entries back) and on
+// a map: every lookup agrees.
+func TestEdgeSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	set, ref := newEdgeSet(24), map[edge]bool{}
+	for range 20000 {
+		e := edge{int32(rng.IntN(8)), int32(8 + rng.IntN(8))}
+		switch rng.IntN(3) {
+		case 0:
+			if len(ref) < 24 {
+				set.add(e)
+				ref[e] = true
+			}
+		case 1:
+			set.remove(e)
+			delete(ref, e)
+		}
+		for u := range int32(8) {
+			for v := int32(8); v < 16; v++ {
+				if f := (edge{u, v}); set.has(f) != ref[f] {
+					t.Fatalf("edge %v: set has it %v, map %v", f, set.has(f), ref[f])
+				}
+			}
+		}
+	}
+}
+
+// TestRewireSameAsMap checks rewire against its earlier form over a Go map
+// (rewireMap, below): from the same generator, the same rewiring, edge for
+// edge.
+func TestRewireSameAsMap(t *testing.T) {
+	for seed := range uint64(3) {
+		es := edgeList(sbm(500, 4, 8, 2, rand.New(rand.NewPCG(seed, 9))))
+		a := rewire(es, rand.New(rand.NewPCG(seed, 1)))
+		b := rewireMap(es, rand.New(rand.NewPCG(seed, 1)))
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("seed %d, edge %d: %v, the map's %v", seed, i, a[i], b[i])
+			}
+		}
+	}
+}
+
+func rewireMap(es []edge, rng *rand.Rand) []edge {
+	out := append([]edge(nil), es...)
+	set := make(map[edge]struct{}, len(out))
+	for _, e := range out {
+		set[e] = struct{}{}
+	}
+	norm := func(u, v int32) edge {
+		if u > v {
+			u, v = v, u
+		}
+		return edge{u, v}
+	}
+	for range 5 * len(out) {
+		i, j := rng.IntN(len(out)), rng.IntN(len(out))
+		if i == j {
+			continue
+		}
+		u, v := out[i].u, out[i].v
+		x, y := out[j].u, out[j].v
+		if rng.IntN(2) == 1 {
+			x, y = y, x
+		}
+		if u == y || x == v {
+			continue
+		}
+		e1, e2 := norm(u, y), norm(x, v)
+		if e1 == e2 {
+			continue
+		}
+		if _, ok := set[e1]; ok {
+			continue
+		}
+		if _, ok := set[e2]; ok {
+			continue
+		}
+		delete(set, out[i])
+		delete(set, out[j])
+		set[e1], set[e2] = struct{}{}, struct{}{}
+		out[i], out[j] = e1, e2
+	}
+	return out
+}
+
 // features draws m rows of p columns: with factors > 0, each column the
 // sum of one of `factors` latent variables and unit noise (columns grouped
 // by factor); with 0, independent noise.

@@ -130,8 +130,8 @@ func Supported(cfg dpmne.Config) error {
 		return fmt.Errorf("beamfit: Features.PropagateAcross = %d: the Beam fit propagates features along their own view's graph only", cfg.Features.PropagateAcross)
 	case cfg.NoProximity:
 		return errors.New("beamfit: NoProximity: the Beam fit needs the proximity term")
-	case cfg.Solver.Y != "gd":
-		return fmt.Errorf("beamfit: Solver.Y = %q: the Beam fit takes gd steps", cfg.Solver.Y)
+	case cfg.Solver.Y != dpmne.GD:
+		return fmt.Errorf("beamfit: Solver.Y = %v: the Beam fit takes gd steps", cfg.Solver.Y)
 	case cfg.Solver.YReg != dpmne.Orth:
 		return fmt.Errorf("beamfit: Solver.YReg = %v: the Beam fit takes orth", cfg.Solver.YReg)
 	case cfg.Solver.SpectralInit:

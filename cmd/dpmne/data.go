@@ -92,7 +92,8 @@ and reconstructs its features.`,
 					UnobservedIDs  []string                   `json:"unobserved_ids,omitempty"`
 					Reconstruction []dpmne.ViewReconstruction `json:"reconstruction"`
 					Balance        balanceJSON                `json:"balance"`
-				}{s, unobserved, recs, balanceJSON{bal, cfg.Beta, !cfg.NoProximity, cfg.Features.Propagate, cfg.Proximity.ViewWeights, cfg.Features.AlongUnion}})
+				}{s, unobserved, recs, balanceJSON{Balance: bal, Beta: cfg.Beta, Proximity: !cfg.NoProximity, Propagate: cfg.Features.Propagate,
+					Autoencoders: !cfg.NoAutoencoder, ViewWeights: cfg.Proximity.ViewWeights, AlongUnion: cfg.Features.AlongUnion}})
 			}
 			if err := printSummary(cmd.OutOrStdout(), s, unobserved); err != nil {
 				return err
@@ -220,10 +221,13 @@ func printSummary(w io.Writer, s *multiplex.Summary, unobserved []string) error 
 // settings the default fit takes from it.
 type balanceJSON struct {
 	dpmne.Balance
-	Beta        float64   `json:"beta"`
-	Proximity   bool      `json:"proximity"`
-	Propagate   int       `json:"propagate"`
-	ViewWeights []float64 `json:"view_weights,omitempty"`
+	Beta      float64 `json:"beta"`
+	Proximity bool    `json:"proximity"`
+	Propagate int     `json:"propagate"`
+	// Autoencoders is whether the fit reads the features (autoencoders
+	// and the consistency term), false where they hold nothing.
+	Autoencoders bool      `json:"autoencoders"`
+	ViewWeights  []float64 `json:"view_weights,omitempty"`
 	// AlongUnion marks the views whose features are smoothed along the
 	// proximity's union of graphs rather than their own.
 	AlongUnion []bool `json:"along_union,omitempty"`
@@ -273,7 +277,9 @@ func balanceLine(net *multiplex.Network, b dpmne.Balance, cfg dpmne.Config) stri
 		}
 	}
 	smoothed := fmt.Sprintf("features smoothed %d time(s)", cfg.Features.Propagate)
-	if cfg.Features.Propagate > 0 && slices.Contains(cfg.Features.AlongUnion, true) {
+	if cfg.NoAutoencoder && cfg.Alpha == 0 {
+		smoothed = "features unused (no autoencoders, no consistency term)"
+	} else if cfg.Features.Propagate > 0 && slices.Contains(cfg.Features.AlongUnion, true) {
 		var along []string
 		for s, v := range net.Views {
 			if v.Features != nil && cfg.Features.SmoothsAlongUnion(s, len(net.Views)) {

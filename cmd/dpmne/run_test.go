@@ -386,7 +386,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--ae-batches", "-5"}, "--ae-batches: Autoencoder.Batches = -5"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--propagate", "-1"}, "--propagate: Features.Propagate = -1: want ≥ 0"},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--filter-tau", "-2"}, "--filter-tau: FilterTau = -2"},
-		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-solver", "cg"}, "--y-solver: Solver.Y = cg: want gd or stiefel"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-solver", "cg"}, "the conjugate-gradient Y solver (--y-solver cg) was removed"},
+		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--y-solver", "newton"}, `unknown Y solver "newton": want gd or stiefel`},
 		{[]string{"train", "--data", "synthetic", "--out", "x.npy", "--pdr", "-0.1"}, "--pdr -0.1: want 0 ≤ pdr < 1"},
 		// An output that cannot be written is found before the fit.
 		{[]string{"train", "--data", "synthetic", "--out", "/nonexistent/dir/x.npy"}, "--out: cannot write /nonexistent/dir/x.npy"},
@@ -916,7 +917,7 @@ func TestTune(t *testing.T) {
 		{[]string{"--grid", "lambda=x"}, `Lambda = "x": want a number`},
 		{[]string{"--grid", "feature-knn=-1"}, "Features.KNN = -1: want ≥ 0"},
 		{[]string{"--grid", "view-weights=1,2"}, "view-weights=1: want equal or auto"},
-		{[]string{"--stage", "y-solver=newton"}, "Solver.Y = newton: want gd or stiefel"},
+		{[]string{"--stage", "y-solver=newton"}, `Solver.Y = "newton": unknown Y solver "newton": want gd or stiefel`},
 		{[]string{"--grid", "nonzero-weight=0.5"}, "Autoencoder.NonzeroWeight = 0.5"},
 	} {
 		if _, _, err := runCLI(t, append([]string{"tune", "--data", "synthetic"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
