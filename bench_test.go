@@ -71,6 +71,37 @@ func BenchmarkFit(b *testing.B) {
 	}
 }
 
+// scaleNet draws BenchmarkScale's network of n nodes.
+func scaleNet(b *testing.B, n int) *multiplex.Network {
+	cfg := synth.Config{
+		Nodes: n, Classes: 4, Views: 3,
+		DegreeIn: []float64{7}, DegreeOut: []float64{3},
+		FeatureDims: []int{1000, 1000, 0}, FeatureNNZ: []int{10, 10, 0},
+		Signal: []float64{0.3, 0.3, 0}, Missing: []float64{0.2},
+	}
+	net, err := synth.Generate(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return net
+}
+
+// BenchmarkMeasure times the balance's measurement (Measure) of
+// BenchmarkScale's network at 10⁴ and 10⁵ nodes: three views' graphs, two
+// views' features and the union, each against its null copies.
+func BenchmarkMeasure(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			net := scaleNet(b, n)
+			for b.Loop() {
+				if _, err := Measure(context.Background(), net); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkScale fits DPMNE with the default configuration on a synthetic
 // partial multiplex SBM of 10⁴, 10⁵ or 10⁶ nodes: 4 planted classes, 3
 // views with about 10 neighbours per node each (7 inside the class, 3
@@ -105,16 +136,7 @@ func BenchmarkScale(b *testing.B) {
 	for _, c := range cases {
 		n, fitCfg := c.n, c.fit
 		b.Run(fmt.Sprintf("n=%d%s", n, c.name), func(b *testing.B) {
-			cfg := synth.Config{
-				Nodes: n, Classes: 4, Views: 3,
-				DegreeIn: []float64{7}, DegreeOut: []float64{3},
-				FeatureDims: []int{1000, 1000, 0}, FeatureNNZ: []int{10, 10, 0},
-				Signal: []float64{0.3, 0.3, 0}, Missing: []float64{0.2},
-			}
-			net, err := synth.Generate(cfg, rand.New(rand.NewPCG(1, 1)))
-			if err != nil {
-				b.Fatal(err)
-			}
+			net := scaleNet(b, n)
 			b.Logf("estimated peak memory: %v", EstimateMemory(net, fitCfg))
 			if mem := memTotal(); mem > 0 {
 				defer debug.SetMemoryLimit(debug.SetMemoryLimit(mem))
@@ -122,6 +144,7 @@ func BenchmarkScale(b *testing.B) {
 			var init, iters time.Duration
 			var last time.Time
 			var m *Model
+			var err error
 			start := time.Now()
 			for b.Loop() {
 				m, err = Fit(context.Background(), net, fitCfg, rand.New(rand.NewPCG(1, 1)), Options{Progress: func(it Iteration) {
