@@ -152,9 +152,10 @@ type Config struct {
 	// the paper's (default off: where β is 0, Fit measures the network
 	// and balances the configuration by it).
 	Unbalanced bool
-	// Workers bounds the goroutines of the sparse products (default 0:
-	// GOMAXPROCS); the dense products follow GOMAXPROCS itself, so a fit's
-	// bytes depend on both (Fit).
+	// Workers bounds the goroutines of the sparse products and of each
+	// view's autoencoder steps (default 0: GOMAXPROCS); the dense products
+	// follow GOMAXPROCS itself, so a fit's bytes depend on both (Fit). (The
+	// steps' split changes no bit: nn.Trainer.SetWorkers.)
 	Workers int
 }
 
