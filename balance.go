@@ -2,11 +2,9 @@ package dpmne
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/dpmne/dpmne/features"
 	"github.com/dpmne/dpmne/internal/par"
@@ -65,25 +63,6 @@ func sourceRNG(i int) *rand.Rand {
 	return rand.New(rand.NewPCG(balanceSeed, uint64(2+i)))
 }
 
-// runTasks runs the tasks, at most GOMAXPROCS at once, and returns their
-// errors joined.
-func runTasks(tasks []func() error) error {
-	errs := make([]error, len(tasks))
-	sem := make(chan struct{}, par.Workers(0))
-	var wg sync.WaitGroup
-	for i, task := range tasks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			errs[i] = task()
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
 // Measure measures the structure each source of net carries beyond a null
 // model of that source (package structure): each view's graph against
 // degree-preserving rewirings, each view's own features against copies
@@ -103,13 +82,14 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 	// graph, are measured side by side (at most GOMAXPROCS at once), each
 	// from a generator of its own (sourceRNG), so that the measurement
 	// does not depend on their order.
-	tasks := []func() error{func() error {
-		var err error
-		if t > 1 {
+	var tasks []func() error
+	if t > 1 {
+		tasks = append(tasks, func() error {
+			var err error
 			b.Union, err = unionSignal(ctx, net, nil, all, opt, sourceRNG(2*t))
-		}
-		return err
-	}}
+			return err
+		})
+	}
 	for s, v := range net.Views {
 		tasks = append(tasks, func() error {
 			g, err := structure.Graph(ctx, v.Adj, opt, sourceRNG(2*s))
@@ -131,7 +111,7 @@ func Measure(ctx context.Context, net *multiplex.Network) (Balance, error) {
 			})
 		}
 	}
-	if err := runTasks(tasks); err != nil {
+	if err := par.Do(0, tasks...); err != nil {
 		return b, err
 	}
 	for s, g := range b.Graphs {

@@ -122,11 +122,7 @@ func (s *sample) draw(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 func (s *sample) drawRows(x *sparse.CSR, rows []int, n, k int, rng *rand.Rand) {
 	in := x.Cols
 	for i := 0; i < n; i++ {
-		r := i
-		if rows != nil {
-			r = rows[i]
-		}
-		ind, val := x.Row(r)
+		ind, val := batchRow(x, rows, i)
 		nnz := len(ind)
 		zeros := in - nnz
 		m := min(k*max(nnz, 1), zeros)

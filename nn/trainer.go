@@ -254,6 +254,15 @@ func batchSize(x *sparse.CSR, rows []int) int {
 	return len(rows)
 }
 
+// batchRow returns the stored columns and values of batch row i of x:
+// row rows[i], or row i when rows is nil.
+func batchRow(x *sparse.CSR, rows []int, i int) ([]int32, []float32) {
+	if rows != nil {
+		return x.Row(rows[i])
+	}
+	return x.Row(i)
+}
+
 func (t *Trainer) checkArgs(x *sparse.CSR, rows []int, target []float32, alpha float32) error {
 	if err := t.ae.inputError(x, rows); err != nil {
 		return err
@@ -456,11 +465,7 @@ func (t *Trainer) evaluate(x *sparse.CSR, rows []int, target []float32, alpha fl
 	xd := t.xd[:n*ae.In]
 	clear(xd)
 	for i := 0; i < n; i++ {
-		r := i
-		if rows != nil {
-			r = rows[i]
-		}
-		ind, val := x.Row(r)
+		ind, val := batchRow(x, rows, i)
 		xi := xd[i*ae.In : (i+1)*ae.In]
 		for k, j := range ind {
 			xi[j] = val[k]
@@ -546,11 +551,7 @@ func (t *Trainer) transposeBatch(x *sparse.CSR, rows []int, n int) {
 	clear(t.xptr)
 	nnz := 0
 	for i := 0; i < n; i++ {
-		r := i
-		if rows != nil {
-			r = rows[i]
-		}
-		ind, _ := x.Row(r)
+		ind, _ := batchRow(x, rows, i)
 		for _, j := range ind {
 			t.xptr[j+1]++
 		}
@@ -564,11 +565,7 @@ func (t *Trainer) transposeBatch(x *sparse.CSR, rows []int, n int) {
 	next := append(t.xnext[:0], t.xptr[:x.Cols]...)
 	t.xnext = next
 	for i := 0; i < n; i++ {
-		r := i
-		if rows != nil {
-			r = rows[i]
-		}
-		ind, val := x.Row(r)
+		ind, val := batchRow(x, rows, i)
 		for k, j := range ind {
 			q := next[j]
 			next[j]++
@@ -602,11 +599,7 @@ func (t *Trainer) backward(x *sparse.CSR, rows []int, target []float32, alpha fl
 				}
 				t.touched = t.touched[:0]
 				for i := 0; i < n; i++ {
-					r := i
-					if rows != nil {
-						r = rows[i]
-					}
-					ind, val := x.Row(r)
+					ind, val := batchRow(x, rows, i)
 					di := d[i*lay.Out : (i+1)*lay.Out]
 					for k, j := range ind {
 						if !t.mark[j] {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/dpmne/dpmne/internal/lanczos"
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/sparse"
 )
 
@@ -124,26 +124,22 @@ func Graph(ctx context.Context, a *sparse.CSR, opt Options, rng *rand.Rand) (Gra
 	for i := range gens {
 		gens[i] = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	}
-	errs := make([]error, 1+nullGraphs)
 	edge := make([]float64, nullGraphs) // each copy's second smallest, or 0
-	var wg sync.WaitGroup
-	for i := range gens {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if i == 0 {
-				g.Smallest, g.Vectors, g.R, g.Nodes, errs[0] = betheSmallest(ctx, edges, a.Rows, opt.k(), opt.Vectors, gens[0])
-				return
-			}
-			null, _, _, _, err := betheSmallest(ctx, rewire(edges, gens[i]), a.Rows, 2, false, gens[i])
+	tasks := []func() error{func() error {
+		var err error
+		g.Smallest, g.Vectors, g.R, g.Nodes, err = betheSmallest(ctx, edges, a.Rows, opt.k(), opt.Vectors, gens[0])
+		return err
+	}}
+	for i := range edge {
+		tasks = append(tasks, func() error {
+			null, _, _, _, err := betheSmallest(ctx, rewire(edges, gens[1+i]), a.Rows, 2, false, gens[1+i])
 			if len(null) > 1 {
-				edge[i-1] = null[1]
+				edge[i] = null[1]
 			}
-			errs[i] = err
-		}()
+			return err
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil || g.R == 0 {
+	if err := par.Do(len(tasks), tasks...); err != nil || g.R == 0 {
 		return g, err
 	}
 	for _, e := range edge {

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 )
@@ -34,4 +35,24 @@ func Workers(n int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return n
+}
+
+// Do runs the tasks, each on its own goroutine and at most p at once (p ≤
+// 0: GOMAXPROCS), and returns when all have, with their errors joined in
+// task order.
+func Do(p int, tasks ...func() error) error {
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, Workers(p))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[i] = task()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestRanges checks that the ranges are contiguous, cover every row once,
@@ -51,4 +52,45 @@ func ExampleRanges() {
 	})
 	fmt.Println(sums, sums[0]+sums[1])
 	// Output: [10 35] 45
+}
+
+// TestDo: every task runs once, at most p at a time, and the errors come
+// back joined in task order.
+func TestDo(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	ran := make([]int, 7)
+	tasks := make([]func() error, len(ran))
+	for i := range tasks {
+		tasks[i] = func() error {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			ran[i]++
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			mu.Lock()
+			running--
+			mu.Unlock()
+			if i%3 == 1 {
+				return fmt.Errorf("task %d", i)
+			}
+			return nil
+		}
+	}
+	err := Do(2, tasks...)
+	for i, n := range ran {
+		if n != 1 {
+			t.Errorf("task %d ran %d times", i, n)
+		}
+	}
+	if most > 2 {
+		t.Errorf("%d tasks at once, want at most 2", most)
+	}
+	if err == nil || err.Error() != "task 1\ntask 4" {
+		t.Errorf("err = %v, want tasks 1 and 4's, in order", err)
+	}
+	if err := Do(0); err != nil {
+		t.Errorf("no tasks: %v", err)
+	}
 }
