@@ -96,11 +96,15 @@ func configJSON(s Spec) (cfg, dim []byte, err error) {
 }
 
 // key returns the key of a cell of m, registered as method, as compact
-// JSON.
-func (c *cellCache) key(data, method string, m Method, setting string, value float64, variant string) []byte {
+// JSON; resolved, when not nil, is the configuration m fits the cell's
+// network with (resolveConfig), which stands for the base one.
+func (c *cellCache) key(data, method string, m Method, setting string, value float64, variant string, resolved json.RawMessage) []byte {
 	spec := c.spec
-	if m.OnlyDim {
+	switch {
+	case m.OnlyDim:
 		spec.DPMNE = c.dim
+	case resolved != nil:
+		spec.DPMNE = resolved
 	}
 	b, err := json.Marshal(cellKey{Version: cacheVersion, Data: data, Method: method, Setting: setting, Value: value, Variant: variant, cellSpec: spec})
 	if err != nil {

@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/dpmne/dpmne"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/synth"
 )
@@ -316,5 +319,93 @@ func TestRunEmbeddings(t *testing.T) {
 	files, _ = filepath.Glob(filepath.Join(s.Embeddings, "*.npy"))
 	if len(files) != 15 {
 		t.Errorf("%d kept embeddings after another configuration, want 15 (spectral's kept)", len(files))
+	}
+}
+
+// resolvedFits counts the fits of test-resolved.
+var resolvedFits atomic.Int64
+
+func init() {
+	// test-resolved declares a DPMNE configuration (Method.Config) and
+	// embeds as the noisy oracle.
+	Register(Method{Name: "test-resolved",
+		Config: func(p Params) dpmne.Config { c := p.base(); c.Dim = max(p.Dim, c.Dim); return c },
+		Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+			resolvedFits.Add(1)
+			return noisy.Embed(ctx, net, p)
+		}})
+}
+
+// TestRunCacheResolved: a method with a Method.Config is cached under the
+// configuration the balance resolves on the cell's network, so that a
+// run after a change of the rule does not reuse a cell fitted under
+// another one; without the balance (Unbalanced), under its own.
+func TestRunCacheResolved(t *testing.T) {
+	s, err := Named("suite", []string{"tiny1", "tiny22"}, []string{"test-resolved"}, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DPMNE = dpmne.DefaultConfig()
+	s.DPMNE.Dim = 8
+	s.Cache = filepath.Join(t.TempDir(), "cells")
+	for _, unbalanced := range []bool{false, true} {
+		s.DPMNE.Unbalanced = unbalanced
+		before := resolvedFits.Load()
+		if _, err := Run(context.Background(), s, suiteLoad, nil); err != nil {
+			t.Fatal(err)
+		}
+		if fits := resolvedFits.Load() - before; fits != 2 {
+			t.Fatalf("unbalanced %v: %d fits, want 2", unbalanced, fits)
+		}
+		if _, err := Run(context.Background(), s, suiteLoad, nil); err != nil {
+			t.Fatal(err)
+		}
+		if fits := resolvedFits.Load() - before; fits != 2 {
+			t.Errorf("unbalanced %v, again: %d fits, want none more", unbalanced, fits-2)
+		}
+	}
+	// Each cell's key holds its network's resolved configuration.
+	files, _ := filepath.Glob(filepath.Join(s.Cache, "*.json"))
+	want := map[string]bool{}
+	for _, name := range []string{"tiny1", "tiny22"} {
+		net, err := suiteLoad(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := dpmne.Measure(context.Background(), net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.DPMNE
+		for _, unbalanced := range []bool{false, true} {
+			c.Unbalanced = unbalanced
+			j, _ := json.Marshal(c.Balanced(b))
+			want[name+" "+string(j)] = true
+		}
+	}
+	if len(files) != 4 {
+		t.Fatalf("%d cached cells, want 4", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cell struct {
+			Key struct {
+				Data  string          `json:"data"`
+				DPMNE json.RawMessage `json:"dpmne"`
+			} `json:"key"`
+		}
+		if err := json.Unmarshal(b, &cell); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, cell.Key.DPMNE); err != nil {
+			t.Fatal(err)
+		}
+		if !want[cell.Key.Data+" "+compact.String()] {
+			t.Errorf("%s: cell of %s keyed by a configuration the balance does not resolve: %s", f, cell.Key.Data, compact.String())
+		}
 	}
 }

@@ -66,11 +66,16 @@ func newEmbedCache(s Spec) (*embedCache, error) {
 	return &embedCache{dir: s.Embeddings, dpmne: b, dim: dim, extra: s.CacheKey}, nil
 }
 
-// key returns the key of an embedding of m, as compact JSON.
-func (c *embedCache) key(k embedKey, m Method) []byte {
+// key returns the key of an embedding of m, as compact JSON; resolved,
+// when not nil, is the configuration m fits the network with
+// (resolveConfig), which stands for the base one.
+func (c *embedCache) key(k embedKey, m Method, resolved json.RawMessage) []byte {
 	k.Version, k.DPMNE, k.Extra = embedVersion, c.dpmne, c.extra
-	if m.OnlyDim {
+	switch {
+	case m.OnlyDim:
 		k.DPMNE = c.dim
+	case resolved != nil:
+		k.DPMNE = resolved
 	}
 	b, err := json.Marshal(k)
 	if err != nil {

@@ -441,8 +441,10 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			}
 			for mi, mname := range s.Methods {
 				j := job{data: di, value: vi, method: mi}
-				if cache != nil {
-					j.key = cache.key(dname, mname, methods[mi], s.Setting, v, variant)
+				// A DPMNE method's key waits for its network
+				// (resolveConfig).
+				if cache != nil && methods[mi].Config == nil {
+					j.key = cache.key(dname, mname, methods[mi], s.Setting, v, variant, nil)
 					j.cached = cache.get(j.key)
 				}
 				if j.cached == nil {
@@ -572,9 +574,25 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 				break
 			}
 		}
+		var resolved json.RawMessage
+		if m := methods[j.method]; m.Config != nil && (cache != nil || embeddings != nil) {
+			var err error
+			if resolved, err = net.resolveConfig(runCtx, m, Params{Dim: net.dim, DPMNE: s.DPMNE}); err != nil {
+				stop(fmt.Errorf("%s on %s: %w", s.Methods[j.method], dname, err))
+				break
+			}
+			if cache != nil {
+				jobs[i].key = cache.key(dname, s.Methods[j.method], m, s.Setting, v, net.variant, resolved)
+				if c := cache.get(jobs[i].key); c != nil {
+					toCompute--
+					finish(i, *c, true, nil)
+					continue
+				}
+			}
+		}
 		inflight++
 		go func(i int, net *cellNet) {
-			c, err := computeCell(runCtx, s, embeddings, methods[j.method], s.Methods[j.method], dname, net, v)
+			c, err := computeCell(runCtx, s, embeddings, methods[j.method], s.Methods[j.method], dname, net, v, resolved)
 			results <- result{i, c, err}
 		}(i, net)
 	}
@@ -596,6 +614,32 @@ type cellNet struct {
 	variant string // the views experiment's variant
 	eff     float64
 	groups  []int // net.ViewPatterns()
+
+	// The network's measurement (dpmne.Measure), once measured.
+	balance *dpmne.Balance
+}
+
+// resolveConfig returns, as JSON, the configuration m (a method with a
+// Method.Config) fits the network with under p: m's configuration as
+// the balance resolves it (dpmne.Config.Balanced), the network measured
+// once for all its methods.
+func (cn *cellNet) resolveConfig(ctx context.Context, m Method, p Params) (json.RawMessage, error) {
+	c := m.Config(p)
+	if c.Balances() {
+		if cn.balance == nil {
+			b, err := dpmne.Measure(ctx, cn.net)
+			if err != nil {
+				return nil, err
+			}
+			cn.balance = &b
+		}
+		c = c.Balanced(*cn.balance)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("the DPMNE configuration: %w", err)
+	}
+	return b, nil
 }
 
 // viewsVariant names the views experiment's network at value v: "all
@@ -641,10 +685,11 @@ func prepareNet(s Spec, base *multiplex.Network, v float64) (*cellNet, error) {
 
 // computeCell computes the cell of method m (registered as mname) on the
 // network cn of the data set dname at value v of the setting, its
-// embeddings taken from or kept in ec (Spec.Embeddings; nil for none). A
+// embeddings taken from or kept in ec (Spec.Embeddings; nil for none)
+// under the configuration resolved (nil but for a Method.Config). A
 // failed cell is returned with its Error under Spec.KeepGoing, unless ctx
 // is cancelled; an error ends the run.
-func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, dname string, cn *cellNet, v float64) (Cell, error) {
+func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, dname string, cn *cellNet, v float64, resolved json.RawMessage) (Cell, error) {
 	c := Cell{Data: cn.name, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, EffectivePDR: cn.eff}
 	if s.Task == "linkpred" {
 		t0 := time.Now()
@@ -658,7 +703,7 @@ func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, d
 	embed := func(p Params) (emb []float64, d int, seconds float64, note string, err error) {
 		var key []byte
 		if ec != nil {
-			key = ec.key(embedKey{Data: dname, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, Dim: p.Dim, Seed: s.Seed, FitSeed: p.Seed}, m)
+			key = ec.key(embedKey{Data: dname, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, Dim: p.Dim, Seed: s.Seed, FitSeed: p.Seed}, m, resolved)
 			if emb, d, meta, ok := ec.get(key, cn.net.N()); ok {
 				return emb, d, meta.Seconds, meta.Note, nil
 			}

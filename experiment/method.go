@@ -65,7 +65,16 @@ type Method struct {
 	// Spec.Embeddings) are keyed by that alone, so that they outlive a
 	// change of DPMNE's configuration.
 	OnlyDim bool
-	Embed   func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
+	// Config, set for a method that fits DPMNE with one configuration,
+	// returns that configuration before the balance: the cell's base
+	// (Params.DPMNE) with the method's changes and the requested Dim.
+	// The caches (Spec.Cache, Spec.Embeddings) key such a method's cells
+	// by the configuration the balance resolves it to on the cell's
+	// network (dpmne.Config.Balanced), so that a change of the balance's
+	// rule that changes a network's settings recomputes its cells, and
+	// one that leaves them as they were reuses them.
+	Config func(p Params) dpmne.Config
+	Embed  func(ctx context.Context, net *multiplex.Network, p Params) (emb []float64, d int, err error)
 }
 
 var (
@@ -127,7 +136,7 @@ func namesLocked() []string {
 // changed by tweak (nil: unchanged), its Dim replaced by the requested
 // dimension when non-zero.
 func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
-	return Method{Name: name, Description: description, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	config := func(p Params) dpmne.Config {
 		c := p.base()
 		if tweak != nil {
 			tweak(&c)
@@ -135,7 +144,10 @@ func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 		if p.Dim > 0 {
 			c.Dim = p.Dim
 		}
-		m, err := dpmne.Fit(ctx, net, c, rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{})
+		return c
+	}
+	return Method{Name: name, Description: description, Config: config, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+		m, err := dpmne.Fit(ctx, net, config(p), rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -159,7 +171,7 @@ func variant(name, description string, tweak func(*dpmne.Config)) Method {
 // that the same evaluation scores them (the paper's Table 5).
 func Binary(name, description string, itq bool) Method {
 	fit := DPMNE(name, description, nil)
-	return Method{Name: name, Description: description, Codes: true, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
+	return Method{Name: name, Description: description, Codes: true, Config: fit.Config, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
 		y, d, err := fit.Embed(ctx, net, p)
 		if err != nil {
 			return nil, 0, err

@@ -122,7 +122,9 @@ OUT/cells), one JSON file per cell named by a hash of its key: the --data
 entry as given, the method, the setting's value, and every flag that
 changes its scores (--repeats, --seed, --stratified, --validation,
 --cluster, --fit-seeds, --score, --labels and the model flags, of which a
-baseline's key holds --dim alone). The same
+baseline's key holds --dim alone; a DPMNE method's holds them as the
+balance resolves them on the network, so that a change of the balance's
+rule recomputes exactly the networks whose settings it changes). The same
 command run again takes the cells it finds there instead of computing them
 (its progress line says "from the cache"), so a stopped run resumes where it
 stopped; a failed cell is not kept and is tried again, and a file that does
