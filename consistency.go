@@ -10,8 +10,7 @@ package dpmne
 // (rowTargets).
 
 import (
-	"fmt"
-
+	"github.com/dpmne/dpmne/internal/descent"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -87,11 +86,8 @@ func (s *subspace) bStep(refreshK bool) error {
 	for vi, v := range s.views {
 		u := s.chol
 		copy(u, v.gram)
-		for i := range d {
-			u[i*d+i] += s.lambdaB / s.alpha
-		}
-		if !cholesky(u, d) {
-			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", vi)
+		if err := descent.FactorBasis(u, d, s.lambdaB/s.alpha, vi); err != nil {
+			return err
 		}
 		h := v.h.Dim()
 		// Hᵀ Y_s = Hᵀ Y: the rows of H outside the view are zero. B starts
@@ -190,11 +186,7 @@ func (s *subspace) estimateRidge() {
 	if entries == 0 || m == s.n {
 		return
 	}
-	sigma2 := s.consistencySum() / entries
-	v := (sumSq(s.y) - exactSq) / float64((s.n-m)*d)
-	if sigma2 > 0 && v > 0 {
-		s.mu = sigma2 / v
-	}
+	s.mu = descent.Ridge(s.consistencySum(), entries, sumSq(s.y), exactSq, float64((s.n-m)*d))
 }
 
 // exactSq returns Σ ‖y_i‖² over the exact rows and their number.
@@ -227,33 +219,17 @@ func (s *subspace) solveExact() error {
 		for _, v := range g.views {
 			axpy(1, v.g, u)
 		}
-		tr := 0.0
-		for i := range d {
-			tr += u[i*d+i]
+		ex, err := descent.FactorExact(u, d, s.mu, len(g.rows))
+		if err != nil {
+			return err
 		}
-		for i := range d {
-			u[i*d+i] += 1e-10*tr/float64(d) + s.mu
-		}
-		// With no view, or bases all zero, K's rows are zero too and so is
-		// the minimiser.
-		none := tr == 0
-		if !none && !cholesky(u, d) {
-			return fmt.Errorf("Y step: the basis Gram matrix of %d nodes without edges is not positive definite", len(g.rows))
-		}
-		tri := upper(u, d)
 		for lo := 0; lo < len(g.rows); lo += unobBlock {
 			blk := g.rows[lo:min(lo+unobBlock, len(g.rows))]
 			if s.ytyFresh {
 				s.subtractRows(blk, s.y, s.y, s.yty)
 			}
 			x := s.gather(s.k, blk)
-			if none {
-				clear(x)
-			} else {
-				// X UᵀU = K_r: X = K_r U⁻¹ U⁻ᵀ.
-				blas64.Trsm(blas.Right, blas.NoTrans, 1, tri, general(x, len(blk), d))
-				blas64.Trsm(blas.Right, blas.Trans, 1, tri, general(x, len(blk), d))
-			}
+			ex.Solve(x, len(blk))
 			for r, i := range blk {
 				copy(s.y[i*d:(i+1)*d], x[r*d:(r+1)*d])
 			}

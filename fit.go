@@ -84,8 +84,9 @@ var ErrCanceled = errors.New("dpmne: fit cancelled")
 // Each iteration then (1) takes up to YSteps preconditioned descent steps on
 // Y with an exact line search, (2) solves each B^s in closed form, and (3)
 // trains each autoencoder with the regression target y_i B^s on its observed
-// nodes: Autoencoder.Batches minibatches (or, with Batches 0, Epochs
-// whole epochs), the views concurrently.
+// nodes: Autoencoder.Epochs passes over the next Autoencoder.Batches
+// minibatches (over every observed node with Batches 0), the views
+// concurrently.
 //
 // A node observed in no view (multiplex.Network.Unobserved: listed by
 // the data, with no edge, feature row or observed entry anywhere) is
@@ -332,14 +333,15 @@ func (o Options) phase(what string) (end func()) {
 // autoencoders' epochs with their regression targets, and reports it.
 func (f *fitter) iterate(it int) error {
 	cfg, sub := f.cfg, f.sub
+	sched := cfg.Schedule()
 	t0 := time.Now()
-	if it%lyRefresh == 0 {
+	if sched.RefreshesLY(it) {
 		// L·Y is carried along the Y steps (LY += t·LΔ); recompute it
 		// now and then so rounding cannot accumulate.
 		sub.updateLY()
 	}
 	var reweighed []float64
-	if f.lap != nil && !cfg.Proximity.EqualViewWeights && cfg.Proximity.ViewWeights == nil && f.t > 1 && it%10 == 0 && it <= 30 {
+	if f.lap != nil && sched.Reweighs(it, f.t) {
 		var err error
 		if reweighed, err = weighViews(sub, f.lap); err != nil {
 			return fmt.Errorf("iteration %d: %w", it, err)
@@ -349,9 +351,9 @@ func (f *fitter) iterate(it int) error {
 	var steps int
 	var err error
 	if cfg.Solver.Y == Stiefel {
-		steps, err = sub.stiefelStep(cfg.Solver.YSteps, yTol)
+		steps, err = sub.stiefelStep(cfg.Solver.YSteps, sched.YTol)
 	} else {
-		steps, err = sub.yStep(cfg.Solver.YSteps, yTol)
+		steps, err = sub.yStep(cfg.Solver.YSteps, sched.YTol)
 	}
 	if err != nil {
 		return fmt.Errorf("iteration %d: %w", it, err)

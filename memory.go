@@ -62,8 +62,9 @@ func (m Memory) String() string {
 // EstimateMemory estimates the peak memory of fitting net with cfg (see
 // Memory). It is linear in nodes, stored entries and parameters: nothing in
 // a fit is n×n or n×(feature width) dense, but for the exact
-// reconstruction loss (NegativeSamples 0), whose 1,024-row batches are
-// densified to the views' widths, counted here too. net must be valid
+// reconstruction loss (NegativeSamples 0), whose batches (1,024 rows, or
+// Autoencoder.Batch if more) are densified to the views' widths, counted
+// here too. net must be valid
 // (Network.Validate, which Fit calls and EstimateMemory does not): on
 // views whose shapes disagree with the network's it panics.
 func EstimateMemory(net *multiplex.Network, cfg Config) Memory {
@@ -238,7 +239,11 @@ func memoryOf(n int64, views []viewSizes, cfg Config) Memory {
 			m.Autoencoders += 12 * max(1024, int64(cfg.Autoencoder.Batch)) * perRow
 		}
 		if cfg.Autoencoder.NegativeSamples == 0 {
-			m.Autoencoders += 3 * 4 * 1024 * v.in
+			// The exact loss's dense batches (nn.Trainer's output
+			// activations, their gradient and the densified target, n×In
+			// float32 each) for the largest batch: the training's Batch
+			// rows or reconTerms' 1,024.
+			m.Autoencoders += 3 * 4 * max(1024, int64(cfg.Autoencoder.Batch)) * v.in
 		}
 	}
 	m.Transient = n * (d + 10) * 8 // the initialisation's range basis

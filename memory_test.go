@@ -60,20 +60,31 @@ func estimateMemory(t *testing.T, net *multiplex.Network, cfg Config) {
 }
 
 // TestEstimateMemoryExactLoss checks that the exact reconstruction loss
-// (NegativeSamples 0) counts its dense batches: 1,024 rows of each view's
-// width, three float32 copies (input, output, gradient).
+// (NegativeSamples 0) counts its dense batches: for each view, three
+// float32 arrays (output, its gradient, the densified target) of
+// max(1,024, Batch) rows by the view's width, 1,024 being the rows of
+// reconTerms' batches. The sampled loss (NegativeSamples 5) needs none of
+// them, so its estimate is smaller.
 func TestEstimateMemoryExactLoss(t *testing.T) {
 	net := smallNet(t, 3000)
-	exact := EstimateMemory(net, configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 0 }))
-	sampled := EstimateMemory(net, configWith(func(c *Config) { c.Autoencoder.NegativeSamples = 5 }))
-	var dense int64
-	for _, v := range net.Views {
-		dense += 3 * 4 * 1024 * int64(v.FeatureMatrix().Cols)
-	}
-	if exact.Autoencoders < dense {
-		t.Errorf("exact loss: autoencoders %d bytes, below its dense batches' %d", exact.Autoencoders, dense)
-	}
-	if exact.Total() <= sampled.Total() {
-		t.Errorf("exact loss estimated at %v, not above the sampled loss's %v", exact, sampled)
+	for _, batch := range []int{256, 4096} {
+		exact := EstimateMemory(net, configWith(func(c *Config) {
+			c.Autoencoder.NegativeSamples = 0
+			c.Autoencoder.Batch = batch
+		}))
+		sampled := EstimateMemory(net, configWith(func(c *Config) {
+			c.Autoencoder.NegativeSamples = 5
+			c.Autoencoder.Batch = batch
+		}))
+		var dense int64
+		for _, v := range net.Views {
+			dense += 3 * 4 * int64(max(1024, batch)) * int64(v.FeatureMatrix().Cols)
+		}
+		if exact.Autoencoders < dense {
+			t.Errorf("batch %d: exact loss: autoencoders %d bytes, below its dense batches' %d", batch, exact.Autoencoders, dense)
+		}
+		if exact.Total() <= sampled.Total() {
+			t.Errorf("batch %d: exact loss estimated at %v, not above the sampled loss's %v", batch, exact, sampled)
+		}
 	}
 }

@@ -159,7 +159,7 @@ func (f flatConfig) config(keys map[string]json.RawMessage, n int) (Config, []st
 	}
 	if v, ok := keys["YTol"]; ok {
 		var tol float64
-		if json.Unmarshal(v, &tol) == nil && tol != yTol {
+		if json.Unmarshal(v, &tol) == nil && tol != DefaultConfig().Schedule().YTol {
 			retired = append(retired, fmt.Sprintf("a Y step tolerance of %g (YTol)", tol))
 		}
 	}

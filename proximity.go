@@ -8,20 +8,10 @@ package dpmne
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dpmne/dpmne/proximity"
 	"github.com/dpmne/dpmne/sparse"
 )
-
-// lyRefresh is how often (in iterations) the L·Y carried along the Y steps
-// is recomputed. Carrying it drifts by rounding only: after the default 60
-// iterations without a refresh the carried L·Y differs from a fresh product
-// by 1.2e-7 (Cora), 2.6e-7 (ACM) and 7.5e-7 (DBLP4057) relative, the float32
-// products' own error (TestCarriedLYDrift). A refresh costs a whole L·Y — 14 s
-// at a million nodes with the random-walk proximity — so it comes only every
-// 100 iterations, never within the default fit.
-const lyRefresh = 100
 
 // updateLY recomputes L·Y from scratch.
 func (s *subspace) updateLY() {
@@ -32,27 +22,15 @@ func (s *subspace) updateLY() {
 	}
 }
 
-// weighViews sets the proximity's view weights from the current Y: ω_s ∝
-// r_s^-1/2 with r_s = tr(YᵀL_sY)/tr(YᵀD_sY) the roughness of Y on view s
-// alone, scaled so that Σ_s ω_s = t (as equal weights), and returns them.
-// λ_max(L) and L·Y are recomputed for the new weights. The square root
-// damps the feedback between Y and the weights: with ω_s ∝ 1/r_s, ACM's PLP
-// view fell to 0.04 within three re-weighings.
+// weighViews sets the proximity's view weights from the current Y
+// (proximity.RoughnessWeights of each view's roughness) and returns them.
+// λ_max(L) and L·Y are recomputed for the new weights.
 func weighViews(sub *subspace, lap *proximity.Operator) ([]float64, error) {
-	r := lap.ViewRoughness(sub.y, sub.d)
-	w := make([]float64, len(r))
-	var sum float64
-	for i, v := range r {
-		w[i] = 1 / math.Sqrt(max(v, 1e-6))
-		sum += w[i]
-	}
-	for i := range w {
-		w[i] *= float64(len(w)) / sum
-	}
+	w := proximity.RoughnessWeights(lap.ViewRoughness(sub.y, sub.d))
 	if err := lap.SetViewWeights(w); err != nil {
 		return nil, err
 	}
-	sub.lamMax = lap.LambdaMax(30)
+	sub.lamMax = lap.LambdaMax(proximity.ScaleSteps)
 	sub.updateLY()
 	return w, nil
 }

@@ -6,6 +6,8 @@ package dpmne
 // M_R = 4λ(Y_cᵀY_c − I) on the rows c (orth) or 2λ I (fro); along a step
 // direction Δ it is a quartic (orth) or a quadratic (fro) in the step.
 
+import "github.com/dpmne/dpmne/internal/descent"
+
 // orthResidual sets dd = Y_cᵀY_c − I from the cached YᵀY, less the free
 // rows' products, and returns ‖dd‖².
 func (s *subspace) orthResidual() float64 {
@@ -76,5 +78,5 @@ func (s *subspace) regularizerCurvature(e, sm []float64) (c2, c3, c4 float64) {
 		symmetrizeSum(sc, d)
 	}
 	symmetrizeSum(sm, d)
-	return s.lambda * (sumSq(sc) + 2*dot(s.dd, ec)), s.lambda * 2 * dot(sc, ec), s.lambda * sumSq(ec)
+	return descent.OrthCurvature(s.lambda, s.dd, sc, ec)
 }

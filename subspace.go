@@ -92,7 +92,7 @@ func newSubspace(n, d int, views []*viewFit, lap *proximity.Operator, alpha, bet
 	s.yty = make([]float64, d*d)
 	if lap != nil && beta > 0 {
 		s.lap = lap
-		s.lamMax = lap.LambdaMax(30)
+		s.lamMax = lap.LambdaMax(proximity.ScaleSteps)
 	}
 	for _, v := range views {
 		h := v.h.Dim()
@@ -116,7 +116,7 @@ type Terms struct {
 	Reconstruction float64 // Σ_s ‖X^s − X̃^s‖² (observed rows)
 	Consistency    float64 // α Σ_s ‖I^s(H^s − Y B^s)‖²
 	Proximity      float64 // β tr(YᵀLY)
-	RegY           float64 // λ R(Y), and the ridge of the rows solved exactly (Config.DescendIsolated)
+	RegY           float64 // λ R(Y), and the ridge of the rows without edges, solved in closed form
 	RegB           float64 // λ_B Σ_s ‖B^s‖²
 	RegW           float64 // autoencoder weight decay
 }

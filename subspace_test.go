@@ -227,7 +227,7 @@ func TestBStepNormalEquations(t *testing.T) {
 // TestCarriedLYDrift runs 100 Y and B steps with the float32 random-walk
 // operator itself, the L·Y carried along the steps never recomputed: it must
 // stay within 1e-5 relative (Frobenius) of a fresh product. Fit relies on
-// this to recompute L·Y only every lyRefresh iterations.
+// this to recompute L·Y only every Schedule.RefreshLY iterations.
 func TestCarriedLYDrift(t *testing.T) {
 	s := smallProblem(t, true, 2, 3, 5)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -250,7 +250,7 @@ func TestCarriedLYDrift(t *testing.T) {
 	}
 	s.lap, s.lamMax = op, op.LambdaMax(30)
 	s.updateLY()
-	for range lyRefresh {
+	for range DefaultConfig().Schedule().RefreshLY {
 		if _, err := s.yStep(1, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +266,7 @@ func TestCarriedLYDrift(t *testing.T) {
 		den += v * v
 	}
 	if r := math.Sqrt(num / den); !(r < 1e-5) {
-		t.Errorf("carried L·Y differs from a fresh product by %.3g relative after %d steps, want < 1e-5", r, lyRefresh)
+		t.Errorf("carried L·Y differs from a fresh product by %.3g relative after %d steps, want < 1e-5", r, DefaultConfig().Schedule().RefreshLY)
 	} else {
 		t.Logf("drift %.3g", r)
 	}

@@ -1,19 +1,15 @@
 package dpmne
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
+	"github.com/dpmne/dpmne/internal/descent"
 	"github.com/dpmne/dpmne/internal/ritz"
 )
-
-// yTol stops an outer iteration's Y steps once one lowers the objective by
-// less than yTol·|f|.
-const yTol = 1e-5
 
 // gradient sets s.dir to ∂f/∂Y and returns f(Y), the Y-dependent part of
 // the objective. The terms that act on Y from the right share one product:
@@ -47,37 +43,19 @@ func (s *subspace) gradient() float64 {
 	return f
 }
 
-// preconditioner returns M⁻¹ for M = 2α Σ_s B^s B^sᵀ + (2β λ_max(L) + c λ) I,
-// c = 8 for orth and 2 for fro: a d×d approximation of the Hessian's scale
-// (plain gradient descent barely moves because sigmoid codes
-// share a large mean direction, ‖B‖₂² ≈ 1e5).
+// preconditioner returns M⁻¹ for M = 2α Σ_s B^s B^sᵀ + (2β λ_max(L) + c λ) I
+// (descent.Preconditioner), c = 8 for orth and 2 for fro: a d×d
+// approximation of the Hessian's scale (plain gradient descent barely moves
+// because sigmoid codes share a large mean direction, ‖B‖₂² ≈ 1e5).
 func (s *subspace) preconditioner() ([]float64, error) {
-	d := s.d
-	c := 2.0
-	if s.orth {
-		c = 8
+	g := make([][]float64, len(s.views))
+	for i, v := range s.views {
+		g[i] = v.g
 	}
-	diag := 2*s.beta*s.lamMax + c*s.lambda
-	m := s.pre
-	clear(m)
-	if s.alpha > 0 {
-		for _, v := range s.views {
-			axpy(2*s.alpha, v.g, m)
-		}
+	if err := descent.Preconditioner(s.pre, g, s.d, s.alpha, s.beta, s.lamMax, s.lambda, s.orth); err != nil {
+		return nil, err
 	}
-	for i := range d {
-		if m[i*d+i] += diag; m[i*d+i] <= 0 {
-			m[i*d+i] = 1
-		}
-	}
-	if !cholesky(m, d) {
-		return nil, fmt.Errorf("Y step: preconditioner is not positive definite")
-	}
-	if _, ok := lapack64.Potri(upper(m, d)); !ok {
-		return nil, fmt.Errorf("Y step: preconditioner is singular")
-	}
-	symmetrize(m, d)
-	return m, nil
+	return s.pre, nil
 }
 
 // yStep sets the exact rows (solveExact), then runs up to maxSteps
@@ -169,13 +147,4 @@ func cholesky(a []float64, d int) bool {
 // upper views the d×d matrix a as upper triangular.
 func upper(a []float64, d int) blas64.Triangular {
 	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a}
-}
-
-// symmetrize copies the upper triangle of the d×d matrix a to the lower.
-func symmetrize(a []float64, d int) {
-	for i := range d {
-		for j := range i {
-			a[i*d+j] = a[j*d+i]
-		}
-	}
 }

@@ -91,131 +91,191 @@ type loadedView struct {
 	metaAttrN int
 }
 
+// nativeLoad is the state that the phases of loading a native manifest
+// share: the ids, the bound on the nodes the matrix files may make, and
+// what pass 1 read of the matrix files.
+type nativeLoad struct {
+	ctx   context.Context
+	m     *Manifest
+	nodes *nodeTable
+	mats  *matCache // the open matrix files, until pass 1 ends
+	bound *nodeBound
+
+	labelMat  *matrixLabels // labels from a matrix file
+	labelFile *matrixFile   // a label matrix not yet made labels
+	views     []*loadedView
+	edgeFiles []*matrixFile // per view, its adjacency matrix file or nil
+	featFiles []*matrixFile // per view, its feature matrix file or nil
+}
+
 func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
-	nodes := &nodeTable{Nodes: NewNodes()}
-	mats := newMatCache(ctx, m)
-	if views, err := m.cellViews(ctx, mats); err != nil {
+	l := &nativeLoad{ctx: ctx, m: m, nodes: &nodeTable{Nodes: NewNodes()}, mats: newMatCache(ctx, m)}
+	if views, err := m.cellViews(ctx, l.mats); err != nil {
 		return nil, err
 	} else if views != nil {
 		c := *m
 		c.Views = views
-		m = &c
+		l.m = &c
 	}
-	if m.Nodes != "" {
-		p := m.path(m.Nodes)
-		ids, lines, err := readIDList(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		nn := NewNodes()
-		for k, id := range ids {
-			if prev, dup := nn.Index(id); dup {
-				return nil, &InputError{File: p, Line: lines[k], Msg: fmt.Sprintf("node id %q appears twice (first on line %d)", id, lines[prev])}
-			}
-			nn.Add(id)
-		}
-		nodes.Nodes, nodes.fixed, nodes.source = nn, true, p
+	if err := l.readNodeIDs(); err != nil {
+		return nil, err
 	}
 	// Pass 1: matrix files whose rows are the nodes in order. All are
 	// read before any is made a matrix (its row pointers, and a node for
 	// each row, take memory in proportion to the rows), so that none
 	// makes more rows than the inputs hold nodes (nodeBound): a sparse
 	// file of a few hundred bytes may claim 2³¹ − 1 rows.
-	var labelMat *matrixLabels
-	var labelFile *matrixFile
-	views := make([]*loadedView, len(m.Views))
-	edgeFiles := make([]*matrixFile, len(m.Views))
-	featFiles := make([]*matrixFile, len(m.Views))
-	bound := &nodeBound{}
-	if nodes.fixed {
-		bound.n, bound.nodes = nodes.Len(), nodes.source
+	l.bound = &nodeBound{}
+	if l.nodes.fixed {
+		l.bound.n, l.bound.nodes = l.nodes.Len(), l.nodes.source
 	}
-	if isMatrixFile(m.Labels) {
-		p := m.path(m.Labels)
-		if ctx.Err() != nil {
-			return nil, stopped(ctx, p)
+	if err := l.openMatrixLabels(); err != nil {
+		return nil, err
+	}
+	if err := l.openMatrixViews(); err != nil {
+		return nil, err
+	}
+	if err := l.readMatrixLabels(); err != nil {
+		return nil, err
+	}
+	if err := l.readMatrixViews(); err != nil {
+		return nil, err
+	}
+	l.mats = nil
+	// Pass 2: text files, in manifest order.
+	labelText, err := l.readText()
+	if err != nil {
+		return nil, err
+	}
+	return l.assemble(labelText)
+}
+
+// readNodeIDs reads the manifest's node id list, if it names one, and
+// fixes the nodes to its ids.
+func (l *nativeLoad) readNodeIDs() error {
+	m := l.m
+	if m.Nodes == "" {
+		return nil
+	}
+	p := m.path(m.Nodes)
+	ids, lines, err := readIDList(l.ctx, p)
+	if err != nil {
+		return err
+	}
+	nn := NewNodes()
+	for k, id := range ids {
+		if prev, dup := nn.Index(id); dup {
+			return &InputError{File: p, Line: lines[k], Msg: fmt.Sprintf("node id %q appears twice (first on line %d)", id, lines[prev])}
 		}
-		file, _ := splitVar(p)
-		switch ext := filepath.Ext(file); {
-		case strings.EqualFold(ext, ".npy"):
-			l, err := readVectorLabels(p, mats)
-			if err != nil {
-				return nil, err
-			}
-			labelMat = l
-		case !strings.EqualFold(ext, ".mat"):
-			return nil, &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
-		default:
-			f, err := readMatrixFile(p, mats, false)
-			if err != nil {
-				return nil, err
-			}
-			vec, err := f.labelVector()
-			if err != nil {
-				return nil, err
-			}
-			if vec {
-				if labelMat, err = matLabels(f); err != nil {
-					return nil, err
-				}
-			} else {
-				labelFile = f
-				if !nodes.fixed {
-					bound.add(f.heldRows, f.rowsWhy)
-				}
-			}
+		nn.Add(id)
+	}
+	l.nodes.Nodes, l.nodes.fixed, l.nodes.source = nn, true, p
+	return nil
+}
+
+// openMatrixLabels reads the labels from a matrix file, if the manifest
+// names one: a label vector at once, a label matrix (l.labelFile) only
+// as far as the bound on the nodes needs.
+func (l *nativeLoad) openMatrixLabels() error {
+	m, nodes, bound := l.m, l.nodes, l.bound
+	if !isMatrixFile(m.Labels) {
+		return nil
+	}
+	p := m.path(m.Labels)
+	if l.ctx.Err() != nil {
+		return stopped(l.ctx, p)
+	}
+	file, _ := splitVar(p)
+	switch ext := filepath.Ext(file); {
+	case strings.EqualFold(ext, ".npy"):
+		lm, err := readVectorLabels(p, l.mats)
+		if err != nil {
+			return err
 		}
-		if labelMat != nil && !nodes.fixed {
-			// Dense labels: every one is held.
-			bound.add(len(labelMat.class), fmt.Sprintf("%s has %d labels", p, len(labelMat.class)))
+		l.labelMat = lm
+	case !strings.EqualFold(ext, ".mat"):
+		return &InputError{File: p, Msg: "matrix labels must be a .npy vector or file.mat:VAR"}
+	default:
+		f, err := readMatrixFile(p, l.mats, false)
+		if err != nil {
+			return err
+		}
+		vec, err := f.labelVector()
+		if err != nil {
+			return err
+		}
+		if vec {
+			if l.labelMat, err = matLabels(f); err != nil {
+				return err
+			}
+		} else {
+			l.labelFile = f
+			if !nodes.fixed {
+				bound.add(f.heldRows, f.rowsWhy)
+			}
 		}
 	}
+	if l.labelMat != nil && !nodes.fixed {
+		// Dense labels: every one is held.
+		bound.add(len(l.labelMat.class), fmt.Sprintf("%s has %d labels", p, len(l.labelMat.class)))
+	}
+	return nil
+}
+
+// openMatrixViews opens the views' adjacency and feature matrix files
+// (l.edgeFiles, l.featFiles), checks their shapes and adds the rows they
+// hold to the bound on the nodes.
+func (l *nativeLoad) openMatrixViews() error {
+	m, nodes, bound := l.m, l.nodes, l.bound
+	l.views = make([]*loadedView, len(m.Views))
+	l.edgeFiles = make([]*matrixFile, len(m.Views))
+	l.featFiles = make([]*matrixFile, len(m.Views))
 	for k, spec := range m.Views {
 		lv := &loadedView{spec: spec}
-		views[k] = lv
+		l.views[k] = lv
 		if isMatrixFile(spec.Edges) {
 			p := m.path(spec.Edges)
-			if ctx.Err() != nil {
-				return nil, stopped(ctx, p)
+			if l.ctx.Err() != nil {
+				return stopped(l.ctx, p)
 			}
-			f, err := readMatrixFile(p, mats, true)
+			f, err := readMatrixFile(p, l.mats, true)
 			if err != nil {
-				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
+				return fmt.Errorf("view %q: edges: %w", spec.Name, err)
 			}
 			if f.rows != f.cols {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("adjacency is %d×%d, want a square matrix", f.rows, f.cols)}
+				return &InputError{File: p, Msg: fmt.Sprintf("adjacency is %d×%d, want a square matrix", f.rows, f.cols)}
 			}
-			edgeFiles[k] = f
+			l.edgeFiles[k] = f
 			if !nodes.fixed {
 				bound.add(f.heldSide())
 			}
 		}
 		if isMatrixFile(spec.Features) {
 			p := m.path(spec.Features)
-			if ctx.Err() != nil {
-				return nil, stopped(ctx, p)
+			if l.ctx.Err() != nil {
+				return stopped(l.ctx, p)
 			}
-			f, err := readMatrixFile(p, mats, true)
+			f, err := readMatrixFile(p, l.mats, true)
 			if err != nil {
-				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
+				return fmt.Errorf("view %q: features: %w", spec.Name, err)
 			}
 			// Columns past the last entry cost nothing here, but each
 			// takes memory in every later per-column array (and in the
 			// autoencoder's first layer): as many as a text file may
 			// imply, or "feature_dim".
 			if f.cols > f.heldCols && f.cols > max(MaxInferredFeatureDim, spec.FeatureDim) {
-				return nil, &InputError{File: p, Msg: fmt.Sprintf("%s: %d feature columns, but %s; more than %d need \"feature_dim\" ≥ %d in the manifest", f.claim, f.cols, f.colsWhy, MaxInferredFeatureDim, f.cols)}
+				return &InputError{File: p, Msg: fmt.Sprintf("%s: %d feature columns, but %s; more than %d need \"feature_dim\" ≥ %d in the manifest", f.claim, f.cols, f.colsWhy, MaxInferredFeatureDim, f.cols)}
 			}
-			featFiles[k] = f
+			l.featFiles[k] = f
 			if spec.FeatureIDs != "" {
 				// The rows are the ids listed, read now to bound them.
 				ip := m.path(spec.FeatureIDs)
-				ids, lines, err := readIDList(ctx, ip)
+				ids, lines, err := readIDList(l.ctx, ip)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if len(ids) != f.rows {
-					return nil, &InputError{File: ip, Msg: fmt.Sprintf("%d ids for the %d feature rows of %s", len(ids), f.rows, p)}
+					return &InputError{File: ip, Msg: fmt.Sprintf("%d ids for the %d feature rows of %s", len(ids), f.rows, p)}
 				}
 				lv.featIDs, lv.featLines = ids, lines
 			} else if !nodes.fixed {
@@ -223,85 +283,111 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 			}
 		}
 	}
-	if labelFile != nil {
-		if err := bound.check(labelFile); err != nil {
-			return nil, err
+	return nil
+}
+
+// readMatrixLabels makes a label matrix labels, within the bound on the
+// nodes, and fixes the nodes to the labels' rows.
+func (l *nativeLoad) readMatrixLabels() error {
+	if l.labelFile != nil {
+		if err := l.bound.check(l.labelFile); err != nil {
+			return err
 		}
-		l, err := matLabels(labelFile)
+		lm, err := matLabels(l.labelFile)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		labelMat = l
+		l.labelMat = lm
 	}
-	if labelMat != nil {
-		if err := nodes.fixRows(m.path(m.Labels), len(labelMat.class)); err != nil {
-			return nil, err
+	if l.labelMat != nil {
+		if err := l.nodes.fixRows(l.m.path(l.m.Labels), len(l.labelMat.class)); err != nil {
+			return err
 		}
 	}
-	for k, spec := range m.Views {
-		if ctx.Err() != nil {
-			return nil, stopped(ctx, fmt.Sprintf("view %q", spec.Name))
+	return nil
+}
+
+// readMatrixViews makes the views' matrix files matrices, within the bound
+// on the nodes, and fixes the nodes to their rows.
+func (l *nativeLoad) readMatrixViews() error {
+	nodes, bound := l.nodes, l.bound
+	for k, spec := range l.m.Views {
+		if l.ctx.Err() != nil {
+			return stopped(l.ctx, fmt.Sprintf("view %q", spec.Name))
 		}
-		lv := views[k]
-		if f := edgeFiles[k]; f != nil {
+		lv := l.views[k]
+		if f := l.edgeFiles[k]; f != nil {
 			if err := bound.check(f); err != nil {
-				return nil, err
+				return err
 			}
 			a, err := f.matrix()
 			if err != nil {
-				return nil, fmt.Errorf("view %q: edges: %w", spec.Name, err)
+				return fmt.Errorf("view %q: edges: %w", spec.Name, err)
 			}
 			if err := nodes.fixRows(f.path, a.Rows); err != nil {
-				return nil, err
+				return err
 			}
 			if i, j, w, bad := badWeight(a); bad {
-				return nil, &InputError{File: f.path, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, j, w)}
+				return &InputError{File: f.path, Msg: fmt.Sprintf("view %q: adjacency entry (%d, %d) is %g: want a finite weight > 0 (0 for no edge)", spec.Name, i, j, w)}
 			}
 			lv.adj = a
 		}
-		if f := featFiles[k]; f != nil {
+		if f := l.featFiles[k]; f != nil {
 			if spec.FeatureIDs == "" {
 				if err := bound.check(f); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			x, err := f.matrix()
 			if err != nil {
-				return nil, fmt.Errorf("view %q: features: %w", spec.Name, err)
+				return fmt.Errorf("view %q: features: %w", spec.Name, err)
 			}
 			lv.feat = x
 			if spec.FeatureIDs == "" {
 				if err := nodes.fixRows(f.path, x.Rows); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 	}
-	mats = nil
-	// Pass 2: text files, in manifest order.
+	return nil
+}
+
+// readText reads the text files, in manifest order: the labels, unless a
+// matrix file held them, then each view's edges, features and observed
+// nodes.
+func (l *nativeLoad) readText() ([]labelLine, error) {
+	m := l.m
 	var labelText []labelLine
-	if m.Labels != "" && labelMat == nil {
+	if m.Labels != "" && l.labelMat == nil {
 		var err error
-		if labelText, err = readLabelText(ctx, m.path(m.Labels), nodes); err != nil {
+		if labelText, err = readLabelText(l.ctx, m.path(m.Labels), l.nodes); err != nil {
 			return nil, err
 		}
 	}
-	for _, lv := range views {
-		if err := lv.readText(ctx, m, nodes); err != nil {
+	for _, lv := range l.views {
+		if err := lv.readText(l.ctx, m, l.nodes); err != nil {
 			if ie := (*InputError)(nil); !errors.As(err, &ie) {
 				err = fmt.Errorf("view %q: %w", lv.spec.Name, err) // a file that cannot be read
 			}
 			return nil, err
 		}
 	}
+	return labelText, nil
+}
+
+// assemble makes the network of the nodes, the views read and the labels,
+// from a matrix file or labelText.
+func (l *nativeLoad) assemble(labelText []labelLine) (*Network, error) {
+	m, nodes := l.m, l.nodes
 	if nodes.Len() == 0 {
 		return nil, fmt.Errorf("%s: no nodes in any file", m.Name)
 	}
 	n := nodes.Len()
 	net := &Network{Nodes: nodes.Nodes}
-	for _, lv := range views {
-		if ctx.Err() != nil {
-			return nil, stopped(ctx, fmt.Sprintf("view %q", lv.spec.Name))
+	for _, lv := range l.views {
+		if l.ctx.Err() != nil {
+			return nil, stopped(l.ctx, fmt.Sprintf("view %q", lv.spec.Name))
 		}
 		v, err := lv.assemble(m, n, nodes.Nodes)
 		if err != nil {
@@ -310,8 +396,8 @@ func (m *Manifest) loadNative(ctx context.Context) (*Network, error) {
 		net.Views = append(net.Views, v)
 	}
 	switch {
-	case labelMat != nil:
-		net.Labels = labelMat.labels()
+	case l.labelMat != nil:
+		net.Labels = l.labelMat.labels()
 	case labelText != nil:
 		net.Labels = labelsFromLines(labelText, n)
 	}

@@ -239,12 +239,37 @@ func (op *Operator) ViewRoughness(y []float64, d int) []float64 {
 			dyy += dg * sq
 			ypy += dot
 		}
-		r[s] = 1
-		if dyy > 0 {
-			r[s] = (dyy - ypy) / dyy
-		}
+		r[s] = Roughness(dyy, ypy)
 	}
 	return r
+}
+
+// Roughness returns a view's roughness r = tr(YᵀL_sY)/tr(YᵀD_sY) =
+// (dyy − ypy)/dyy from its sums dyy = tr(YᵀD_sY) and ypy = tr(YᵀP^sY)
+// (ViewRoughness); 1 for a view with no edges (dyy 0).
+func Roughness(dyy, ypy float64) float64 {
+	if dyy > 0 {
+		return (dyy - ypy) / dyy
+	}
+	return 1
+}
+
+// RoughnessWeights returns the views' weights from their roughness r_s
+// (ViewRoughness): ω_s ∝ r_s^-1/2 (r_s floored at 10⁻⁶), scaled so that
+// Σ_s ω_s = t, as equal weights. The square root damps the feedback
+// between Y and the weights: with ω_s ∝ 1/r_s, ACM's PLP view fell to 0.04
+// within three re-weighings.
+func RoughnessWeights(r []float64) []float64 {
+	w := make([]float64, len(r))
+	var sum float64
+	for i, v := range r {
+		w[i] = 1 / math.Sqrt(max(v, 1e-6))
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] *= float64(len(w)) / sum
+	}
+	return w
 }
 
 // normalize returns a copy of a with the normalisation applied.
@@ -416,8 +441,12 @@ func Quadratic(y, ly []float64) float64 {
 	return s
 }
 
+// ScaleSteps is the number of power iterations the fit's estimate of
+// λ_max(L) takes (LambdaMax): enough for a preconditioner's scale.
+const ScaleSteps = 30
+
 // LambdaMax estimates the largest eigenvalue of L by power iteration from a
-// fixed start (iters steps; 30 suffice for a preconditioner's scale). L is
+// fixed start (iters steps; ScaleSteps suffice for a preconditioner's scale). L is
 // symmetric positive semi-definite, so this is its spectral norm.
 func (op *Operator) LambdaMax(iters int) float64 {
 	n := op.n

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/internal/descent"
 	"github.com/dpmne/dpmne/internal/ritz"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -171,14 +172,6 @@ func supportedFor(cfg dpmne.Config, recs []dpmne.ViewReconstruction) error {
 	}
 	return nil
 }
-
-// lyRefresh is how often (in iterations) L·Y, carried along the Y steps,
-// is recomputed: dpmne's.
-const lyRefresh = 100
-
-// yTol stops an iteration's Y steps once one lowers the objective by less
-// than yTol·|f|: dpmne's.
-const yTol = 1e-5
 
 // driver is one fit's state on the driver: the d×d parts, never the n×d.
 type driver struct {
@@ -394,8 +387,8 @@ func (f *driver) degrees() error {
 	})
 }
 
-// lambdaMax estimates λ_max(L) by 30 steps of power iteration from
-// proximity.Operator.LambdaMax's start.
+// lambdaMax estimates λ_max(L) by proximity.ScaleSteps steps of power
+// iteration from proximity.Operator.LambdaMax's start.
 func (f *driver) lambdaMax(omega []float64) (float64, error) {
 	if err := f.run("lambda-start", func(s beam.Scope) {
 		beam.ParDo0(s, &writeFn{Dir: f.work(""), Name: "lm0"}, beam.ParDo(s, &genFn{G: f.g, Kind: "lambda"}, f.shards(s)))
@@ -409,7 +402,7 @@ func (f *driver) lambdaMax(omega []float64) (float64, error) {
 	}
 	cur, next := "lm0", "lm1"
 	var lam float64
-	for range 30 {
+	for range proximity.ScaleSteps {
 		if norm2 == 0 {
 			return 0, nil
 		}
@@ -648,12 +641,13 @@ func (f *driver) bStep(st *small, dir string) error {
 	d, t, dd := f.d, f.t, f.d*f.d
 	cinv := make([]float64, t*dd)
 	for s := range t {
-		c := mat.NewSymDense(d, symmetric(st.YsY[s*dd:(s+1)*dd], d))
-		for i := range d {
-			c.SetSym(i, i, c.At(i, i)+f.cfg.LambdaB/f.alpha)
+		c := cinv[s*dd : (s+1)*dd]
+		copy(c, symmetric(st.YsY[s*dd:(s+1)*dd], d))
+		if err := descent.FactorBasis(c, d, f.cfg.LambdaB/f.alpha, s); err != nil {
+			return err
 		}
-		if !spdInverse(c, cinv[s*dd:(s+1)*dd]) {
-			return fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", s)
+		if err := descent.InvertBasis(c, d, s); err != nil {
+			return err
 		}
 	}
 	if err := f.runWith("B", bParams{D: d, T: t, CInv: cinv, Dir: dir}, func(s beam.Scope, side beam.SideInput) {
@@ -723,54 +717,19 @@ func (f *driver) report(st *small, step float64) {
 	}
 }
 
-// preconditioner returns M⁻¹ for M = 2α Σ_s G^s + (2β λ_max + 8λ) I
-// (dpmne's).
+// preconditioner returns M⁻¹ (descent.Preconditioner) from the views'
+// G^s.
 func (f *driver) preconditioner(st *small) ([]float64, error) {
-	d, dd := f.d, f.d*f.d
-	m := mat.NewSymDense(d, nil)
-	sum := make([]float64, dd)
-	for s := range f.t {
-		for q, v := range st.G[s*dd : (s+1)*dd] {
-			sum[q] += 2 * f.alpha * v
-		}
-	}
-	sum = symmetric(sum, d)
-	diag := 2*f.beta*st.LamMax + 8*f.lambda
-	for i := range d {
-		for j := i; j < d; j++ {
-			m.SetSym(i, j, sum[i*d+j])
-		}
-		if v := m.At(i, i) + diag; v > 0 {
-			m.SetSym(i, i, v)
-		} else {
-			m.SetSym(i, i, 1)
-		}
+	dd := f.d * f.d
+	g := make([][]float64, f.t)
+	for s := range g {
+		g[s] = st.G[s*dd : (s+1)*dd]
 	}
 	out := make([]float64, dd)
-	if !spdInverse(m, out) {
-		return nil, errors.New("Y step: preconditioner is not positive definite")
+	if err := descent.Preconditioner(out, g, f.d, f.alpha, f.beta, st.LamMax, f.lambda, true); err != nil {
+		return nil, err
 	}
 	return out, nil
-}
-
-// spdInverse sets dst (row-major) to the inverse of the symmetric positive
-// definite m by its Cholesky factor, and reports whether m was one.
-func spdInverse(m *mat.SymDense, dst []float64) bool {
-	var ch mat.Cholesky
-	if !ch.Factorize(m) {
-		return false
-	}
-	var inv mat.SymDense
-	if err := ch.InverseTo(&inv); err != nil {
-		return false
-	}
-	d := m.SymmetricDim()
-	for i := range d {
-		for j := range d {
-			dst[i*d+j] = inv.At(i, j)
-		}
-	}
-	return true
 }
 
 // iterate runs outer iteration it from the state of it−1.
@@ -783,13 +742,14 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 	}
 	st.Mu = f.ridge(prev)
 	yDir, lyDir := prevDir, prevDir
-	if it%lyRefresh == 0 {
+	sched := f.cfg.Schedule()
+	if sched.RefreshesLY(it) {
 		if _, err := f.applyL(yDir, "Y", f.work(""), "LY", d, 1, st.Omega); err != nil {
 			return nil, err
 		}
 		lyDir = f.work("")
 	}
-	if f.cfg.Proximity.ViewWeights == nil && !f.cfg.Proximity.EqualViewWeights && f.t > 1 && it%10 == 0 && it <= 30 {
+	if sched.Reweighs(it, f.t) {
 		if err := f.weighViews(st, yDir); err != nil {
 			return nil, err
 		}
@@ -832,29 +792,21 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			// R(Y) reaches: A = Y_cᵀY_c − I, S = Y_cᵀΔ_c + Δ_cᵀY_c,
 			// E = Δ_cᵀΔ_c.
 			e, yd := gs[6:6+dd], gs[6+dd:]
-			var sNorm, ae, se, ee, orth float64
+			a, sm := slices.Clone(st.YcY), make([]float64, dd)
 			for i := range d {
+				a[i*d+i]--
 				for j := range d {
-					a := st.YcY[i*d+j]
-					if i == j {
-						a--
-					}
-					sv := yd[i*d+j] + yd[j*d+i]
-					sNorm += sv * sv
-					ae += a * e[i*d+j]
-					se += sv * e[i*d+j]
-					ee += e[i*d+j] * e[i*d+j]
-					orth += a * a
+					sm[i*d+j] = yd[i*d+j] + yd[j*d+i]
 				}
 			}
-			c2 := f.alpha*gs[4] + f.beta*ls[0] + f.lambda*(sNorm+2*ae)
-			c3, c4 := 2*f.lambda*se, f.lambda*ee
+			r2, c3, c4 := descent.OrthCurvature(f.lambda, a, sm, e)
+			c2 := f.alpha*gs[4] + f.beta*ls[0] + r2
 			t = ritz.MinimizeQuartic(slope, c2, c3, c4)
 			var hsq float64
 			for _, v := range st.HSq {
 				hsq += v
 			}
-			fval = f.alpha*(hsq+gs[1]-2*gs[2]+st.Mu*gs[5]) + f.beta*gs[3] + f.lambda*orth
+			fval = f.alpha*(hsq+gs[1]-2*gs[2]+st.Mu*gs[5]) + f.beta*gs[3] + f.lambda*orthResidual(st.YcY, d)
 			if t > 0 {
 				step = t
 			}
@@ -862,7 +814,7 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 			if err := f.update(st, yDir, lyDir, dir, t, true); err != nil {
 				return nil, err
 			}
-			if t <= 0 || dec < yTol*math.Abs(fval) {
+			if t <= 0 || dec < sched.YTol*math.Abs(fval) {
 				break
 			}
 			continue
@@ -887,10 +839,8 @@ func (f *driver) iterate(it int, prev *small) (*small, error) {
 	return st, nil
 }
 
-// ridge returns the exact rows' ridge μ = σ²/v for the iteration after
-// prev (dpmne's estimateRidge): σ² the consistency term's sum over its
-// observed entries, v the mean square of the other rows' entries of Y; 0
-// without exact rows, or where either is not positive.
+// ridge returns the exact rows' ridge μ (descent.Ridge) for the
+// iteration after prev; 0 without exact rows.
 func (f *driver) ridge(prev *small) float64 {
 	if f.comp == nil || f.comp.Exact == 0 || f.comp.Exact == f.m.N {
 		return 0
@@ -906,15 +856,7 @@ func (f *driver) ridge(prev *small) float64 {
 	for i := range f.d {
 		sq += prev.YtY[i*f.d+i]
 	}
-	if entries == 0 {
-		return 0
-	}
-	sigma2 := prev.Terms.Consistency / f.alpha / entries
-	v := (sq - prev.ExactSq) / float64((f.m.N-f.comp.Exact)*f.d)
-	if sigma2 > 0 && v > 0 {
-		return sigma2 / v
-	}
-	return 0
+	return descent.Ridge(prev.Terms.Consistency/f.alpha, entries, sq, prev.ExactSq, float64((f.m.N-f.comp.Exact)*f.d))
 }
 
 // regY returns R(Y)'s term over the rows it reaches and the exact rows'
@@ -923,8 +865,9 @@ func (f *driver) regY(st *small) float64 {
 	return f.lambda*orthResidual(st.YcY, f.d) + f.alpha*st.Mu*st.ExactSq
 }
 
-// weighViews re-weighs the views from Y (dpmne's weighViews: ω_s ∝ r_s^-½,
-// Σ ω_s = t), then takes λ_max and L·Y (to work/LY) for the new weights.
+// weighViews re-weighs the views from Y (proximity.RoughnessWeights of
+// each view's roughness), then takes λ_max and L·Y (to work/LY) for the
+// new weights.
 func (f *driver) weighViews(st *small, yDir string) error {
 	t := f.t
 	if err := f.run("roughness", func(s beam.Scope) {
@@ -938,19 +881,11 @@ func (f *driver) weighViews(st *small, yDir string) error {
 	if err != nil {
 		return err
 	}
-	w := make([]float64, t)
-	var sum float64
+	r := make([]float64, t)
 	for s := range t {
-		r := 1.0
-		if dyy := rs[2*s]; dyy > 0 {
-			r = (dyy - rs[2*s+1]) / dyy
-		}
-		w[s] = 1 / math.Sqrt(max(r, 1e-6))
-		sum += w[s]
+		r[s] = proximity.Roughness(rs[2*s], rs[2*s+1])
 	}
-	for s := range w {
-		w[s] *= float64(t) / sum
-	}
+	w := proximity.RoughnessWeights(r)
 	st.Omega = w
 	if st.LamMax, err = f.lambdaMax(w); err != nil {
 		return err

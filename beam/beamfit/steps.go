@@ -25,8 +25,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpmne/dpmne/internal/descent"
 	"github.com/dpmne/dpmne/npy"
 	"github.com/dpmne/dpmne/proximity"
 )
@@ -265,27 +265,15 @@ func (f *gradFn) ProcessElement(ctx context.Context, sh int, side []byte, emit f
 	return nil
 }
 
-// solveExactRows returns the minimisers K_r(G + (1e-10·tr G/d + μ)I)⁻¹ of
-// r exact rows observed by the same views (G their Σ_s G^s, K_r their rows
-// of K; dpmne's solveExact): zero where G is (no view, or bases all zero).
+// solveExactRows returns the minimisers of r exact rows observed by the
+// same views (descent.Exact), G their Σ_s G^s and K_r their rows of K.
 func solveExactRows(g, kr []float64, r, d int, mu float64) ([]float64, error) {
-	out := make([]float64, r*d)
-	tr := 0.0
-	for i := range d {
-		tr += g[i*d+i]
+	ex, err := descent.FactorExact(symmetric(g, d), d, mu, r)
+	if err != nil {
+		return nil, err
 	}
-	if tr == 0 {
-		return out, nil
-	}
-	u := mat.NewSymDense(d, symmetric(g, d))
-	for i := range d {
-		u.SetSym(i, i, u.At(i, i)+1e-10*tr/float64(d)+mu)
-	}
-	inv := make([]float64, d*d)
-	if !spdInverse(u, inv) {
-		return nil, fmt.Errorf("Y step: the basis Gram matrix of %d nodes without edges is not positive definite", r)
-	}
-	gemm(false, false, 1, kr, r, d, inv, d, d, 0, out)
+	out := slices.Clone(kr[:r*d])
+	ex.Solve(out, r)
 	return out, nil
 }
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmne/dpmne"
+	"github.com/dpmne/dpmne/internal/descent"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/sparse"
 )
@@ -448,13 +448,12 @@ func (f *driver) solveB(st *small, hy []float64) ([]float64, float64, error) {
 	off := 0
 	for v := range f.t {
 		h := f.nn[v].Hidden[len(f.nn[v].Hidden)-1]
-		c := mat.NewSymDense(d, symmetric(st.YsY[v*dd:(v+1)*dd], d))
-		for i := range d {
-			c.SetSym(i, i, c.At(i, i)+f.cfg.LambdaB/f.alpha)
+		cinv := symmetric(st.YsY[v*dd:(v+1)*dd], d)
+		if err := descent.FactorBasis(cinv, d, f.cfg.LambdaB/f.alpha, v); err != nil {
+			return nil, 0, err
 		}
-		cinv := make([]float64, dd)
-		if !spdInverse(c, cinv) {
-			return nil, 0, fmt.Errorf("B step: view %d: YᵀY + (λ_B/α)I is singular; raise --lambda-b", v)
+		if err := descent.InvertBasis(cinv, d, v); err != nil {
+			return nil, 0, err
 		}
 		hv := hy[off : off+h*d]
 		off += h * d

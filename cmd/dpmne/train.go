@@ -155,7 +155,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet, argv []string) {
 	f.flag(fs, &c.Autoencoder.Batch, "batch", "minibatch size")
 	f.flag(fs, &c.Autoencoder.Pretrain, "pretrain", "autoencoder pretraining epochs")
 	f.flag(fs, &c.Autoencoder.PretrainBatches, "pretrain-batches", "at most about this many pretraining minibatches per view, on a random subset of nodes (0: no cap)")
-	f.flag(fs, &c.Autoencoder.Epochs, "epochs", "autoencoder epochs per iteration, with --ae-batches 0")
+	f.flag(fs, &c.Autoencoder.Epochs, "epochs", "autoencoder passes per iteration over its --ae-batches minibatches (every observed node with --ae-batches 0)")
 	f.flag(fs, &c.Autoencoder.Batches, "ae-batches", "train this many minibatches per iteration (0: --epochs whole epochs)")
 	f.flag(fs, &c.Autoencoder.WeightDecay, "lambda-w", "weight decay on the autoencoders")
 	f.flag(fs, &c.Alpha, "alpha", "weight α of the consistency term (0: no consistency term, the ablation)")
@@ -322,13 +322,20 @@ func (f *modelFlags) fit(cmd *cobra.Command, net *multiplex.Network, quiet bool,
 	return m, err
 }
 
+// trainCmd is the train command's flags, beside the model flags (mf).
+type trainCmd struct {
+	g                                         *globals
+	mf                                        modelFlags
+	data, out, ids, format, modelPath, method string
+	quiet, resume                             bool
+	pdr                                       float64
+	checkpointDir, maxMemory                  string
+	checkpointEvery                           int
+}
+
+// newTrainCmd returns the train command.
 func newTrainCmd(g *globals) *cobra.Command {
-	var mf modelFlags
-	var data, out, ids, format, modelPath, method string
-	var quiet, resume bool
-	var pdr float64
-	var checkpointDir, maxMemory string
-	var checkpointEvery int
+	t := &trainCmd{g: g}
 	cmd := &cobra.Command{
 		Use:   "train --data D --out emb.npy",
 		Short: "Fit DPMNE (or a baseline) and write the embedding (and optionally the model)",
@@ -377,225 +384,282 @@ files (.npy, .npz, .mat) would take more once read, decompressed and
 widened to float64, by their headers before they are read; the budget
 also becomes the Go runtime's soft memory limit.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			start := time.Now()
-			stderr := cmd.ErrOrStderr()
-			if quiet {
-				stderr = io.Discard
-			}
-			l, err := mf.log(stderr)
-			if err != nil {
-				return err
-			}
-			// done reports what was written, where, its shape and the wall
-			// time.
-			done := func(n, d int) {
-				l.say("%s in %v", written(out, ids, format, modelPath, n, d), time.Since(start).Round(100*time.Millisecond))
-			}
-			if data == "" || (out == "" && modelPath == "") {
-				return errors.New("give --data and at least one of --out or --model")
-			}
-			inferred, err := embfile.Format(out, format, cmd.Flags().Changed("format"))
-			if err != nil {
-				return err
-			}
-			format = inferred
-			if embfile.IsText(format) && ids != "" {
-				return fmt.Errorf("--ids names the ids file of --format npy; %s text holds its ids", format)
-			}
-			if method != "dpmne" && (checkpointDir != "" || resume) {
-				return fmt.Errorf("--method %s: --checkpoint and --resume are DPMNE's", method)
-			}
-			if err := checkPDR(pdr); err != nil {
-				return err
-			}
-			cfg, err := mf.config()
-			if err != nil {
-				return err
-			}
-			// A fit can take minutes: find an output that cannot be
-			// written before it, not after.
-			for _, p := range []struct{ flag, path string }{{"out", out}, {"model", modelPath}, {"ids", ids}} {
-				if p.flag == "out" && p.path == embfile.Stdout {
-					continue
-				}
-				if err := checkWritable(p.path); err != nil {
-					return fmt.Errorf("--%s: %w", p.flag, err)
-				}
-			}
-			var other experiment.Method
-			if method != "dpmne" {
-				if other, err = experiment.Lookup(method); err != nil {
-					return fmt.Errorf("--method: %w", err)
-				}
-				if modelPath != "" || out == "" {
-					return fmt.Errorf("--method %s: give --out; --model saves DPMNE models only", method)
-				}
-			}
-			// --max-memory bounds DPMNE's fit: checked before loading on
-			// what the data's headers bound (checkBeforeLoad, which reads
-			// the nodes file once more, and nothing for --max-memory 0),
-			// then exactly on the loaded network.
-			var budget int64
-			if method == "dpmne" {
-				if budget, err = parseMemory(maxMemory); err != nil {
-					return fmt.Errorf("--max-memory: %w", err)
-				}
-				if err := g.checkBeforeLoad(cmd.Context(), data, cfg, budget, maxMemory); err != nil {
-					return err
-				}
-			}
-			loadCtx := cmd.Context()
-			if method == "dpmne" {
-				// The matrix files' readers refuse, before allocating,
-				// what would pass the budget (0: none).
-				loadCtx = multiplex.WithMemoryLimit(loadCtx, budget)
-			}
-			net, err := g.loadNetwork(loadCtx, data)
-			if err != nil {
-				return err
-			}
-			if net, err = partial(net, pdr, mf.seed); err != nil {
-				return err
-			}
-			// Before anything is fitted or measured: a d past n cannot be
-			// fitted, and at a large d it would run for minutes first.
-			if err := checkDim(cfg.Dim, net); err != nil {
-				return err
-			}
-			if method != "dpmne" {
-				l.say("%s: %d nodes, %d views; method %s, d=%d", net.Name, net.N(), len(net.Views), method, cfg.Dim)
-				p := experiment.Params{Seed: mf.seed, DPMNE: cfg}
-				if other.Supervised {
-					// The whole file is training data: every label it has.
-					if net.Labels == nil {
-						return fmt.Errorf("method %s is trained with node labels, and %s has none", method, net.Name)
-					}
-					p.Labels = net.Labels.Class
-					_, unknown := net.Labels.Counts()
-					l.say("%s reads the labels of %d nodes", method, net.N()-unknown)
-				}
-				// A baseline's phases and epochs, as DPMNE's (phaseLog).
-				phases := newPhaseLog(l)
-				emb, d, err := other.Embed(baseline.WithProgress(cmd.Context(), phases.baseline), net, p)
-				phases.end()
-				if err != nil {
-					return err
-				}
-				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb)); err != nil {
-					return err
-				}
-				done(net.N(), d)
-				return nil
-			}
-			if budget > 0 {
-				if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
-					return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s (%s); lower --dim or --hidden, drop views, or raise the budget", est, maxMemory, formatBytes(budget))
-				}
-				debug.SetMemoryLimit(budget)
-			}
-			var opt dpmne.Options
-			checkpointed := false // a checkpoint of this fit is on disk
-			if checkpointDir != "" {
-				if err := os.MkdirAll(checkpointDir, 0o755); err != nil {
-					return fmt.Errorf("--checkpoint: %w", err)
-				}
-				path := filepath.Join(checkpointDir, "checkpoint.dpmne")
-				if checkpointEvery < 1 {
-					return fmt.Errorf("--checkpoint-every %d: want at least 1", checkpointEvery)
-				}
-				opt.CheckpointEvery = checkpointEvery
-				threadsPath := filepath.Join(checkpointDir, checkpointThreads)
-				threadsSaved := false
-				opt.Checkpoint = func(cp *dpmne.Checkpoint) error {
-					err := cp.Save(path)
-					if err == nil && !threadsSaved {
-						// The threads of the run that saved the state,
-						// which a resume compares (the bytes depend on
-						// them).
-						if werr := os.WriteFile(threadsPath, []byte(strconv.Itoa(runtime.GOMAXPROCS(0))+"\n"), 0o644); werr != nil {
-							return fmt.Errorf("--checkpoint: %w", werr)
-						}
-						threadsSaved = true
-					}
-					checkpointed = checkpointed || err == nil
-					return err
-				}
-				if resume {
-					cp, err := dpmne.LoadCheckpoint(path)
-					switch {
-					case errors.Is(err, os.ErrNotExist):
-						// Nothing saved yet: start from the beginning.
-					case err != nil:
-						return fmt.Errorf("--resume: %w", err)
-					case cp.Iteration < 0:
-						return fmt.Errorf("--resume: %s: iteration %d: a checkpoint counts the iterations it completed, from 0 (a damaged or forged file): delete it to fit from the start", path, cp.Iteration)
-					default:
-						opt.Resume, checkpointed = cp, true
-						if b, err := os.ReadFile(threadsPath); err == nil {
-							if was, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && was != runtime.GOMAXPROCS(0) {
-								l.say("note: the checkpoint was made with --threads %d (GOMAXPROCS), this run has %d: the resumed fit differs from an uninterrupted one by rounding (the dense products sum in another order; about 1e-5 of the embedding's norm), --threads %d resumes it to the same bytes", was, runtime.GOMAXPROCS(0), was)
-							}
-						}
-					}
-				}
-			} else if resume {
-				return errors.New("--resume needs --checkpoint DIR")
-			}
-			m, fitErr := mf.fit(cmd, net, quiet, opt)
-			if opt.Resume != nil {
-				fitErr = resumeError(filepath.Join(checkpointDir, "checkpoint.dpmne"), fitErr)
-			}
-			if errors.Is(fitErr, dpmne.ErrCanceled) {
-				// An unconverged embedding is never written under the
-				// name asked for.
-				if checkpointDir == "" {
-					return interrupted{fitErr, "nothing is written (--checkpoint DIR keeps an interrupted fit's state)"}
-				}
-				if !checkpointed {
-					return interrupted{fitErr, "nothing is written: no iteration's state had been saved"}
-				}
-				return interrupted{fitErr, fmt.Sprintf("nothing is written but the checkpoint %s: --resume continues from it", filepath.Join(checkpointDir, "checkpoint.dpmne"))}
-			}
-			if m == nil {
-				return fitErr
-			}
-			// The model first: the embedding is derived from it
-			// (Model.Embedding), so a run killed between the two writes
-			// leaves the new model beside the old embedding, never a new
-			// embedding beside the model of another fit.
-			if modelPath != "" {
-				if err := m.Save(modelPath); err != nil {
-					return err
-				}
-			}
-			if out != "" {
-				if err := writeEmbedding(cmd.OutOrStdout(), out, ids, format, m.IDs, m.Embedding()); err != nil {
-					return err
-				}
-			}
-			if fitErr == nil {
-				n, d := m.Y.Dims()
-				done(n, d)
-			}
-			return fitErr
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return t.run(cmd) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&data, "data", "", "data set: a name, a manifest or a directory, or synthetic")
-	f.StringVar(&out, "out", "", "embedding file to write (.npy with an ids file; word2vec, CSV or TSV text), or - for standard output (a text --format)")
-	f.StringVar(&ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
-	f.StringVar(&format, "format", "npy", formatUsage)
-	f.StringVar(&modelPath, "model", "", "also save the fitted model here")
-	f.BoolVar(&quiet, "quiet", false, "no progress or logs on stderr")
-	f.Float64Var(&pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
-	f.StringVar(&checkpointDir, "checkpoint", "", "save the fit's state in this directory every --checkpoint-every iterations")
-	f.IntVar(&checkpointEvery, "checkpoint-every", 10, "iterations between checkpoints")
-	f.BoolVar(&resume, "resume", false, "continue from the checkpoint in --checkpoint DIR, if there is one")
-	f.StringVar(&maxMemory, "max-memory", "auto", "refuse a fit whose estimated peak memory exceeds this (e.g. 20GiB, 500MB; auto: the machine's memory; 0: no limit)")
-	f.StringVar(&method, "method", "dpmne", "embedding method: dpmne or a registered method ("+strings.Join(experiment.Methods(), ", ")+")")
-	mf.register(f, g.argv)
+	t.bind(cmd.Flags())
 	return cmd
+}
+
+// bind registers the train command's flags, and the model flags, on f.
+func (t *trainCmd) bind(f *pflag.FlagSet) {
+	f.StringVar(&t.data, "data", "", "data set: a name, a manifest or a directory, or synthetic")
+	f.StringVar(&t.out, "out", "", "embedding file to write (.npy with an ids file; word2vec, CSV or TSV text), or - for standard output (a text --format)")
+	f.StringVar(&t.ids, "ids", "", "ids file for --format npy (default: the --out path with .ids.txt)")
+	f.StringVar(&t.format, "format", "npy", formatUsage)
+	f.StringVar(&t.modelPath, "model", "", "also save the fitted model here")
+	f.BoolVar(&t.quiet, "quiet", false, "no progress or logs on stderr")
+	f.Float64Var(&t.pdr, "pdr", 0, "first remove this fraction of nodes from each view (partial-data protocol)")
+	f.StringVar(&t.checkpointDir, "checkpoint", "", "save the fit's state in this directory every --checkpoint-every iterations")
+	f.IntVar(&t.checkpointEvery, "checkpoint-every", 10, "iterations between checkpoints")
+	f.BoolVar(&t.resume, "resume", false, "continue from the checkpoint in --checkpoint DIR, if there is one")
+	f.StringVar(&t.maxMemory, "max-memory", "auto", "refuse a fit whose estimated peak memory exceeds this (e.g. 20GiB, 500MB; auto: the machine's memory; 0: no limit)")
+	f.StringVar(&t.method, "method", "dpmne", "embedding method: dpmne or a registered method ("+strings.Join(experiment.Methods(), ", ")+")")
+	t.mf.register(f, t.g.argv)
+}
+
+// run is the train command: it checks the flags, loads the data, embeds it
+// with --method (DPMNE's fit, checkpointed with --checkpoint) and writes
+// the outputs.
+func (t *trainCmd) run(cmd *cobra.Command) error {
+	start := time.Now()
+	stderr := cmd.ErrOrStderr()
+	if t.quiet {
+		stderr = io.Discard
+	}
+	l, err := t.mf.log(stderr)
+	if err != nil {
+		return err
+	}
+	// done reports what was written, where, its shape and the wall time.
+	done := func(n, d int) {
+		l.say("%s in %v", written(t.out, t.ids, t.format, t.modelPath, n, d), time.Since(start).Round(100*time.Millisecond))
+	}
+	cfg, other, err := t.checkFlags(cmd)
+	if err != nil {
+		return err
+	}
+	net, budget, err := t.load(cmd, cfg)
+	if err != nil {
+		return err
+	}
+	if t.method != "dpmne" {
+		return t.embedOther(cmd, l, other, net, cfg, done)
+	}
+	if budget > 0 {
+		if est := dpmne.EstimateMemory(net, cfg); est.Total() > budget {
+			return fmt.Errorf("the fit needs an estimated %v, more than --max-memory %s (%s); lower --dim or --hidden, drop views, or raise the budget", est, t.maxMemory, formatBytes(budget))
+		}
+		debug.SetMemoryLimit(budget)
+	}
+	opt, checkpointed, err := t.checkpointOptions(l)
+	if err != nil {
+		return err
+	}
+	m, fitErr := t.mf.fit(cmd, net, t.quiet, opt)
+	return t.write(cmd, m, fitErr, opt.Resume != nil, *checkpointed, done)
+}
+
+// checkFlags checks the flags before anything is loaded, and returns the
+// model's configuration and, for a --method other than dpmne, that method.
+// It infers --format from --out where not given.
+func (t *trainCmd) checkFlags(cmd *cobra.Command) (dpmne.Config, experiment.Method, error) {
+	var other experiment.Method
+	if t.data == "" || (t.out == "" && t.modelPath == "") {
+		return dpmne.Config{}, other, errors.New("give --data and at least one of --out or --model")
+	}
+	inferred, err := embfile.Format(t.out, t.format, cmd.Flags().Changed("format"))
+	if err != nil {
+		return dpmne.Config{}, other, err
+	}
+	t.format = inferred
+	if embfile.IsText(t.format) && t.ids != "" {
+		return dpmne.Config{}, other, fmt.Errorf("--ids names the ids file of --format npy; %s text holds its ids", t.format)
+	}
+	if t.method != "dpmne" && (t.checkpointDir != "" || t.resume) {
+		return dpmne.Config{}, other, fmt.Errorf("--method %s: --checkpoint and --resume are DPMNE's", t.method)
+	}
+	if err := checkPDR(t.pdr); err != nil {
+		return dpmne.Config{}, other, err
+	}
+	cfg, err := t.mf.config()
+	if err != nil {
+		return dpmne.Config{}, other, err
+	}
+	// A fit can take minutes: find an output that cannot be written
+	// before it, not after.
+	for _, p := range []struct{ flag, path string }{{"out", t.out}, {"model", t.modelPath}, {"ids", t.ids}} {
+		if p.flag == "out" && p.path == embfile.Stdout {
+			continue
+		}
+		if err := checkWritable(p.path); err != nil {
+			return dpmne.Config{}, other, fmt.Errorf("--%s: %w", p.flag, err)
+		}
+	}
+	if t.method != "dpmne" {
+		if other, err = experiment.Lookup(t.method); err != nil {
+			return dpmne.Config{}, other, fmt.Errorf("--method: %w", err)
+		}
+		if t.modelPath != "" || t.out == "" {
+			return dpmne.Config{}, other, fmt.Errorf("--method %s: give --out; --model saves DPMNE models only", t.method)
+		}
+	}
+	return cfg, other, nil
+}
+
+// load loads --data, with --pdr's nodes removed, and checks --dim against
+// it. For DPMNE it also returns the --max-memory budget in bytes (0: none),
+// which bounds the loading.
+func (t *trainCmd) load(cmd *cobra.Command, cfg dpmne.Config) (*multiplex.Network, int64, error) {
+	// --max-memory bounds DPMNE's fit: checked before loading on what the
+	// data's headers bound (checkBeforeLoad, which reads the nodes file
+	// once more, and nothing for --max-memory 0), then exactly on the
+	// loaded network.
+	var budget int64
+	var err error
+	if t.method == "dpmne" {
+		if budget, err = parseMemory(t.maxMemory); err != nil {
+			return nil, 0, fmt.Errorf("--max-memory: %w", err)
+		}
+		if err := t.g.checkBeforeLoad(cmd.Context(), t.data, cfg, budget, t.maxMemory); err != nil {
+			return nil, 0, err
+		}
+	}
+	loadCtx := cmd.Context()
+	if t.method == "dpmne" {
+		// The matrix files' readers refuse, before allocating, what would
+		// pass the budget (0: none).
+		loadCtx = multiplex.WithMemoryLimit(loadCtx, budget)
+	}
+	net, err := t.g.loadNetwork(loadCtx, t.data)
+	if err != nil {
+		return nil, 0, err
+	}
+	if net, err = partial(net, t.pdr, t.mf.seed); err != nil {
+		return nil, 0, err
+	}
+	// Before anything is fitted or measured: a d past n cannot be fitted,
+	// and at a large d it would run for minutes first.
+	if err := checkDim(cfg.Dim, net); err != nil {
+		return nil, 0, err
+	}
+	return net, budget, nil
+}
+
+// embedOther embeds net with --method other than dpmne and writes the
+// embedding to --out.
+func (t *trainCmd) embedOther(cmd *cobra.Command, l *trainLog, other experiment.Method, net *multiplex.Network, cfg dpmne.Config, done func(n, d int)) error {
+	l.say("%s: %d nodes, %d views; method %s, d=%d", net.Name, net.N(), len(net.Views), t.method, cfg.Dim)
+	p := experiment.Params{Seed: t.mf.seed, DPMNE: cfg}
+	if other.Supervised {
+		// The whole file is training data: every label it has.
+		if net.Labels == nil {
+			return fmt.Errorf("method %s is trained with node labels, and %s has none", t.method, net.Name)
+		}
+		p.Labels = net.Labels.Class
+		_, unknown := net.Labels.Counts()
+		l.say("%s reads the labels of %d nodes", t.method, net.N()-unknown)
+	}
+	// A baseline's phases and epochs, as DPMNE's (phaseLog).
+	phases := newPhaseLog(l)
+	emb, d, err := other.Embed(baseline.WithProgress(cmd.Context(), phases.baseline), net, p)
+	phases.end()
+	if err != nil {
+		return err
+	}
+	if err := writeEmbedding(cmd.OutOrStdout(), t.out, t.ids, t.format, net.Nodes.IDs(), mat.NewDense(net.N(), d, emb)); err != nil {
+		return err
+	}
+	done(net.N(), d)
+	return nil
+}
+
+// checkpointOptions returns the fit's options for --checkpoint and
+// --resume, and whether a checkpoint of this fit is on disk: true when
+// resumed, and set as the fit saves one.
+func (t *trainCmd) checkpointOptions(l *trainLog) (dpmne.Options, *bool, error) {
+	var opt dpmne.Options
+	checkpointed := new(bool)
+	if t.checkpointDir == "" {
+		if t.resume {
+			return opt, nil, errors.New("--resume needs --checkpoint DIR")
+		}
+		return opt, checkpointed, nil
+	}
+	if err := os.MkdirAll(t.checkpointDir, 0o755); err != nil {
+		return opt, nil, fmt.Errorf("--checkpoint: %w", err)
+	}
+	path := filepath.Join(t.checkpointDir, "checkpoint.dpmne")
+	if t.checkpointEvery < 1 {
+		return opt, nil, fmt.Errorf("--checkpoint-every %d: want at least 1", t.checkpointEvery)
+	}
+	opt.CheckpointEvery = t.checkpointEvery
+	threadsPath := filepath.Join(t.checkpointDir, checkpointThreads)
+	threadsSaved := false
+	opt.Checkpoint = func(cp *dpmne.Checkpoint) error {
+		err := cp.Save(path)
+		if err == nil && !threadsSaved {
+			// The threads of the run that saved the state, which a
+			// resume compares (the bytes depend on them).
+			if werr := os.WriteFile(threadsPath, []byte(strconv.Itoa(runtime.GOMAXPROCS(0))+"\n"), 0o644); werr != nil {
+				return fmt.Errorf("--checkpoint: %w", werr)
+			}
+			threadsSaved = true
+		}
+		*checkpointed = *checkpointed || err == nil
+		return err
+	}
+	if !t.resume {
+		return opt, checkpointed, nil
+	}
+	cp, err := dpmne.LoadCheckpoint(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// Nothing saved yet: start from the beginning.
+	case err != nil:
+		return opt, nil, fmt.Errorf("--resume: %w", err)
+	case cp.Iteration < 0:
+		return opt, nil, fmt.Errorf("--resume: %s: iteration %d: a checkpoint counts the iterations it completed, from 0 (a damaged or forged file): delete it to fit from the start", path, cp.Iteration)
+	default:
+		opt.Resume, *checkpointed = cp, true
+		if b, err := os.ReadFile(threadsPath); err == nil {
+			if was, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && was != runtime.GOMAXPROCS(0) {
+				l.say("note: the checkpoint was made with --threads %d (GOMAXPROCS), this run has %d: the resumed fit differs from an uninterrupted one by rounding (the dense products sum in another order; about 1e-5 of the embedding's norm), --threads %d resumes it to the same bytes", was, runtime.GOMAXPROCS(0), was)
+			}
+		}
+	}
+	return opt, checkpointed, nil
+}
+
+// write writes the outputs of DPMNE's fit, m with fitErr (resumed: the fit
+// started from a checkpoint; checkpointed: a checkpoint of it is on disk):
+// the model, then the embedding. An interrupted fit writes nothing.
+func (t *trainCmd) write(cmd *cobra.Command, m *dpmne.Model, fitErr error, resumed, checkpointed bool, done func(n, d int)) error {
+	if resumed {
+		fitErr = resumeError(filepath.Join(t.checkpointDir, "checkpoint.dpmne"), fitErr)
+	}
+	if errors.Is(fitErr, dpmne.ErrCanceled) {
+		// An unconverged embedding is never written under the name asked
+		// for.
+		if t.checkpointDir == "" {
+			return interrupted{fitErr, "nothing is written (--checkpoint DIR keeps an interrupted fit's state)"}
+		}
+		if !checkpointed {
+			return interrupted{fitErr, "nothing is written: no iteration's state had been saved"}
+		}
+		return interrupted{fitErr, fmt.Sprintf("nothing is written but the checkpoint %s: --resume continues from it", filepath.Join(t.checkpointDir, "checkpoint.dpmne"))}
+	}
+	if m == nil {
+		return fitErr
+	}
+	// The model first: the embedding is derived from it (Model.Embedding),
+	// so a run killed between the two writes leaves the new model beside
+	// the old embedding, never a new embedding beside the model of
+	// another fit.
+	if t.modelPath != "" {
+		if err := m.Save(t.modelPath); err != nil {
+			return err
+		}
+	}
+	if t.out != "" {
+		if err := writeEmbedding(cmd.OutOrStdout(), t.out, t.ids, t.format, m.IDs, m.Embedding()); err != nil {
+			return err
+		}
+	}
+	if fitErr == nil {
+		n, d := m.Y.Dims()
+		done(n, d)
+	}
+	return fitErr
 }
 
 // checkpointThreads is the file beside a checkpoint holding the threads
