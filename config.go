@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -355,6 +356,32 @@ func (c Config) ForViews(views []ViewSummary) Config {
 		c.Autoencoder.NonzeroWeight = 1 // the squared error weighs nothing
 	}
 	return c
+}
+
+// resolveLoss returns Config.Autoencoder.Loss with each "auto" (or all, for "") replaced
+// by the loss of the view's kind (kindLoss), as one name where every view
+// takes the same; a Loss that names every view's loss, or that has neither
+// one name nor one per view (Reconstructions reports it), is returned as
+// it is.
+func (c Config) resolveLoss(views []ViewSummary) string {
+	names := lossNames(c.Autoencoder.Loss)
+	if len(names) == 0 {
+		names = []string{"auto"}
+	}
+	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(views)) || len(views) == 0 {
+		return c.Autoencoder.Loss
+	}
+	out := make([]string, len(views))
+	for s, v := range views {
+		out[s] = names[min(s, len(names)-1)]
+		if out[s] == "auto" {
+			out[s] = kindLoss(v.Kind).String()
+		}
+	}
+	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
+		return out[0]
+	}
+	return strings.Join(out, ",")
 }
 
 // Featureless returns c with the settings ForNetwork gives a network none

@@ -319,3 +319,8 @@ func (s *subspace) ridgeGradient() float64 {
 	}
 	return f
 }
+
+// upper views the d×d matrix a as upper triangular.
+func upper(a []float64, d int) blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a}
+}

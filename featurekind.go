@@ -190,32 +190,6 @@ func kindLoss(k FeatureKind) nn.Loss {
 	return nn.SquaredError
 }
 
-// resolveLoss returns Config.Autoencoder.Loss with each "auto" (or all, for "") replaced
-// by the loss of the view's kind (kindLoss), as one name where every view
-// takes the same; a Loss that names every view's loss, or that has neither
-// one name nor one per view (Reconstructions reports it), is returned as
-// it is.
-func (c Config) resolveLoss(views []ViewSummary) string {
-	names := lossNames(c.Autoencoder.Loss)
-	if len(names) == 0 {
-		names = []string{"auto"}
-	}
-	if !slices.Contains(names, "auto") || (len(names) != 1 && len(names) != len(views)) || len(views) == 0 {
-		return c.Autoencoder.Loss
-	}
-	out := make([]string, len(views))
-	for s, v := range views {
-		out[s] = names[min(s, len(names)-1)]
-		if out[s] == "auto" {
-			out[s] = kindLoss(v.Kind).String()
-		}
-	}
-	if !slices.ContainsFunc(out, func(n string) bool { return n != out[0] }) {
-		return out[0]
-	}
-	return strings.Join(out, ",")
-}
-
 // ViewSummary is what resolving a configuration for a network reads of
 // each view (ForViews, ReconstructionsOf): the kind of its features and
 // whether they are dense. Summarize gives a loaded network's; a fit that

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/dpmne/dpmne/features"
+	"github.com/dpmne/dpmne/internal/par"
 	"github.com/dpmne/dpmne/multiplex"
 	"github.com/dpmne/dpmne/nn"
 	"github.com/dpmne/dpmne/proximity"
@@ -374,6 +376,84 @@ func (f *fitter) iterate(it int) error {
 		sub.refresh()
 	}
 	return f.report(it, steps, reweighed, t1.Sub(t0), t2.Sub(t1), time.Since(t2))
+}
+
+// trainViews runs epochs of every view's autoencoder, one goroutine per
+// view (at most cfg.Workers or GOMAXPROCS at once), with the targets from
+// target(s) (nil: no regression term), then refreshes the codes. rowsFor(s)
+// gives the rows to train on; the reconstruction reported is scaled to all
+// observed rows when that is a subset. Every minibatch checks the fit's
+// context: once it is done the views stop and its error is returned (an
+// iteration so cut short is not kept; see fit). Pretraining (stoppable)
+// reports each view's epochs to Options.Pretraining.
+func (f *fitter) trainViews(epochs int, stoppable bool, rowsFor func(s int) []int, target func(s int, rows []int) (func(int, []float32), float32)) (recon, regW float64, err error) {
+	t, cfg := f.t, f.cfg
+	last := make([]nn.StepLoss, t)
+	scale := make([]float64, t)
+	errs := make([]error, t)
+	sem := make(chan struct{}, par.Workers(cfg.Workers))
+	var wg sync.WaitGroup
+	var mu sync.Mutex // Options.Pretraining is called one view at a time
+	done := 0
+	for s := range t {
+		rows := rowsFor(s)
+		tf, a := target(s, rows)
+		scale[s] = float64(len(f.obsRows[s])) / float64(max(len(rows), 1))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for range epochs {
+				if errs[s] = f.ctx.Err(); errs[s] != nil {
+					return
+				}
+				if last[s], errs[s] = f.trainers[s].EpochContext(f.ctx, f.xs[s], rows, cfg.Autoencoder.Batch, f.viewRNG[s], tf, a); errs[s] != nil {
+					if f.ctx.Err() != nil {
+						errs[s] = f.ctx.Err()
+						return
+					}
+					errs[s] = fmt.Errorf("view %q: %w", f.net.Views[s].Name, errs[s])
+					return
+				}
+				if stoppable && f.opt.Pretraining != nil {
+					mu.Lock()
+					done++
+					f.opt.Pretraining(done, epochs*t)
+					mu.Unlock()
+				}
+			}
+			updateCodes(f.trainers[s].Autoencoder(), f.xs[s], f.obsRows[s], f.views[s].h.(*denseCodes))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return 0, 0, err
+	}
+	for s := range t {
+		recon += scale[s] * last[s].Recon
+		regW += last[s].Weight
+	}
+	return recon, regW, nil
+}
+
+// nextRows gives an iteration's training rows of view s: all observed
+// rows, or with Autoencoder.Batches the next Batches·Batch of a shuffled cycle
+// through them, reshuffled when used up.
+func (f *fitter) nextRows(s int) []int {
+	cfg := f.cfg
+	if cfg.Autoencoder.Batches <= 0 {
+		return f.obsRows[s]
+	}
+	k := min(cfg.Autoencoder.Batches*cfg.Autoencoder.Batch, len(f.obsRows[s]))
+	if f.cursor[s]+k > len(f.cycle[s]) {
+		f.cycle[s] = append(f.cycle[s][:0], f.obsRows[s]...)
+		f.viewRNG[s].Shuffle(len(f.cycle[s]), func(i, j int) { f.cycle[s][i], f.cycle[s][j] = f.cycle[s][j], f.cycle[s][i] })
+		f.cursor[s] = 0
+	}
+	rows := f.cycle[s][f.cursor[s] : f.cursor[s]+k]
+	f.cursor[s] += k
+	return rows
 }
 
 // report checks the objective's terms after iteration it and passes them

@@ -80,3 +80,13 @@ func (s *subspace) regularizerCurvature(e, sm []float64) (c2, c3, c4 float64) {
 	symmetrizeSum(sm, d)
 	return descent.OrthCurvature(s.lambda, s.dd, sc, ec)
 }
+
+// symmetrizeSum sets the d×d matrix a to a + aᵀ.
+func symmetrizeSum(a []float64, d int) {
+	for i := range d {
+		for j := i; j < d; j++ {
+			v := a[i*d+j] + a[j*d+i]
+			a[i*d+j], a[j*d+i] = v, v
+		}
+	}
+}

@@ -216,35 +216,3 @@ func gramSchmidt(ctx context.Context, z []float64, n, k int, rng *rand.Rand) err
 	}
 	return nil
 }
-
-// startY sets Y, B and L·Y at the start of the fit and returns the first
-// iteration to run: on a resume, the state at the end of the checkpoint's
-// iteration (Y, L·Y and B as saved; G, ΣK, YᵀY and the views' Y_sᵀY_s
-// recomputed by the same products that made them); otherwise Y from the
-// codes (initY) or, with SpectralInit, from L (spectralInitY), and B by
-// its closed form.
-func (f *fitter) startY(rng *rand.Rand) (int, error) {
-	sub := f.sub
-	if cp := f.opt.Resume; cp != nil {
-		copy(sub.y, cp.Model.Y.RawMatrix().Data)
-		copy(sub.ly, cp.ly)
-		for s, v := range f.views {
-			copy(v.b, cp.Model.Views[s].B.RawMatrix().Data)
-		}
-		sub.refresh()
-		sub.grams()
-		return cp.Iteration + 1, nil
-	}
-	if f.cfg.Solver.SpectralInit && f.lap != nil {
-		if err := spectralInitY(f.ctx, sub, rng); err != nil {
-			return 0, err
-		}
-	} else if err := initY(sub, rng); err != nil {
-		return 0, err
-	}
-	if err := sub.bStep(true); err != nil {
-		return 0, err
-	}
-	sub.updateLY()
-	return 1, nil
-}

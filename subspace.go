@@ -221,46 +221,6 @@ func (s *subspace) termsAfterB() Terms {
 	return t
 }
 
-// weights returns the terms' weights α, β and λ of the fit
-// (Config.Weights).
-func (f *fitter) weights() (alpha, beta, lambda float64) { return f.cfg.Weights(f.net.N()) }
-
-// beta returns the fit's proximity weight (weights).
-func (f *fitter) beta() float64 {
-	_, beta, _ := f.weights()
-	return beta
-}
-
-// newSubspace sets up the Y and B sub-problems, with the rows R(Y) (or
-// the Stiefel constraint) leaves out: the nodes of the proximity graph's
-// small components (Config.Solver.OrthAllNodes), those without edges solved
-// from their codes.
-func (f *fitter) newSubspace() {
-	cfg, n, d := f.cfg, f.net.N(), f.cfg.Dim
-	alpha, beta, lambda := f.weights()
-	sub := newSubspace(n, d, f.views, f.lap, alpha, beta, lambda, cfg.LambdaB, cfg.Solver.YReg == Orth)
-	sub.ctx = f.ctx
-	switch {
-	case f.lap != nil && cfg.Solver.Y == Stiefel:
-		// The constraint leaves out the small components, whose
-		// indicators are null directions of L: their rows are solved from
-		// their codes alone (stiefelStep).
-		sub.free, _ = smallComponentRows(f.graphs, n, d)
-		sub.setExact(sub.free)
-	case f.lap != nil && cfg.Solver.YReg == Orth && !cfg.Solver.OrthAllNodes:
-		var single []int
-		sub.free, single = smallComponentRows(f.graphs, n, d)
-		sub.setExact(single)
-	case f.lap == nil && cfg.Solver.YReg == Orth && alpha > 0:
-		// Without the proximity, a node observed in no view has nothing
-		// but R(Y) to set its row: it is left out of it and solved, as a
-		// node without edges is, to zero.
-		sub.free = f.net.Unobserved()
-		sub.setExact(sub.free)
-	}
-	f.sub = sub
-}
-
 // canceled returns the error of s.ctx once it is done (nil without one).
 func (s *subspace) canceled() error {
 	if s.ctx == nil {

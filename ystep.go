@@ -3,10 +3,6 @@ package dpmne
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
-
 	"github.com/dpmne/dpmne/internal/descent"
 	"github.com/dpmne/dpmne/internal/ritz"
 )
@@ -124,27 +120,4 @@ func (s *subspace) yStep(maxSteps int, tol float64) (int, error) {
 		}
 	}
 	return maxSteps, nil
-}
-
-// symmetrizeSum sets the d×d matrix a to a + aᵀ.
-func symmetrizeSum(a []float64, d int) {
-	for i := range d {
-		for j := i; j < d; j++ {
-			v := a[i*d+j] + a[j*d+i]
-			a[i*d+j], a[j*d+i] = v, v
-		}
-	}
-}
-
-// cholesky factors the symmetric positive definite d×d matrix a (upper
-// triangle read) in place as UᵀU, U in the upper triangle, and reports
-// whether a was numerically positive definite.
-func cholesky(a []float64, d int) bool {
-	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: a})
-	return ok
-}
-
-// upper views the d×d matrix a as upper triangular.
-func upper(a []float64, d int) blas64.Triangular {
-	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a}
 }
