@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpmne/dpmne/multiplex"
@@ -210,5 +211,45 @@ func TestMeasureWeakGraphs(t *testing.T) {
 		if b.Union.Directions != 0 || (b.GraphDirections > 0) != tc.graphs || got.NoProximity == tc.graphs {
 			t.Errorf("%s: union %d directions, graphs %d, proximity off %v; want weak graphs kept %v\n%v", tc.data, b.Union.Directions, b.GraphDirections, got.NoProximity, tc.graphs, b.Report(net))
 		}
+	}
+}
+
+// A measurement given to Fit (Options.Balance) is used as Fit's own: the
+// same embedding to the bit, Options.Measured called with it, and the
+// network not measured again (no measuring phase).
+func TestFitGivenBalance(t *testing.T) {
+	net, err := synth.Generate(synth.Config{Nodes: 300, Classes: 3, Views: 2, DegreeIn: []float64{6}, DegreeOut: []float64{1},
+		FeatureDims: []int{40}, FeatureNNZ: []int{6}, Signal: []float64{0.5}, Missing: []float64{0.2}}, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Solver.Iterations = 8, 3
+	b, err := Measure(context.Background(), net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(opt Options) ([]float64, []string, Balance) {
+		t.Helper()
+		var phases []string
+		var got Balance
+		opt.Phase = func(what string) func() { phases = append(phases, what); return nil }
+		opt.Measured = func(m Balance) { got = m }
+		m, err := Fit(context.Background(), net, cfg, rand.New(rand.NewPCG(1, 0)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Embedding().RawMatrix().Data, phases, got
+	}
+	own, ownPhases, _ := fit(Options{})
+	given, givenPhases, measured := fit(Options{Balance: &b})
+	if !slices.Equal(own, given) {
+		t.Error("the embedding with the measurement given differs from the fit's own")
+	}
+	if !slices.Equal(measured.Report(net), b.Report(net)) {
+		t.Error("Options.Measured did not receive the given measurement")
+	}
+	if len(givenPhases) != len(ownPhases)-1 || !strings.HasPrefix(ownPhases[0], "measuring") || slices.ContainsFunc(givenPhases, func(p string) bool { return strings.HasPrefix(p, "measuring") }) {
+		t.Errorf("phases %q with the measurement given, %q without: want the measuring phase left out", givenPhases, ownPhases)
 	}
 }

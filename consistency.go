@@ -10,9 +10,10 @@ package dpmne
 // (rowTargets).
 
 import (
-	"github.com/dpmne/dpmne/internal/descent"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/dpmne/dpmne/internal/descent"
 )
 
 // consistencySum returns Σ_s ‖I^s(H^s − Y B^s)‖², unweighted, as

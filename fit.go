@@ -50,6 +50,11 @@ type Options struct {
 	// fit starts; it is not called where the configuration leaves nothing
 	// to the balance.
 	Measured func(Balance)
+	// Balance, if set, is the network's measurement (Measure of this
+	// network, which depends on the network alone), taken by the caller
+	// for its own use: Fit balances the configuration by it instead of
+	// measuring the network again.
+	Balance *Balance
 
 	// Checkpoint, if set with CheckpointEvery > 0, receives the complete
 	// state of the fit after every CheckpointEvery-th iteration, after the
@@ -141,14 +146,20 @@ func Fit(ctx context.Context, net *multiplex.Network, cfg Config, rng *rand.Rand
 		return nil, err
 	}
 	if cfg.Balances() {
-		end := opt.phase("measuring the network's graphs and features against null models")
-		b, err := Measure(ctx, net)
-		end()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%w while measuring the network: %w", ErrCanceled, ctx.Err())
+		var b Balance
+		if opt.Balance != nil {
+			b = *opt.Balance
+		} else {
+			end := opt.phase("measuring the network's graphs and features against null models")
+			var err error
+			b, err = Measure(ctx, net)
+			end()
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, fmt.Errorf("%w while measuring the network: %w", ErrCanceled, ctx.Err())
+				}
+				return nil, err
 			}
-			return nil, err
 		}
 		if opt.Measured != nil {
 			opt.Measured(b)

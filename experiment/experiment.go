@@ -575,12 +575,14 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 			}
 		}
 		var resolved json.RawMessage
+		var balance *dpmne.Balance
 		if m := methods[j.method]; m.Config != nil && (cache != nil || embeddings != nil) {
 			var err error
 			if resolved, err = net.resolveConfig(runCtx, m, Params{Dim: net.dim, DPMNE: s.DPMNE}); err != nil {
 				stop(fmt.Errorf("%s on %s: %w", s.Methods[j.method], dname, err))
 				break
 			}
+			balance = net.balance
 			if cache != nil {
 				jobs[i].key = cache.key(dname, s.Methods[j.method], m, s.Setting, v, net.variant, resolved)
 				if c := cache.get(jobs[i].key); c != nil {
@@ -592,7 +594,7 @@ func Run(ctx context.Context, s Spec, load func(name string) (*multiplex.Network
 		}
 		inflight++
 		go func(i int, net *cellNet) {
-			c, err := computeCell(runCtx, s, embeddings, methods[j.method], s.Methods[j.method], dname, net, v, resolved)
+			c, err := computeCell(runCtx, s, embeddings, methods[j.method], s.Methods[j.method], dname, net, v, resolved, balance)
 			results <- result{i, c, err}
 		}(i, net)
 	}
@@ -686,10 +688,11 @@ func prepareNet(s Spec, base *multiplex.Network, v float64) (*cellNet, error) {
 // computeCell computes the cell of method m (registered as mname) on the
 // network cn of the data set dname at value v of the setting, its
 // embeddings taken from or kept in ec (Spec.Embeddings; nil for none)
-// under the configuration resolved (nil but for a Method.Config). A
-// failed cell is returned with its Error under Spec.KeepGoing, unless ctx
+// under the configuration resolved (nil but for a Method.Config), its fit
+// given the network's measurement balance where the cache key took it
+// (nil: the fit measures). A failed cell is returned with its Error under Spec.KeepGoing, unless ctx
 // is cancelled; an error ends the run.
-func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, dname string, cn *cellNet, v float64, resolved json.RawMessage) (Cell, error) {
+func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, dname string, cn *cellNet, v float64, resolved json.RawMessage, balance *dpmne.Balance) (Cell, error) {
 	c := Cell{Data: cn.name, Method: mname, Setting: s.Setting, Value: v, Variant: cn.variant, EffectivePDR: cn.eff}
 	if s.Task == "linkpred" {
 		t0 := time.Now()
@@ -709,6 +712,7 @@ func computeCell(ctx context.Context, s Spec, ec *embedCache, m Method, mname, d
 			}
 		}
 		p.Note = func(n string) { note = n }
+		p.balance = balance
 		t0 := time.Now()
 		if emb, d, err = m.Embed(ctx, cn.net, p); err != nil {
 			return nil, 0, 0, "", err

@@ -32,6 +32,9 @@ type Params struct {
 	// never a test label. Unsupervised methods ignore them; a supervised
 	// method given none returns an error.
 	Labels []int
+	// balance is the network's measurement where the harness took it
+	// (cellNet.resolveConfig), which a DPMNE method's fit then reuses.
+	balance *dpmne.Balance
 }
 
 // base returns the base configuration of the DPMNE methods (Params.DPMNE).
@@ -147,7 +150,7 @@ func DPMNE(name, description string, tweak func(*dpmne.Config)) Method {
 		return c
 	}
 	return Method{Name: name, Description: description, Config: config, Embed: func(ctx context.Context, net *multiplex.Network, p Params) ([]float64, int, error) {
-		m, err := dpmne.Fit(ctx, net, config(p), rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{})
+		m, err := dpmne.Fit(ctx, net, config(p), rand.New(rand.NewPCG(p.Seed, 0)), dpmne.Options{Balance: p.balance})
 		if err != nil {
 			return nil, 0, err
 		}
